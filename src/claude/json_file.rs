@@ -1,0 +1,285 @@
+//! A JSON file that belongs to another program (Claude Code's
+//! `settings.json` and `~/.claude.json`), read and written without losing
+//! anything that was in it.
+//!
+//! Keys keep their order (serde_json's `preserve_order`), the file keeps its
+//! indentation and final newline, an unchanged document is never rewritten,
+//! and a changed one is backed up and replaced atomically. A file that is not
+//! valid JSON is refused with its line and column: guessing what the user
+//! meant could destroy their settings.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::durable;
+
+#[derive(Debug, thiserror::Error)]
+pub enum JsonFileError {
+    #[error(
+        "{path}: not valid JSON at line {line}, column {column}: {message}.\n  pms changed nothing. Fix: correct the file (or move it aside) and run the command again."
+    )]
+    Invalid {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error(
+        "{path}: the top level is {found}, not a JSON object.\n  pms changed nothing. Fix: the file must look like {{ ... }}."
+    )]
+    NotAnObject { path: PathBuf, found: &'static str },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// A parsed JSON object file plus what is needed to write it back in the
+/// same style.
+#[derive(Debug, Clone)]
+pub struct JsonFile {
+    pub path: PathBuf,
+    /// False when the file did not exist; saving creates it.
+    pub existed: bool,
+    original: String,
+    pub doc: Value,
+    indent: String,
+    trailing_newline: bool,
+}
+
+impl JsonFile {
+    pub fn load(path: &Path) -> Result<Self, JsonFileError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => Some(t),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(source) => {
+                return Err(JsonFileError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        };
+        match text {
+            None => Ok(Self::empty(path)),
+            Some(t) => Self::parse(path, t),
+        }
+    }
+
+    /// Parses `text` as the content of `path` (which need not exist).
+    pub fn parse(path: &Path, text: String) -> Result<Self, JsonFileError> {
+        if text.trim().is_empty() {
+            // An empty file is what `touch settings.json` leaves: treat it as {}.
+            let mut f = Self::empty(path);
+            f.existed = true;
+            f.original = text;
+            return Ok(f);
+        }
+        let doc: Value = serde_json::from_str(&text).map_err(|e| JsonFileError::Invalid {
+            path: path.to_path_buf(),
+            line: e.line(),
+            column: e.column(),
+            message: strip_position(&e.to_string()),
+        })?;
+        if !doc.is_object() {
+            return Err(JsonFileError::NotAnObject {
+                path: path.to_path_buf(),
+                found: kind_name(&doc),
+            });
+        }
+        Ok(JsonFile {
+            path: path.to_path_buf(),
+            existed: true,
+            indent: detect_indent(&text),
+            trailing_newline: text.ends_with('\n'),
+            original: text,
+            doc,
+        })
+    }
+
+    fn empty(path: &Path) -> Self {
+        JsonFile {
+            path: path.to_path_buf(),
+            existed: false,
+            original: String::new(),
+            doc: Value::Object(Map::new()),
+            indent: "  ".into(),
+            trailing_newline: true,
+        }
+    }
+
+    pub fn object_mut(&mut self) -> &mut Map<String, Value> {
+        self.doc
+            .as_object_mut()
+            .expect("JsonFile always holds an object")
+    }
+
+    /// The document as it would be written.
+    pub fn render(&self) -> String {
+        render_value(&self.doc, &self.indent, self.trailing_newline)
+    }
+
+    /// True when saving would change the bytes on disk.
+    pub fn is_dirty(&self) -> bool {
+        if !self.existed {
+            return true;
+        }
+        // Compare documents, not bytes: a file whose content is unchanged is
+        // left exactly as the user formatted it.
+        match serde_json::from_str::<Value>(&self.original) {
+            Ok(orig) => orig != self.doc || !values_same_order(&orig, &self.doc),
+            Err(_) => true,
+        }
+    }
+
+    /// Writes the document back if it changed. Returns the backup made of the
+    /// previous version, if there was one.
+    pub fn save(&mut self) -> Result<Option<PathBuf>, JsonFileError> {
+        if !self.is_dirty() {
+            return Ok(None);
+        }
+        let io = |source| JsonFileError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        let backup = if self.existed && self.path.exists() {
+            Some(durable::backup(&self.path).map_err(io)?)
+        } else {
+            None
+        };
+        let text = self.render();
+        // Claude Code's files can hold credentials: a file we create is private.
+        durable::write_atomic_mode(&self.path, text.as_bytes(), 0o600).map_err(io)?;
+        self.original = text;
+        self.existed = true;
+        Ok(backup)
+    }
+}
+
+/// Serialises with the given indentation and final newline.
+pub fn render_value(doc: &Value, indent: &str, trailing_newline: bool) -> String {
+    let mut out = Vec::new();
+    let fmt = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, fmt);
+    doc.serialize(&mut ser).expect("a Value always serialises");
+    let mut s = String::from_utf8(out).expect("serde_json writes UTF-8");
+    if trailing_newline {
+        s.push('\n');
+    }
+    s
+}
+
+/// `Value`'s equality ignores key order; the settings merge promises to keep
+/// it, so saving must notice a reorder too.
+fn values_same_order(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y.iter())
+                    .all(|((ka, va), (kb, vb))| ka == kb && values_same_order(va, vb))
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| values_same_order(p, q))
+        }
+        _ => true,
+    }
+}
+
+fn detect_indent(text: &str) -> String {
+    for line in text.lines().skip(1) {
+        let ws: String = line
+            .chars()
+            .take_while(|c| *c == ' ' || *c == '\t')
+            .collect();
+        if !ws.is_empty() && line.len() > ws.len() {
+            return ws;
+        }
+    }
+    "  ".into()
+}
+
+fn kind_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// serde_json appends " at line L column C"; we report those separately.
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invalid_json_names_line_and_column() {
+        let err = JsonFile::parse(
+            Path::new("/x/settings.json"),
+            "{\n  \"a\": 1,\n  oops\n}".into(),
+        )
+        .unwrap_err();
+        match &err {
+            JsonFileError::Invalid { line, column, .. } => {
+                assert_eq!(*line, 3);
+                assert_eq!(*column, 3);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        let msg = err.to_string();
+        assert!(msg.contains("/x/settings.json"), "{msg}");
+        assert!(msg.contains("line 3, column 3"), "{msg}");
+    }
+
+    #[test]
+    fn array_root_is_refused() {
+        let err = JsonFile::parse(Path::new("s.json"), "[1]".into()).unwrap_err();
+        assert!(matches!(err, JsonFileError::NotAnObject { .. }));
+    }
+
+    #[test]
+    fn keeps_indentation_and_missing_newline() {
+        let f = JsonFile::parse(
+            Path::new("s.json"),
+            "{\n    \"b\": 1,\n    \"a\": [2]\n}".into(),
+        )
+        .unwrap();
+        assert_eq!(
+            f.render(),
+            "{\n    \"b\": 1,\n    \"a\": [\n        2\n    ]\n}"
+        );
+        assert!(!f.is_dirty());
+    }
+
+    #[test]
+    fn reorder_counts_as_change() {
+        let mut f = JsonFile::parse(Path::new("s.json"), r#"{"a":1,"b":2}"#.into()).unwrap();
+        let obj = f.object_mut();
+        let a = obj.shift_remove("a").unwrap();
+        obj.insert("a".into(), a);
+        assert!(f.is_dirty());
+    }
+
+    #[test]
+    fn unchanged_file_is_not_rewritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.json");
+        std::fs::write(&p, "{ \"odd\" :   true }").unwrap();
+        let mut f = JsonFile::load(&p).unwrap();
+        assert_eq!(f.save().unwrap(), None);
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "{ \"odd\" :   true }");
+    }
+}

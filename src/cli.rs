@@ -1,0 +1,102 @@
+//! Command-line interface: every subcommand and flag, parsed by clap.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "pms",
+    version,
+    about = "Personal memory for Claude Code: who you are, what you learned, and everything you discussed.",
+    long_about = None,
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create a workspace and wire it into Claude Code (guided, or unattended with --yes)
+    Init(InitArgs),
+    /// Run a Claude Code hook (called by Claude Code, reads JSON on stdin)
+    Hook(HookArgs),
+    /// Serve the memory tools to Claude Code or Codex over MCP (stdio)
+    Serve(WorkspaceArg),
+    /// Remove pms's hooks and MCP registrations (user data stays unless --purge)
+    Uninstall(UninstallArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct WorkspaceArg {
+    /// The workspace folder (default: $PMS_WORKSPACE, the current folder's, or the one `pms init` made)
+    #[arg(long, short = 'w', global = true, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ScopeArg {
+    /// Every Claude Code session (~/.claude/settings.json)
+    User,
+    /// Only sessions started inside the workspace (<dir>/.claude/settings.json)
+    Workspace,
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Answer every question with the flags or their defaults; never prompt
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Your name
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Your role (e.g. "Product manager")
+    #[arg(long)]
+    pub role: Option<String>,
+    /// Domain workspaces to create, comma-separated (see --list-domains)
+    #[arg(long, value_delimiter = ',')]
+    pub domains: Option<Vec<String>>,
+    /// Languages answers should be in, comma-separated (e.g. "English,中文")
+    #[arg(long, value_delimiter = ',')]
+    pub languages: Option<Vec<String>>,
+    /// The tone of your writing (e.g. "direct and concise")
+    #[arg(long)]
+    pub tone: Option<String>,
+    /// Where the workspace lives
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Load the memory in every session (user) or only inside the workspace
+    #[arg(long, value_enum)]
+    pub scope: Option<ScopeArg>,
+    /// Do not register with Codex even when `codex` is on PATH
+    #[arg(long)]
+    pub no_codex: bool,
+    /// Show what would change, change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the available domains and exit
+    #[arg(long)]
+    pub list_domains: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// session-start, user-prompt, stop, pre-compact or session-end
+    pub event: String,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Debug, Args)]
+pub struct UninstallArgs {
+    /// Also delete the workspace folder (asks first unless --yes)
+    #[arg(long)]
+    pub purge: bool,
+    /// Do not ask for confirmation
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}

@@ -1,0 +1,333 @@
+//! `pms init`: the guided setup. Every question has a flag, so the same
+//! setup runs unattended with `--yes`; without a terminal and without
+//! `--yes`, init stops instead of waiting for answers that cannot come.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use dialoguer::theme::ColorfulTheme;
+use dialoguer::{Confirm, Input, MultiSelect, Select};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::cli::{InitArgs, ScopeArg};
+use crate::env::{self, HostEnv};
+use crate::install::{self, InitOptions, Scope};
+use crate::workspace::domains::{self, DomainSpec};
+use crate::workspace::scaffold::Answers;
+
+const DEFAULT_DOMAINS: [&str; 3] = ["engineering", "research", "writing"];
+const DEFAULT_ROLE: &str = "Engineer";
+const DEFAULT_LANGUAGE: &str = "English";
+const TONES: [&str; 4] = [
+    "Direct and concise",
+    "Warm and conversational",
+    "Formal and precise",
+    "Plain and friendly",
+];
+
+pub fn run(args: &InitArgs) -> Result<ExitCode> {
+    let catalog = domains::catalog();
+    if args.list_domains {
+        for d in &catalog {
+            println!("{:<12} {} — {}", d.id, d.title, d.description);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let env = HostEnv::from_process()?;
+    let interactive = !args.yes;
+    if interactive && !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
+        bail!(
+            "pms init asks its questions in a terminal, and this is not one.\n  Fix: run it in a terminal, or answer with flags: pms init --yes --name \"Your Name\" --domains product,writing (see pms init --help)"
+        );
+    }
+    let theme = ColorfulTheme::default();
+    let asker = Asker {
+        interactive,
+        theme: &theme,
+    };
+    if interactive {
+        eprintln!(
+            "pms setup: a few questions, then a summary of every change before anything is written.\n"
+        );
+    }
+
+    let default_name = std::env::var("USER")
+        .ok()
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| "Me".into());
+    let name = asker.text("Your name", args.name.clone(), &default_name)?;
+    let role = asker.text("Your role", args.role.clone(), DEFAULT_ROLE)?;
+    let domains = pick_domains(&asker, args.domains.clone(), &catalog)?;
+    let languages = asker
+        .text(
+            "Language(s) for answers, comma-separated",
+            args.languages.as_ref().map(|l| l.join(", ")),
+            DEFAULT_LANGUAGE,
+        )?
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>();
+    let tone = pick_tone(&asker, args.tone.clone())?;
+    let dir_raw = asker.text(
+        "Where should the workspace live?",
+        args.dir.as_ref().map(|d| d.to_string_lossy().into_owned()),
+        "~/pms",
+    )?;
+    let workspace = absolute(&env, &dir_raw)?;
+    let scope = pick_scope(&asker, args.scope)?;
+    let codex_on_path = which::which("codex").is_ok();
+    let codex = if args.no_codex || !codex_on_path {
+        false
+    } else {
+        asker.confirm(
+            "`codex` is on PATH. Register the memory tools with Codex too?",
+            true,
+        )?
+    };
+
+    let binary = env::current_binary().context("finding the pms binary's own path")?;
+    let opts = InitOptions {
+        answers: Answers {
+            name,
+            role,
+            domains,
+            languages: if languages.is_empty() {
+                vec![DEFAULT_LANGUAGE.into()]
+            } else {
+                languages
+            },
+            tone,
+        },
+        workspace,
+        scope,
+        codex,
+        binary,
+    };
+    let today = chrono::Local::now().format("%Y-%m-%d").to_string();
+    let plan = install::plan(env.clone(), opts, &today)?;
+
+    println!("\nThis is what pms will do:");
+    for line in plan.describe() {
+        println!("  {line}");
+    }
+    let kept: Vec<&str> = plan.scaffold.existing().map(|f| f.rel.as_str()).collect();
+    if !kept.is_empty() {
+        println!("  Already there, left untouched: {}", kept.join(", "));
+    }
+    if args.dry_run {
+        println!("\nDry run: nothing was changed.");
+        return Ok(ExitCode::SUCCESS);
+    }
+    if interactive && !asker.confirm("Apply these changes?", true)? {
+        println!("Cancelled: nothing was changed.");
+        return Ok(ExitCode::FAILURE);
+    }
+
+    let total = plan.scaffold.files.len() as u64;
+    let bar = ProgressBar::new(total).with_style(
+        ProgressStyle::with_template("  {bar:30} {pos}/{len} {wide_msg}")
+            .expect("static template")
+            .progress_chars("=> "),
+    );
+    let ws_root = plan.ws.root.clone();
+    let summary = install::apply(plan, |f| {
+        bar.set_message(f.rel.clone());
+        bar.inc(1);
+    })?;
+    bar.finish_and_clear();
+
+    println!("\npms is set up.");
+    println!(
+        "  Workspace   {} ({} file(s) written, {} kept)",
+        env.display(&ws_root),
+        summary.files_written,
+        summary.files_kept.len()
+    );
+    let settings_path = scope.settings_path(&env, &crate::workspace::Workspace::new(&ws_root));
+    let hooks_line = if summary.settings_changed {
+        match &summary.settings_backup {
+            Some(b) => format!(
+                "merged into {} (backup: {})",
+                env.display(&settings_path),
+                env.display(b)
+            ),
+            None => format!("written to {}", env.display(&settings_path)),
+        }
+    } else {
+        format!("already in {}", env.display(&settings_path))
+    };
+    println!("  Hooks       {hooks_line}");
+    if let Some(m) = &summary.mcp {
+        use crate::claude::mcp_registration::{Status, Via};
+        let how = match (m.status, m.via) {
+            (Status::Unchanged, _) => "already registered".to_string(),
+            (_, Via::ClaudeCli) => "registered with `claude mcp add-json`".into(),
+            (_, Via::File) => format!("registered in {}", env.display(&env.claude_json)),
+        };
+        println!("  MCP server  `pms` {how}");
+        if let Some(note) = &m.note {
+            println!("              ({note})");
+        }
+    }
+    if let Some(changed) = summary.codex_changed {
+        println!(
+            "  Codex       {}",
+            if changed {
+                "registered in ~/.codex/config.toml"
+            } else {
+                "already registered"
+            }
+        );
+    }
+    println!("\nNext:");
+    println!(
+        "  1. Fill in {}/_me/profile.md and writing-style.md: they load in every session.",
+        env.display(&ws_root)
+    );
+    match scope {
+        Scope::User => println!(
+            "  2. Start Claude Code anywhere (`claude`): it knows who you are from the first message."
+        ),
+        Scope::Workspace => println!(
+            "  2. Start Claude Code inside the workspace (`cd {} && claude`).",
+            env.display(&ws_root)
+        ),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Asks a question when interactive; otherwise takes the flag or the default.
+struct Asker<'a> {
+    interactive: bool,
+    theme: &'a ColorfulTheme,
+}
+
+impl Asker<'_> {
+    fn text(&self, prompt: &str, flag: Option<String>, default: &str) -> Result<String> {
+        if let Some(v) = flag {
+            return Ok(v);
+        }
+        if !self.interactive {
+            return Ok(default.to_string());
+        }
+        let v: String = Input::with_theme(self.theme)
+            .with_prompt(prompt)
+            .default(default.to_string())
+            .interact_text()?;
+        Ok(v.trim().to_string())
+    }
+
+    fn confirm(&self, prompt: &str, default: bool) -> Result<bool> {
+        if !self.interactive {
+            return Ok(default);
+        }
+        Ok(Confirm::with_theme(self.theme)
+            .with_prompt(prompt)
+            .default(default)
+            .interact()?)
+    }
+}
+
+fn pick_domains(
+    asker: &Asker,
+    flag: Option<Vec<String>>,
+    catalog: &[DomainSpec],
+) -> Result<Vec<String>> {
+    if let Some(list) = flag {
+        let ids: Vec<String> = list
+            .iter()
+            .map(|d| d.trim().to_lowercase())
+            .filter(|d| !d.is_empty() && d != "none")
+            .collect();
+        for id in &ids {
+            if !catalog.iter().any(|d| &d.id == id) {
+                let known: Vec<&str> = catalog.iter().map(|d| d.id.as_str()).collect();
+                bail!(
+                    "unknown domain {id:?}.\n  Fix: choose from {}",
+                    known.join(", ")
+                );
+            }
+        }
+        return Ok(ids);
+    }
+    if !asker.interactive {
+        return Ok(DEFAULT_DOMAINS.iter().map(|s| s.to_string()).collect());
+    }
+    let items: Vec<String> = catalog
+        .iter()
+        .map(|d| format!("{} — {}", d.title, d.description))
+        .collect();
+    let defaults: Vec<bool> = catalog
+        .iter()
+        .map(|d| DEFAULT_DOMAINS.contains(&d.id.as_str()))
+        .collect();
+    let picked = MultiSelect::with_theme(asker.theme)
+        .with_prompt("What do you mostly do? (space to toggle, enter to confirm)")
+        .items(&items)
+        .defaults(&defaults)
+        .interact()?;
+    Ok(picked.into_iter().map(|i| catalog[i].id.clone()).collect())
+}
+
+fn pick_tone(asker: &Asker, flag: Option<String>) -> Result<String> {
+    if let Some(t) = flag {
+        return Ok(t);
+    }
+    if !asker.interactive {
+        return Ok(TONES[0].into());
+    }
+    let mut items: Vec<&str> = TONES.to_vec();
+    items.push("Something else (type it)");
+    let i = Select::with_theme(asker.theme)
+        .with_prompt("The tone of your writing")
+        .items(&items)
+        .default(0)
+        .interact()?;
+    if i < TONES.len() {
+        Ok(TONES[i].into())
+    } else {
+        asker.text("Describe your tone", None, TONES[0])
+    }
+}
+
+fn pick_scope(asker: &Asker, flag: Option<ScopeArg>) -> Result<Scope> {
+    if let Some(s) = flag {
+        return Ok(match s {
+            ScopeArg::User => Scope::User,
+            ScopeArg::Workspace => Scope::Workspace,
+        });
+    }
+    if !asker.interactive {
+        return Ok(Scope::User);
+    }
+    let i = Select::with_theme(asker.theme)
+        .with_prompt("Load the memory in")
+        .items([
+            "every Claude Code session (your user settings)",
+            "only sessions started inside the workspace",
+        ])
+        .default(0)
+        .interact()?;
+    Ok(if i == 0 {
+        Scope::User
+    } else {
+        Scope::Workspace
+    })
+}
+
+/// `~` expanded, relative paths made absolute against the current folder.
+fn absolute(env: &HostEnv, raw: &str) -> Result<PathBuf> {
+    let p = env.expand_tilde(raw.trim());
+    if p.as_os_str().is_empty() {
+        bail!("the workspace folder cannot be empty");
+    }
+    if p.is_absolute() {
+        return Ok(p);
+    }
+    Ok(std::env::current_dir()
+        .context("reading the current folder")?
+        .join(Path::new(&p)))
+}

@@ -1,0 +1,61 @@
+//! `pms uninstall`: take out exactly what `pms init` put in. The workspace
+//! (the user's notes, lessons and summaries) stays unless --purge, which asks.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+
+use crate::cli::UninstallArgs;
+use crate::env::HostEnv;
+use crate::install;
+use crate::workspace::Workspace;
+
+pub fn run(args: &UninstallArgs) -> Result<ExitCode> {
+    let env = HostEnv::from_process()?;
+    let ws = Workspace::locate(args.ws.workspace.as_deref(), &env).ok();
+    let summary = install::uninstall(&env, ws.as_ref())?;
+    for (path, n) in &summary.hooks_removed {
+        println!("Removed {n} pms hook(s) from {}", env.display(path));
+    }
+    if summary.mcp_removed {
+        println!("Removed the `pms` MCP server from Claude Code");
+    }
+    if summary.codex_removed {
+        println!("Removed [mcp_servers.pms] from Codex's config");
+    }
+    if summary.hooks_removed.is_empty() && !summary.mcp_removed && !summary.codex_removed {
+        println!("pms was not wired into Claude Code or Codex; nothing to remove.");
+    }
+    match (&ws, args.purge) {
+        (Some(ws), true) => {
+            let shown = env.display(&ws.root);
+            if !args.yes {
+                if !std::io::stdin().is_terminal() {
+                    bail!(
+                        "--purge deletes {shown} and everything in it; pass --yes to confirm without a terminal"
+                    );
+                }
+                let ok = dialoguer::Confirm::new()
+                    .with_prompt(format!(
+                        "Delete {shown} and everything in it (profile, lessons, notes, summaries)?"
+                    ))
+                    .default(false)
+                    .interact()?;
+                if !ok {
+                    println!("Kept {shown}.");
+                    return Ok(ExitCode::SUCCESS);
+                }
+            }
+            std::fs::remove_dir_all(&ws.root).with_context(|| format!("deleting {shown}"))?;
+            println!("Deleted {shown}.");
+        }
+        (Some(ws), false) => println!(
+            "Your workspace {} is untouched (pass --purge to delete it).",
+            env.display(&ws.root)
+        ),
+        (None, true) => bail!("no workspace found to purge; pass --workspace <dir>"),
+        (None, false) => {}
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,14 @@
+//! pms: a personal memory system for Claude Code.
+//!
+//! The binary (`src/main.rs`) parses the command line and calls into the
+//! modules here; docs/architecture.md maps them and the data flowing between
+//! them.
+
+pub mod claude;
+pub mod cli;
+pub mod cmd;
+pub mod durable;
+pub mod env;
+pub mod hooks;
+pub mod install;
+pub mod workspace;

@@ -1,0 +1,467 @@
+//! `config.toml`: the workspace's settings.
+//!
+//! One table, [`KEYS`], lists every key with its default and a one-line
+//! explanation. It generates the commented file `pms init` writes, lets
+//! `pms upgrade` add keys a newer version introduced without touching the
+//! user's values or comments, and documents the defaults in one place. A
+//! missing key means its default; an unknown key is reported by `pms verify`
+//! but never breaks a hook.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml_edit::{DocumentMut, Item, Table};
+
+/// Claude Code moves any hook output over 10,000 characters to a file and
+/// gives the model only a preview, so no budget may reach it.
+pub const HARD_CAP_CHARS: usize = 9_900;
+
+/// A documented config key.
+pub struct KeyDoc {
+    pub table: &'static str,
+    pub key: &'static str,
+    /// The default, as a TOML literal.
+    pub default: &'static str,
+    pub doc: &'static str,
+}
+
+/// Every key pms reads, in the order the file lists them.
+pub const KEYS: &[KeyDoc] = &[
+    KeyDoc {
+        table: "hooks",
+        key: "budget_chars",
+        default: "9000",
+        doc: "Largest injection at session start, in characters (hard cap 9900: Claude Code hides anything over 10000 behind a file).",
+    },
+    KeyDoc {
+        table: "hooks",
+        key: "prompt_budget_chars",
+        default: "4000",
+        doc: "Largest injection on each prompt, in characters (same hard cap).",
+    },
+    KeyDoc {
+        table: "hooks",
+        key: "heartbeat_rounds",
+        default: "7",
+        doc: "Every this many rounds, remind the agent to review what it learned (0 turns the heartbeat off).",
+    },
+    KeyDoc {
+        table: "hooks",
+        key: "lessons_per_prompt",
+        default: "3",
+        doc: "At most this many matching lessons are injected with a prompt.",
+    },
+    KeyDoc {
+        table: "hooks",
+        key: "lesson_min_score",
+        default: "0.35",
+        doc: "A lesson is injected only when this share (0 to 1) of its key terms appear in the prompt.",
+    },
+    KeyDoc {
+        table: "hooks",
+        key: "trivial_prompt_chars",
+        default: "12",
+        doc: "Prompts shorter than this (\"ok\", \"thanks\") get only the format rules.",
+    },
+    KeyDoc {
+        table: "sessions",
+        key: "summaries_kept",
+        default: "30",
+        doc: "Session summaries kept in sessions/ (older ones are deleted; their transcripts stay searchable).",
+    },
+    KeyDoc {
+        table: "sessions",
+        key: "recover_hours",
+        default: "72",
+        doc: "At session start, summarise transcripts from this many past hours that ended without a SessionEnd (Ctrl+C).",
+    },
+    KeyDoc {
+        table: "index",
+        key: "transcript_roots",
+        default: "[\"~/.claude/projects\"]",
+        doc: "Folders holding Claude Code transcripts (<project>/<session>.jsonl) to index.",
+    },
+    KeyDoc {
+        table: "index",
+        key: "chunk_chars",
+        default: "1200",
+        doc: "Target size of an indexed chunk of a knowledge file, in characters.",
+    },
+    KeyDoc {
+        table: "index",
+        key: "chunk_overlap_chars",
+        default: "150",
+        doc: "Characters a chunk repeats from the end of the one before, so a passage cut in two is still found.",
+    },
+    KeyDoc {
+        table: "index",
+        key: "tool_result_chars",
+        default: "300",
+        doc: "Characters of a tool's output kept in the index (the full output stays in the transcript).",
+    },
+    KeyDoc {
+        table: "search",
+        key: "structured_weight",
+        default: "1.2",
+        doc: "Score multiplier for knowledge files, summaries and lessons over raw transcripts.",
+    },
+    KeyDoc {
+        table: "search",
+        key: "recency_half_life_days",
+        default: "0",
+        doc: "Halve a hit's score for every this many days of age (0 turns the recency preference off).",
+    },
+    KeyDoc {
+        table: "search",
+        key: "default_limit",
+        default: "10",
+        doc: "Results returned when a search does not say how many.",
+    },
+];
+
+const TABLE_DOCS: &[(&str, &str)] = &[
+    ("hooks", "What the Claude Code hooks inject, and how much."),
+    (
+        "sessions",
+        "Session summaries written when a Claude Code session ends.",
+    ),
+    (
+        "index",
+        "The search index in .pms/index.db (derived data: delete it and run `pms index` to rebuild).",
+    ),
+    (
+        "search",
+        "Ranking of `pms search` and the MCP memory_search tool.",
+    ),
+];
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct Config {
+    pub hooks: HooksConfig,
+    pub sessions: SessionsConfig,
+    pub index: IndexConfig,
+    pub search: SearchConfig,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct HooksConfig {
+    pub budget_chars: usize,
+    pub prompt_budget_chars: usize,
+    pub heartbeat_rounds: u32,
+    pub lessons_per_prompt: usize,
+    pub lesson_min_score: f64,
+    pub trivial_prompt_chars: usize,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct SessionsConfig {
+    pub summaries_kept: usize,
+    pub recover_hours: u32,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct IndexConfig {
+    pub transcript_roots: Vec<String>,
+    pub chunk_chars: usize,
+    pub chunk_overlap_chars: usize,
+    pub tool_result_chars: usize,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct SearchConfig {
+    pub structured_weight: f64,
+    pub recency_half_life_days: f64,
+    pub default_limit: usize,
+}
+
+impl Default for HooksConfig {
+    fn default() -> Self {
+        HooksConfig {
+            budget_chars: 9000,
+            prompt_budget_chars: 4000,
+            heartbeat_rounds: 7,
+            lessons_per_prompt: 3,
+            lesson_min_score: 0.35,
+            trivial_prompt_chars: 12,
+        }
+    }
+}
+
+impl Default for SessionsConfig {
+    fn default() -> Self {
+        SessionsConfig {
+            summaries_kept: 30,
+            recover_hours: 72,
+        }
+    }
+}
+
+impl Default for IndexConfig {
+    fn default() -> Self {
+        IndexConfig {
+            transcript_roots: vec!["~/.claude/projects".into()],
+            chunk_chars: 1200,
+            chunk_overlap_chars: 150,
+            tool_result_chars: 300,
+        }
+    }
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            structured_weight: 1.2,
+            recency_half_life_days: 0.0,
+            default_limit: 10,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{path}: {message}\n  Fix: correct the file, or delete the key to use its default.")]
+    Parse { path: PathBuf, message: String },
+    #[error("{path}: {key} = {value} {problem}.\n  Fix: {fix}")]
+    Invalid {
+        path: PathBuf,
+        key: String,
+        value: String,
+        problem: String,
+        fix: String,
+    },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Config {
+    /// Loads `path`; a missing file means every default.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+            Err(source) => {
+                return Err(ConfigError::Io {
+                    path: path.into(),
+                    source,
+                });
+            }
+        };
+        Self::parse(path, &text)
+    }
+
+    pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+        let config: Config = toml_edit::de::from_str(text).map_err(|e| ConfigError::Parse {
+            path: path.into(),
+            message: e.to_string().trim_end().replace('\n', "\n  "),
+        })?;
+        config.validate(path)?;
+        Ok(config)
+    }
+
+    fn validate(&self, path: &Path) -> Result<(), ConfigError> {
+        let bad = |key: &str, value: String, problem: &str, fix: &str| {
+            Err(ConfigError::Invalid {
+                path: path.into(),
+                key: key.into(),
+                value,
+                problem: problem.into(),
+                fix: fix.into(),
+            })
+        };
+        for (key, v) in [
+            ("hooks.budget_chars", self.hooks.budget_chars),
+            ("hooks.prompt_budget_chars", self.hooks.prompt_budget_chars),
+        ] {
+            if v > HARD_CAP_CHARS {
+                return bad(
+                    key,
+                    v.to_string(),
+                    "is over the hard cap of 9900 characters",
+                    "use 9900 or less; Claude Code shows the model only a preview of anything over 10000",
+                );
+            }
+            if v < 500 {
+                return bad(
+                    key,
+                    v.to_string(),
+                    "is too small to hold anything useful",
+                    "use at least 500",
+                );
+            }
+        }
+        if !(0.0..=1.0).contains(&self.hooks.lesson_min_score) {
+            return bad(
+                "hooks.lesson_min_score",
+                self.hooks.lesson_min_score.to_string(),
+                "is outside 0..1",
+                "use a share between 0 and 1, such as 0.35",
+            );
+        }
+        if self.search.structured_weight <= 0.0 {
+            return bad(
+                "search.structured_weight",
+                self.search.structured_weight.to_string(),
+                "must be above 0",
+                "use 1.0 for no preference, more to favour knowledge files",
+            );
+        }
+        if self.search.recency_half_life_days < 0.0 {
+            return bad(
+                "search.recency_half_life_days",
+                self.search.recency_half_life_days.to_string(),
+                "is negative",
+                "use 0 (off) or a number of days",
+            );
+        }
+        if self.index.chunk_chars < 200 || self.index.chunk_overlap_chars >= self.index.chunk_chars
+        {
+            return bad(
+                "index.chunk_chars",
+                self.index.chunk_chars.to_string(),
+                "must be at least 200 and larger than index.chunk_overlap_chars",
+                "use the defaults (1200 and 150)",
+            );
+        }
+        if self.search.default_limit == 0 {
+            return bad(
+                "search.default_limit",
+                "0".into(),
+                "returns nothing",
+                "use at least 1",
+            );
+        }
+        Ok(())
+    }
+}
+
+/// The commented `config.toml` for a new workspace, built with toml_edit.
+pub fn default_document() -> DocumentMut {
+    let mut doc = DocumentMut::new();
+    doc.decor_mut().set_prefix(
+        "# pms settings. Every key is shown with its default value; delete a key to\n\
+         # go back to the default. `pms verify` checks this file.\n\n",
+    );
+    add_missing_keys(&mut doc);
+    doc
+}
+
+/// Adds every key of [`KEYS`] that `doc` lacks, each with its comment, and
+/// returns the `table.key` names added. Existing values and comments stay.
+pub fn add_missing_keys(doc: &mut DocumentMut) -> Vec<String> {
+    let mut added = Vec::new();
+    for (table_name, table_doc) in TABLE_DOCS {
+        if !doc.contains_key(table_name) {
+            let mut t = Table::new();
+            t.decor_mut().set_prefix(format!("\n# {table_doc}\n"));
+            doc.insert(table_name, Item::Table(t));
+        }
+        let Some(table) = doc.get_mut(table_name).and_then(Item::as_table_mut) else {
+            continue; // a non-table value here is reported by validation
+        };
+        for k in KEYS.iter().filter(|k| k.table == *table_name) {
+            if table.contains_key(k.key) {
+                continue;
+            }
+            let value: toml_edit::Value = k.default.parse().expect("KEYS defaults are valid TOML");
+            table.insert(k.key, Item::Value(value));
+            if let Some(mut key) = table.key_mut(k.key) {
+                key.leaf_decor_mut()
+                    .set_prefix(format!("# {} (default: {})\n", k.doc, k.default));
+            }
+            added.push(format!("{}.{}", k.table, k.key));
+        }
+    }
+    added
+}
+
+/// Keys in `doc` that pms does not know (typos, or keys of a newer version).
+pub fn unknown_keys(doc: &DocumentMut) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, item) in doc.iter() {
+        match item.as_table() {
+            Some(t) if TABLE_DOCS.iter().any(|(n, _)| *n == name) => {
+                for (k, _) in t.iter() {
+                    if !KEYS.iter().any(|d| d.table == name && d.key == k) {
+                        out.push(format!("{name}.{k}"));
+                    }
+                }
+            }
+            _ => out.push(name.to_string()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_file_parses_to_the_defaults() {
+        let text = default_document().to_string();
+        let parsed = Config::parse(Path::new("config.toml"), &text).unwrap();
+        assert_eq!(parsed, Config::default());
+        for k in KEYS {
+            assert!(
+                text.contains(&format!("{} = {}", k.key, k.default)),
+                "{}",
+                k.key
+            );
+            assert!(text.contains(k.doc), "{}", k.key);
+        }
+    }
+
+    #[test]
+    fn adding_keys_keeps_user_values_and_comments() {
+        let user = "# mine\n[hooks]\nbudget_chars = 5000 # smaller please\n";
+        let mut doc: DocumentMut = user.parse().unwrap();
+        let added = add_missing_keys(&mut doc);
+        assert!(!added.contains(&"hooks.budget_chars".to_string()));
+        assert!(added.contains(&"search.structured_weight".to_string()));
+        let text = doc.to_string();
+        assert!(text.starts_with("# mine\n"));
+        assert!(text.contains("budget_chars = 5000 # smaller please"));
+        let cfg = Config::parse(Path::new("c"), &text).unwrap();
+        assert_eq!(cfg.hooks.budget_chars, 5000);
+        assert!(add_missing_keys(&mut doc).is_empty());
+    }
+
+    #[test]
+    fn over_the_cap_is_an_error_naming_the_key() {
+        let err = Config::parse(
+            Path::new("/w/config.toml"),
+            "[hooks]\nbudget_chars = 20000\n",
+        )
+        .unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("/w/config.toml") && msg.contains("hooks.budget_chars"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn a_type_error_names_the_file() {
+        let err = Config::parse(
+            Path::new("/w/config.toml"),
+            "[hooks]\nbudget_chars = \"big\"\n",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("/w/config.toml"), "{err}");
+    }
+
+    #[test]
+    fn unknown_keys_are_listed() {
+        let doc: DocumentMut = "[hooks]\nbudjet_chars = 1\n[colour]\n".parse().unwrap();
+        assert_eq!(unknown_keys(&doc), vec!["hooks.budjet_chars", "colour"]);
+    }
+}

@@ -1,0 +1,433 @@
+//! `pms init` and `pms uninstall` as a user runs them: the real binary, a
+//! temporary HOME, real files.
+
+mod support;
+
+use serde_json::{Value, json};
+use support::{TestHome, stderr, stdout};
+
+const EVENTS: [&str; 5] = [
+    "SessionStart",
+    "UserPromptSubmit",
+    "Stop",
+    "PreCompact",
+    "SessionEnd",
+];
+
+fn pms_handlers(settings: &Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    for e in EVENTS {
+        for group in settings["hooks"][e].as_array().into_iter().flatten() {
+            for h in group["hooks"].as_array().into_iter().flatten() {
+                if h["args"][0] == "hook" {
+                    out.push(h.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn unattended_init_creates_the_workspace_and_wires_claude_code() {
+    let home = TestHome::new();
+    let out = home.init(&[]);
+    assert!(stdout(&out).contains("pms is set up"), "{}", stdout(&out));
+    let ws = home.workspace();
+    for f in [
+        "_me/profile.md",
+        "_me/writing-style.md",
+        "_me/preferences.md",
+        "_me/lessons.md",
+        "_me/workflows.md",
+        "_me/response-format.md",
+        "CLAUDE.md",
+        "config.toml",
+        "product/CLAUDE.md",
+        "product/content-index.md",
+        "product/domain.toml",
+        "growth/workflows/experiment.md",
+        ".pms/manifest.json",
+        ".pms/install.json",
+    ] {
+        assert!(ws.join(f).is_file(), "missing {f}");
+    }
+    assert!(ws.join("product/projects").is_dir());
+    assert!(!ws.join("engineering").exists(), "only the chosen domains");
+    let profile = std::fs::read_to_string(ws.join("_me/profile.md")).unwrap();
+    assert!(profile.contains("Ada Lovelace") && profile.contains("- Role: PM"));
+
+    let settings = home.read_json(".claude/settings.json");
+    let handlers = pms_handlers(&settings);
+    assert_eq!(handlers.len(), 5);
+    for h in &handlers {
+        assert_eq!(h["command"], support::PMS_CANONICAL.as_str());
+        assert_eq!(h["args"][2], "--workspace");
+        assert_eq!(h["args"][3], ws.to_str().unwrap());
+        assert!(h["timeout"].as_u64().unwrap() > 0, "explicit timeout");
+    }
+    let claude = home.read_json(".claude.json");
+    assert_eq!(
+        claude["mcpServers"]["pms"]["args"],
+        json!(["serve", "--workspace", ws.to_str().unwrap()])
+    );
+    let pointer = std::fs::read_to_string(home.path(".config/pms/workspace")).unwrap();
+    assert_eq!(pointer.trim(), ws.to_str().unwrap());
+}
+
+#[test]
+fn existing_settings_keep_every_byte_of_meaning_and_get_a_backup() {
+    let home = TestHome::new();
+    let original = "{\n    \"model\": \"opus\",\n    \"hooks\": {\n        \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"notify-send done\"}]}],\n        \"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"guard\"}]}]\n    },\n    \"permissions\": {\"allow\": [\"Bash(ls)\"]}\n}\n";
+    std::fs::create_dir_all(home.path(".claude")).unwrap();
+    std::fs::write(home.settings(), original).unwrap();
+    home.init(&[]);
+    let after = std::fs::read_to_string(home.settings()).unwrap();
+    let doc: Value = serde_json::from_str(&after).unwrap();
+    let keys: Vec<&String> = doc.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["model", "hooks", "permissions"]);
+    assert_eq!(
+        doc["hooks"]["Stop"][0]["hooks"][0]["command"],
+        "notify-send done"
+    );
+    assert_eq!(doc["hooks"]["PreToolUse"][0]["matcher"], "Bash");
+    assert_eq!(doc["permissions"]["allow"][0], "Bash(ls)");
+    assert!(
+        after.contains("\n    \"model\""),
+        "indentation kept:\n{after}"
+    );
+    let backups: Vec<_> = std::fs::read_dir(home.path(".claude"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains("pms-backup"))
+        .collect();
+    assert_eq!(backups.len(), 1);
+    assert_eq!(
+        std::fs::read_to_string(backups[0].path()).unwrap(),
+        original
+    );
+}
+
+#[test]
+fn running_init_twice_adds_nothing_and_overwrites_nothing() {
+    let home = TestHome::new();
+    home.init(&[]);
+    std::fs::write(
+        home.workspace().join("_me/profile.md"),
+        "I rewrote my profile.",
+    )
+    .unwrap();
+    let settings_before = std::fs::read(home.settings()).unwrap();
+    let claude_before = std::fs::read(home.path(".claude.json")).unwrap();
+    let out = home.init(&[]);
+    assert_eq!(std::fs::read(home.settings()).unwrap(), settings_before);
+    assert_eq!(
+        std::fs::read(home.path(".claude.json")).unwrap(),
+        claude_before
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.workspace().join("_me/profile.md")).unwrap(),
+        "I rewrote my profile."
+    );
+    let text = stdout(&out);
+    assert!(
+        text.contains("Already there, left untouched") && text.contains("_me/profile.md"),
+        "{text}"
+    );
+    assert!(text.contains("already in"), "{text}");
+    let n_backups = std::fs::read_dir(home.path(".claude"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains("pms-backup"))
+        .count();
+    assert_eq!(
+        n_backups, 0,
+        "an unchanged file is not backed up or rewritten"
+    );
+}
+
+#[test]
+fn invalid_settings_json_stops_init_before_any_change() {
+    let home = TestHome::new();
+    std::fs::create_dir_all(home.path(".claude")).unwrap();
+    let broken = "{\n  \"model\": \"opus\",\n  \"hooks\": {,}\n}\n";
+    std::fs::write(home.settings(), broken).unwrap();
+    let ws = home.workspace();
+    let out = home.run(&["init", "--yes", "--dir", ws.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains(home.settings().to_str().unwrap()), "{err}");
+    assert!(err.contains("line 3, column 13"), "{err}");
+    assert!(err.contains("changed nothing"), "{err}");
+    assert_eq!(std::fs::read_to_string(home.settings()).unwrap(), broken);
+    assert!(!ws.exists(), "the workspace was not created");
+    assert!(!home.path(".claude.json").exists());
+}
+
+#[test]
+fn hooks_that_are_not_an_object_are_refused_with_the_fix() {
+    let home = TestHome::new();
+    std::fs::create_dir_all(home.path(".claude")).unwrap();
+    std::fs::write(home.settings(), r#"{"hooks": ["oops"]}"#).unwrap();
+    let out = home.run(&["init", "--yes", "--dir", home.workspace().to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("\"hooks\" is an array"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!home.workspace().exists());
+}
+
+#[test]
+fn dry_run_shows_the_plan_and_changes_nothing() {
+    let home = TestHome::new();
+    let before = support::snapshot(home.home());
+    let ws = home.workspace();
+    let out = home.ok(&[
+        "init",
+        "--yes",
+        "--dry-run",
+        "--domains",
+        "engineering",
+        "--dir",
+        ws.to_str().unwrap(),
+    ]);
+    let text = stdout(&out);
+    assert!(text.contains("create engineering/CLAUDE.md"), "{text}");
+    assert!(
+        text.contains("Hooks in ~/.claude/settings.json: 5 added"),
+        "{text}"
+    );
+    assert!(text.contains("Dry run: nothing was changed"), "{text}");
+    assert_eq!(support::snapshot(home.home()), before);
+}
+
+#[test]
+fn uninstall_gives_back_the_original_settings() {
+    let home = TestHome::new();
+    let original = json!({
+        "env": {"A": "1"},
+        "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]},
+        "theme": "dark"
+    });
+    std::fs::create_dir_all(home.path(".claude")).unwrap();
+    std::fs::write(
+        home.settings(),
+        serde_json::to_string_pretty(&original).unwrap(),
+    )
+    .unwrap();
+    std::fs::write(
+        home.path(".claude.json"),
+        r#"{"numStartups": 4, "projects": {}}"#,
+    )
+    .unwrap();
+    home.init(&[]);
+    home.init(&["--scope", "user"]); // re-running keeps the record of what the first run created
+    let out = home.ok(&["uninstall"]);
+    assert!(
+        stdout(&out).contains("Removed 5 pms hook(s)"),
+        "{}",
+        stdout(&out)
+    );
+    let after: Value = home.read_json(".claude/settings.json");
+    assert_eq!(
+        serde_json::to_string(&after).unwrap(),
+        serde_json::to_string(&original).unwrap(),
+        "same keys, same order, same values"
+    );
+    let claude = home.read_json(".claude.json");
+    assert_eq!(claude, json!({"numStartups": 4, "projects": {}}));
+    assert!(
+        home.workspace().join("_me/profile.md").exists(),
+        "user data stays"
+    );
+    assert!(!home.path(".config/pms/workspace").exists());
+}
+
+#[test]
+fn uninstall_from_a_settings_file_init_created_removes_the_hooks_key() {
+    let home = TestHome::new();
+    home.init(&[]);
+    home.ok(&[
+        "uninstall",
+        "--workspace",
+        home.workspace().to_str().unwrap(),
+    ]);
+    assert_eq!(home.read_json(".claude/settings.json"), json!({}));
+}
+
+#[test]
+fn purge_deletes_the_workspace_only_when_confirmed() {
+    let home = TestHome::new();
+    home.init(&[]);
+    let ws = home.workspace();
+    let out = home.run(&["uninstall", "--purge", "--workspace", ws.to_str().unwrap()]);
+    assert!(!out.status.success(), "no terminal and no --yes: refuse");
+    assert!(ws.exists());
+    home.init(&[]);
+    home.ok(&[
+        "uninstall",
+        "--purge",
+        "--yes",
+        "--workspace",
+        ws.to_str().unwrap(),
+    ]);
+    assert!(!ws.exists());
+}
+
+#[test]
+fn a_moved_binary_replaces_the_stale_hooks_instead_of_adding_more() {
+    let home = TestHome::new();
+    let old_dir = home.path("old-bin");
+    std::fs::create_dir_all(&old_dir).unwrap();
+    let old = old_dir.join("pms");
+    std::fs::copy(support::PMS, &old).unwrap();
+    let ws = home.workspace();
+    let status = std::process::Command::new(&old)
+        .args([
+            "init",
+            "--yes",
+            "--domains",
+            "product",
+            "--dir",
+            ws.to_str().unwrap(),
+        ])
+        .env_clear()
+        .env("HOME", home.home())
+        .env("PATH", home.path_var())
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let before = pms_handlers(&home.read_json(".claude/settings.json"));
+    assert!(before.iter().all(|h| h["command"] == old.to_str().unwrap()));
+    home.init(&[]);
+    let after = pms_handlers(&home.read_json(".claude/settings.json"));
+    assert_eq!(after.len(), 5, "replaced, not duplicated");
+    assert!(
+        after
+            .iter()
+            .all(|h| h["command"] == support::PMS_CANONICAL.as_str())
+    );
+    let claude = home.read_json(".claude.json");
+    assert_eq!(
+        claude["mcpServers"]["pms"]["command"],
+        support::PMS_CANONICAL.as_str()
+    );
+}
+
+#[test]
+fn workspace_scope_writes_the_workspace_settings_and_moving_scope_cleans_up() {
+    let home = TestHome::new();
+    home.init(&["--scope", "workspace"]);
+    let local = home.workspace().join(".claude/settings.json");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&local).unwrap()).unwrap();
+    assert_eq!(pms_handlers(&doc).len(), 5);
+    assert!(!home.settings().exists(), "user settings untouched");
+    home.init(&["--scope", "user"]);
+    assert_eq!(
+        pms_handlers(&home.read_json(".claude/settings.json")).len(),
+        5
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&local).unwrap()).unwrap();
+    assert!(pms_handlers(&doc).is_empty(), "moved, not copied");
+}
+
+#[test]
+fn codex_is_registered_when_on_path_and_not_with_no_codex() {
+    let mut home = TestHome::new();
+    let bin = home.path("fakebin");
+    support::write_script(&bin.join("codex"), "#!/bin/sh\nexit 0\n");
+    home.path_prefix.push(bin);
+    std::fs::create_dir_all(home.path(".codex")).unwrap();
+    let user = "# my settings\nmodel = \"o5\"\n";
+    std::fs::write(home.path(".codex/config.toml"), user).unwrap();
+    home.init(&["--no-codex"]);
+    assert_eq!(
+        std::fs::read_to_string(home.path(".codex/config.toml")).unwrap(),
+        user
+    );
+    home.init(&[]);
+    let text = std::fs::read_to_string(home.path(".codex/config.toml")).unwrap();
+    assert!(text.starts_with(user), "{text}");
+    assert!(text.contains("[mcp_servers.pms]"), "{text}");
+    home.ok(&["uninstall"]);
+    assert_eq!(
+        std::fs::read_to_string(home.path(".codex/config.toml")).unwrap(),
+        user
+    );
+}
+
+#[test]
+fn without_a_terminal_init_asks_for_yes_instead_of_hanging() {
+    let home = TestHome::new();
+    let out = home.run(&["init"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("--yes"), "{}", stderr(&out));
+    assert!(!home.workspace().exists());
+}
+
+#[test]
+fn a_missing_home_is_a_clear_error() {
+    let out = std::process::Command::new(support::PMS)
+        .args(["init", "--yes"])
+        .env_clear()
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("HOME is not set"), "{}", stderr(&out));
+}
+
+#[test]
+fn unknown_domain_is_refused_with_the_choices() {
+    let home = TestHome::new();
+    let out = home.run(&[
+        "init",
+        "--yes",
+        "--domains",
+        "astrology",
+        "--dir",
+        home.workspace().to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("astrology") && stderr(&out).contains("engineering"));
+}
+
+#[test]
+fn session_start_hook_returns_the_profile() {
+    let home = TestHome::new();
+    home.init(&[]);
+    let out = home.hook(
+        "session-start",
+        &json!({"session_id": "s1", "hook_event_name": "SessionStart", "source": "startup"}),
+    );
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
+    assert!(
+        v["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .contains("Ada Lovelace")
+    );
+}
+
+#[test]
+fn a_hook_without_a_workspace_fails_open_and_logs() {
+    let home = TestHome::new();
+    let out = home
+        .pms(&["hook", "session-start", "--workspace", "/nonexistent/ws"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "exit 0 whatever happens");
+    assert!(out.stdout.is_empty(), "no output: {}", stdout(&out));
+    let log = std::fs::read_to_string(home.path(".config/pms/hooks.log")).unwrap();
+    assert!(
+        log.contains("session-start") && log.contains("/nonexistent/ws"),
+        "{log}"
+    );
+}

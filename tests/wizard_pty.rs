@@ -1,0 +1,115 @@
+//! The guided setup, driven the way a person uses it: by typing answers into
+//! a pseudo-terminal and reading the prompts back.
+
+mod support;
+
+use std::time::Duration;
+
+use rexpect::session::spawn_command;
+use support::TestHome;
+
+const DOWN: &str = "\x1b[B";
+
+/// Types `keys`. rexpect's `send` buffers, so flush, then give the prompt a
+/// moment to redraw before the next key.
+fn key(p: &mut rexpect::session::PtySession, keys: &str) {
+    p.send(keys).unwrap();
+    p.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(60));
+}
+
+fn wizard(home: &TestHome) -> rexpect::session::PtySession {
+    // Not home.pms(): that one pins stdin to /dev/null, and the wizard must
+    // read the pty.
+    let mut cmd = std::process::Command::new(support::PMS);
+    cmd.arg("init")
+        .env_clear()
+        .env("HOME", home.home())
+        .env("PATH", home.path_var())
+        .env("LANG", "C.UTF-8")
+        .env("TERM", "xterm-256color")
+        .current_dir(home.home());
+    spawn_command(cmd, Some(Duration::from_secs(20).as_millis() as u64))
+        .expect("pms init starts in a pty")
+}
+
+#[test]
+fn typing_answers_into_the_wizard_builds_the_workspace() {
+    let home = TestHome::new();
+    let ws = home.workspace();
+    let mut p = wizard(&home);
+    p.exp_string("Your name").unwrap();
+    p.send_line("Grace Hopper").unwrap();
+    p.exp_string("Your role").unwrap();
+    p.send_line("Rear admiral").unwrap();
+    p.exp_string("What do you mostly do?").unwrap();
+    // The list opens on the first domain (competitors): tick it, go down to
+    // engineering and untick it (it is ticked by default), then confirm.
+    key(&mut p, " ");
+    key(&mut p, DOWN);
+    key(&mut p, " ");
+    key(&mut p, "\r");
+    p.exp_string("Language(s) for answers").unwrap();
+    p.send_line("English, 中文").unwrap();
+    p.exp_string("The tone of your writing").unwrap();
+    key(&mut p, DOWN);
+    key(&mut p, "\r");
+    p.exp_string("Where should the workspace live?").unwrap();
+    p.send_line(ws.to_str().unwrap()).unwrap();
+    p.exp_string("Load the memory in").unwrap();
+    key(&mut p, "\r");
+    p.exp_string("This is what pms will do").unwrap();
+    p.exp_string("Apply these changes?").unwrap();
+    key(&mut p, "y");
+    p.exp_string("pms is set up").unwrap();
+    p.exp_eof().unwrap();
+
+    let profile = std::fs::read_to_string(ws.join("_me/profile.md")).unwrap();
+    assert!(profile.contains("- Name: Grace Hopper"), "{profile}");
+    assert!(profile.contains("- Role: Rear admiral"), "{profile}");
+    assert!(profile.contains("- Answers in: English, 中文"), "{profile}");
+    let style = std::fs::read_to_string(ws.join("_me/writing-style.md")).unwrap();
+    assert!(style.contains("Warm and conversational"), "{style}");
+    assert!(
+        ws.join("competitors/CLAUDE.md").is_file(),
+        "ticked domain created"
+    );
+    assert!(
+        !ws.join("engineering").exists(),
+        "unticked domain not created"
+    );
+    assert!(ws.join("research/CLAUDE.md").is_file() && ws.join("writing/CLAUDE.md").is_file());
+    let settings = home.read_json(".claude/settings.json");
+    assert_eq!(
+        settings["hooks"]["SessionStart"][0]["hooks"][0]["args"][1],
+        "session-start"
+    );
+}
+
+#[test]
+fn declining_the_summary_changes_nothing() {
+    let home = TestHome::new();
+    let ws = home.workspace();
+    let mut p = wizard(&home);
+    for (prompt, answer) in [
+        ("Your name", ""),
+        ("Your role", ""),
+        ("What do you mostly do?", ""),
+        ("Language(s) for answers", ""),
+        ("The tone of your writing", ""),
+    ] {
+        p.exp_string(prompt).unwrap();
+        key(&mut p, answer);
+        key(&mut p, "\r");
+    }
+    p.exp_string("Where should the workspace live?").unwrap();
+    p.send_line(ws.to_str().unwrap()).unwrap();
+    p.exp_string("Load the memory in").unwrap();
+    key(&mut p, "\r");
+    p.exp_string("Apply these changes?").unwrap();
+    key(&mut p, "n");
+    p.exp_string("nothing was changed").unwrap();
+    p.exp_eof().unwrap();
+    assert!(!ws.exists());
+    assert!(!home.settings().exists());
+}
