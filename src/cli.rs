@@ -25,6 +25,12 @@ pub enum Command {
     Hook(HookArgs),
     /// Serve the memory tools to Claude Code or Codex over MCP (stdio)
     Serve(WorkspaceArg),
+    /// Build or update the search index (knowledge, session summaries, Claude Code transcripts)
+    Index(IndexArgs),
+    /// Search your notes, session summaries and past Claude Code conversations
+    Search(SearchArgs),
+    /// Show a file or a past conversation (cc://<project>/<session>.jsonl) by line range
+    Get(GetArgs),
     /// Remove pms's hooks and MCP registrations (user data stays unless --purge)
     Uninstall(UninstallArgs),
 }
@@ -76,6 +82,9 @@ pub struct InitArgs {
     /// Show what would change, change nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Do not index the existing Claude Code history at the end
+    #[arg(long)]
+    pub no_index: bool,
     /// Print the available domains and exit
     #[arg(long)]
     pub list_domains: bool,
@@ -97,6 +106,67 @@ pub struct UninstallArgs {
     /// Do not ask for confirmation
     #[arg(long, short = 'y')]
     pub yes: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    /// Rebuild the whole index from scratch
+    #[arg(long)]
+    pub full: bool,
+    /// No progress bar, no summary (for hooks and scripts)
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Print the report as JSON
+    #[arg(long)]
+    pub json: bool,
+    /// Exit quietly when another index run holds the lock (for background syncs)
+    #[arg(long, hide = true)]
+    pub if_idle: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// What to look for (English, Chinese, Japanese or Korean; any punctuation is safe)
+    pub query: String,
+    /// Most results to show
+    #[arg(long, short = 'n')]
+    pub limit: Option<usize>,
+    /// Only these sources: knowledge, summary, transcript (comma-separated)
+    #[arg(long, value_delimiter = ',')]
+    pub source: Vec<String>,
+    /// Only this project (a transcript folder such as -home-me-app, or a domain such as product)
+    #[arg(long)]
+    pub project: Option<String>,
+    /// Only results from this date on (YYYY-MM-DD, or 7d / 2w / 3m ago)
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Only results before this date (YYYY-MM-DD)
+    #[arg(long)]
+    pub until: Option<String>,
+    /// Print results as JSON
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Debug, Args)]
+pub struct GetArgs {
+    /// A workspace path (e.g. product/CLAUDE.md) or cc://<project>/<session>.jsonl
+    pub path: String,
+    /// First line to show (1-based; JSONL lines for conversations)
+    #[arg(long)]
+    pub from: Option<u64>,
+    /// How many lines to show (default 200, at most 2000)
+    #[arg(long)]
+    pub lines: Option<u64>,
+    /// Print as JSON
+    #[arg(long)]
+    pub json: bool,
     #[command(flatten)]
     pub ws: WorkspaceArg,
 }

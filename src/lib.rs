@@ -10,5 +10,8 @@ pub mod cmd;
 pub mod durable;
 pub mod env;
 pub mod hooks;
+pub mod index;
 pub mod install;
+pub mod mcp;
+pub mod search;
 pub mod workspace;

@@ -15,6 +15,9 @@ fn main() -> ExitCode {
         Command::Hook(args) => return cmd::hook::run(&args),
         Command::Init(args) => cmd::init::run(&args),
         Command::Serve(args) => cmd::serve::run(&args),
+        Command::Index(args) => cmd::index::run(&args),
+        Command::Search(args) => cmd::search::run(&args),
+        Command::Get(args) => cmd::get::run(&args),
         Command::Uninstall(args) => cmd::uninstall::run(&args),
     };
     match result {

@@ -37,6 +37,14 @@ fn wizard(home: &TestHome) -> rexpect::session::PtySession {
 fn typing_answers_into_the_wizard_builds_the_workspace() {
     let home = TestHome::new();
     let ws = home.workspace();
+    // an existing Claude Code history for the bootstrap to find
+    let project = home.path(".claude/projects/-home-grace-cobol");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        project.join("s1.jsonl"),
+        "{\"type\":\"user\",\"timestamp\":\"2026-11-20T09:00:00Z\",\"message\":{\"content\":\"Compile the payroll program\"}}\n",
+    )
+    .unwrap();
     let mut p = wizard(&home);
     p.exp_string("Your name").unwrap();
     p.send_line("Grace Hopper").unwrap();
@@ -62,6 +70,12 @@ fn typing_answers_into_the_wizard_builds_the_workspace() {
     p.exp_string("Apply these changes?").unwrap();
     key(&mut p, "y");
     p.exp_string("pms is set up").unwrap();
+    p.exp_string("Found 1 Claude Code conversation file(s)")
+        .unwrap();
+    p.exp_string("Index them now").unwrap();
+    key(&mut p, "y");
+    p.exp_string("Claude Code history: 1 session(s) in 1 project(s)")
+        .unwrap();
     p.exp_eof().unwrap();
 
     let profile = std::fs::read_to_string(ws.join("_me/profile.md")).unwrap();

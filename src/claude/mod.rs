@@ -8,6 +8,7 @@ pub mod hook_io;
 pub mod json_file;
 pub mod mcp_registration;
 pub mod settings;
+pub mod transcript;
 
 /// The folder name Claude Code gives a project under `~/.claude/projects/`:
 /// every UTF-16 unit that is not an ASCII letter or digit becomes `-`, and a

@@ -182,6 +182,8 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
             }
         );
     }
+    bootstrap_index(&asker, &env, &ws_root, args.no_index)?;
+
     println!("\nNext:");
     println!(
         "  1. Fill in {}/_me/profile.md and writing-style.md: they load in every session.",
@@ -197,6 +199,64 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
         ),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The first index run: the user's existing Claude Code history becomes
+/// searchable at once. Offered in the wizard, done by default with --yes.
+fn bootstrap_index(asker: &Asker, env: &HostEnv, ws_root: &Path, skip: bool) -> Result<()> {
+    if skip {
+        return Ok(());
+    }
+    let ctx = super::Context {
+        env: env.clone(),
+        ws: crate::workspace::Workspace::new(ws_root),
+        cfg: crate::workspace::config::Config::load(&ws_root.join("config.toml"))?,
+    };
+    let roots = crate::index::indexer::transcript_roots(&ctx.env, &ctx.cfg);
+    let (files, bytes) = count_jsonl(&roots);
+    let question = if files == 0 {
+        "Build the search index of your workspace now?".to_string()
+    } else {
+        format!(
+            "Found {files} Claude Code conversation file(s) ({:.1} MB). Index them now so they are searchable?",
+            bytes as f64 / 1e6
+        )
+    };
+    if !asker.confirm(&question, true)? {
+        println!("  Skipped indexing; run `pms index` any time.");
+        return Ok(());
+    }
+    let lock = crate::durable::lock_exclusive(&ctx.ws.state_dir().join("index.lock"))?;
+    let bar = super::index::Bar::new();
+    let (report, stats) = super::index::index_now(&ctx, &bar, true)?;
+    drop(lock);
+    println!();
+    super::index::print_report(&report, &stats);
+    Ok(())
+}
+
+/// Transcript files and their total size under the roots (a quick look,
+/// for the question before indexing).
+fn count_jsonl(roots: &[PathBuf]) -> (u64, u64) {
+    fn walk(dir: &Path, depth: usize, acc: &mut (u64, u64)) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let Ok(ft) = e.file_type() else { continue };
+            if ft.is_dir() && depth < 4 {
+                walk(&e.path(), depth + 1, acc);
+            } else if ft.is_file() && e.file_name().to_string_lossy().ends_with(".jsonl") {
+                acc.0 += 1;
+                acc.1 += e.metadata().map(|m| m.len()).unwrap_or(0);
+            }
+        }
+    }
+    let mut acc = (0, 0);
+    for r in roots {
+        walk(r, 0, &mut acc);
+    }
+    acc
 }
 
 /// Asks a question when interactive; otherwise takes the flag or the default.

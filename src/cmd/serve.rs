@@ -1,11 +1,13 @@
-//! `pms serve`: the MCP server over stdio.
+//! `pms serve`: the MCP server over stdio (see src/mcp).
 
 use std::process::ExitCode;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use crate::cli::WorkspaceArg;
 
-pub fn run(_args: &WorkspaceArg) -> Result<ExitCode> {
-    bail!("the MCP server is not built yet in this version; search with `pms search` instead")
+pub fn run(args: &WorkspaceArg) -> Result<ExitCode> {
+    let ctx = super::context(args)?;
+    crate::mcp::serve(ctx)?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,230 @@
+//! The index database, `.pms/index.db`: one SQLite file in WAL mode, so the
+//! MCP server and hooks can read while `pms index` writes.
+//!
+//! It is derived data. Everything in it can be rebuilt from the workspace
+//! and the transcripts, which is why a corrupt file is simply rebuilt, and
+//! why the schema can be migrated forward freely. The schema is documented
+//! in docs/architecture.md; `SCHEMA_VERSION` is kept in `PRAGMA user_version`.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags};
+
+pub const SCHEMA_VERSION: i32 = 1;
+
+const SCHEMA: &str = r#"
+CREATE TABLE IF NOT EXISTS files (
+    id              INTEGER PRIMARY KEY,
+    uri             TEXT NOT NULL UNIQUE,
+    abs_path        TEXT NOT NULL,
+    source          TEXT NOT NULL,
+    project         TEXT NOT NULL DEFAULT '',
+    session_id      TEXT,
+    ref_uri         TEXT,
+    size            INTEGER NOT NULL,
+    mtime_ns        INTEGER NOT NULL,
+    content_hash    INTEGER NOT NULL,
+    indexed_offset  INTEGER NOT NULL DEFAULT 0,
+    indexed_lines   INTEGER NOT NULL DEFAULT 0,
+    resume_offset   INTEGER NOT NULL DEFAULT 0,
+    resume_line     INTEGER NOT NULL DEFAULT 0,
+    malformed_lines INTEGER NOT NULL DEFAULT 0,
+    first_ts        TEXT,
+    last_ts         TEXT,
+    cwd             TEXT
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    id          INTEGER PRIMARY KEY,
+    file_id     INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    source      TEXT NOT NULL,
+    role        TEXT,
+    heading     TEXT,
+    line_start  INTEGER NOT NULL,
+    line_end    INTEGER NOT NULL,
+    ts          TEXT,
+    text        TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks(file_id, line_start);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    body, uni, src,
+    tokenize = 'unicode61 remove_diacritics 2',
+    content = '', contentless_delete = 1
+);
+CREATE TRIGGER IF NOT EXISTS chunks_after_delete AFTER DELETE ON chunks BEGIN
+    DELETE FROM chunks_fts WHERE rowid = old.id;
+END;
+CREATE TABLE IF NOT EXISTS lessons (
+    id        TEXT PRIMARY KEY,
+    scope     TEXT NOT NULL,
+    file      TEXT NOT NULL,
+    line      INTEGER NOT NULL,
+    title     TEXT NOT NULL,
+    text      TEXT NOT NULL,
+    terms     INTEGER NOT NULL
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS lessons_fts USING fts5(
+    body, uni,
+    tokenize = 'unicode61 remove_diacritics 2',
+    content = '', contentless_delete = 1
+);
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+"#;
+
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    #[error(
+        "no search index yet at {path}.\n  Fix: run `pms index` (it reads your workspace and Claude Code history)."
+    )]
+    Missing { path: PathBuf },
+    #[error(
+        "{path} is not a usable index ({cause}).\n  It only holds derived data. Fix: run `pms index --full` to rebuild it."
+    )]
+    Corrupt { path: PathBuf, cause: String },
+    #[error(
+        "{path} was written by a newer pms (schema {found}, this one reads {SCHEMA_VERSION}).\n  Fix: upgrade pms (`pms upgrade`), or run `pms index --full` to rebuild it for this version."
+    )]
+    Newer { path: PathBuf, found: i32 },
+    #[error("{path}: {source}")]
+    Sqlite {
+        path: PathBuf,
+        #[source]
+        source: rusqlite::Error,
+    },
+}
+
+fn configure(conn: &Connection, path: &Path) -> Result<(), DbError> {
+    conn.busy_timeout(Duration::from_secs(5))
+        .and_then(|_| conn.pragma_update(None, "foreign_keys", "ON"))
+        .map_err(|source| DbError::Sqlite {
+            path: path.into(),
+            source,
+        })
+}
+
+/// Opens (creating if needed) the index for writing, applying the schema.
+pub fn open_rw(path: &Path) -> Result<Connection, DbError> {
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let conn = Connection::open(path).map_err(|e| corrupt(path, e))?;
+    configure(&conn, path)?;
+    let version: i32 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .map_err(|e| corrupt(path, e))?;
+    if version > SCHEMA_VERSION {
+        return Err(DbError::Newer {
+            path: path.into(),
+            found: version,
+        });
+    }
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .and_then(|_| conn.pragma_update(None, "synchronous", "NORMAL"))
+        .and_then(|_| conn.execute_batch(SCHEMA))
+        .and_then(|_| conn.pragma_update(None, "user_version", SCHEMA_VERSION))
+        .map_err(|e| corrupt(path, e))?;
+    Ok(conn)
+}
+
+/// Opens an existing index for reading (search, hooks, the MCP server).
+pub fn open_ro(path: &Path) -> Result<Connection, DbError> {
+    if !path.exists() {
+        return Err(DbError::Missing { path: path.into() });
+    }
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| corrupt(path, e))?;
+    configure(&conn, path)?;
+    let version: i32 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .map_err(|e| corrupt(path, e))?;
+    match version {
+        v if v > SCHEMA_VERSION => Err(DbError::Newer {
+            path: path.into(),
+            found: v,
+        }),
+        v if v < SCHEMA_VERSION => Err(DbError::Corrupt {
+            path: path.into(),
+            cause: format!("schema {v} is older than {SCHEMA_VERSION}; `pms index` migrates it"),
+        }),
+        _ => Ok(conn),
+    }
+}
+
+fn corrupt(path: &Path, e: rusqlite::Error) -> DbError {
+    DbError::Corrupt {
+        path: path.into(),
+        cause: e.to_string(),
+    }
+}
+
+/// Deletes the database and its WAL files (for `--full` and for rebuilding
+/// a corrupt index).
+pub fn remove(path: &Path) -> std::io::Result<()> {
+    for suffix in ["", "-wal", "-shm"] {
+        let p = PathBuf::from(format!("{}{suffix}", path.display()));
+        match std::fs::remove_file(&p) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+pub fn get_meta(conn: &Connection, key: &str) -> Option<String> {
+    conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+        .ok()
+}
+
+pub fn set_meta(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        [key, value],
+    )
+    .map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn creates_then_reopens_read_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("index.db");
+        assert!(matches!(open_ro(&p), Err(DbError::Missing { .. })));
+        let c = open_rw(&p).unwrap();
+        set_meta(&c, "k", "v").unwrap();
+        drop(c);
+        let ro = open_ro(&p).unwrap();
+        assert_eq!(get_meta(&ro, "k").as_deref(), Some("v"));
+    }
+
+    #[test]
+    fn garbage_file_is_reported_as_corrupt_with_the_fix() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("index.db");
+        std::fs::write(&p, vec![0x42u8; 8192]).unwrap();
+        let err = open_rw(&p).unwrap_err();
+        assert!(matches!(err, DbError::Corrupt { .. }), "{err}");
+        assert!(err.to_string().contains("pms index --full"));
+    }
+
+    #[test]
+    fn newer_schema_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("index.db");
+        let c = open_rw(&p).unwrap();
+        c.pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+            .unwrap();
+        drop(c);
+        assert!(matches!(open_rw(&p), Err(DbError::Newer { .. })));
+        assert!(matches!(open_ro(&p), Err(DbError::Newer { .. })));
+    }
+}

@@ -1,0 +1,752 @@
+//! `pms index`: bring the database in step with the files, doing as little
+//! work as possible.
+//!
+//! Three sources feed it: the workspace's markdown (knowledge), its session
+//! summaries, and Claude Code's transcripts under the configured roots. For
+//! each file the stored size and mtime decide first: equal means skip (this
+//! is what makes a no-op run over thousands of files take milliseconds). A
+//! transcript that grew and still starts with the same bytes was appended
+//! to, which is how Claude Code writes them, so only the new lines are read,
+//! from the stored offset (re-reading the last two turns, whose lines may
+//! have been split by the previous read). Anything else is re-indexed whole,
+//! and files that disappeared leave the index.
+
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::{Instant, UNIX_EPOCH};
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::chunk::chunk_markdown;
+use super::redact::redact;
+use super::text::{index_body, index_unigrams};
+use crate::claude::transcript::{self, ReadOptions, Turn};
+use crate::env::HostEnv;
+use crate::workspace::Workspace;
+use crate::workspace::config::Config;
+
+/// Where a chunk came from. Stored as text in `files.source` and `chunks.source`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Source {
+    Knowledge,
+    Summary,
+    Transcript,
+}
+
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Knowledge => "knowledge",
+            Source::Summary => "summary",
+            Source::Transcript => "transcript",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Source> {
+        match s {
+            "knowledge" => Some(Source::Knowledge),
+            "summary" | "summaries" => Some(Source::Summary),
+            "transcript" | "transcripts" => Some(Source::Transcript),
+            _ => None,
+        }
+    }
+}
+
+/// Told about progress (the CLI draws an indicatif bar; tests ignore it).
+pub trait Progress {
+    fn start(&self, _files: u64, _bytes: u64) {}
+    fn advance(&self, _bytes: u64, _label: &str) {}
+    fn finish(&self) {}
+}
+
+/// No progress display.
+pub struct Quiet;
+impl Progress for Quiet {}
+
+/// What a run did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IndexReport {
+    pub files_seen: usize,
+    pub files_unchanged: usize,
+    pub files_indexed: usize,
+    pub files_appended: usize,
+    pub files_removed: usize,
+    pub chunks_written: usize,
+    pub bytes_read: u64,
+    pub malformed_lines: u64,
+    pub elapsed_ms: u128,
+}
+
+/// A file found on disk.
+#[derive(Debug, Clone)]
+struct Found {
+    uri: String,
+    abs: PathBuf,
+    source: Source,
+    project: String,
+    size: u64,
+    mtime_ns: i64,
+    subagent: bool,
+}
+
+/// A file as the index last saw it.
+struct Stored {
+    id: i64,
+    size: u64,
+    mtime_ns: i64,
+    content_hash: i64,
+    indexed_offset: u64,
+    resume_offset: u64,
+    resume_line: u64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error("index database: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error(transparent)]
+    Db(#[from] super::db::DbError),
+}
+
+/// Folder names never indexed inside the workspace.
+const SKIP_DIRS: [&str; 5] = [".pms", ".git", ".claude", "node_modules", "sessions"];
+
+/// Runs one indexing pass.
+pub fn run(
+    conn: &mut Connection,
+    ws: &Workspace,
+    env: &HostEnv,
+    cfg: &Config,
+    progress: &dyn Progress,
+) -> Result<IndexReport, IndexError> {
+    let started = Instant::now();
+    let mut found = discover_workspace(ws);
+    found.extend(discover_transcripts(&transcript_roots(env, cfg)));
+    let stored = load_stored(conn)?;
+    let mut report = IndexReport {
+        files_seen: found.len(),
+        ..IndexReport::default()
+    };
+
+    let mut work = Vec::new();
+    for f in &found {
+        match stored.get(&f.uri) {
+            Some(s) if s.size == f.size && s.mtime_ns == f.mtime_ns => report.files_unchanged += 1,
+            s => work.push((f, s)),
+        }
+    }
+    let total_bytes: u64 = work
+        .iter()
+        .map(|(f, s)| match (f.source, s) {
+            (Source::Transcript, Some(s)) if f.size > s.indexed_offset => f.size - s.indexed_offset,
+            _ => f.size,
+        })
+        .sum();
+    progress.start(work.len() as u64, total_bytes);
+    for (f, s) in work {
+        let tx = conn.transaction()?;
+        let outcome = match f.source {
+            Source::Transcript => index_transcript(&tx, f, s, cfg)?,
+            Source::Knowledge | Source::Summary => index_markdown(&tx, f, s, cfg)?,
+        };
+        tx.commit()?;
+        match outcome.kind {
+            Outcome::Unchanged => report.files_unchanged += 1,
+            Outcome::Appended => report.files_appended += 1,
+            Outcome::Indexed => report.files_indexed += 1,
+        }
+        report.chunks_written += outcome.chunks;
+        report.bytes_read += outcome.bytes;
+        report.malformed_lines += outcome.malformed;
+        progress.advance(outcome.bytes, &f.uri);
+    }
+
+    let seen: HashSet<&str> = found.iter().map(|f| f.uri.as_str()).collect();
+    let gone: Vec<i64> = stored
+        .iter()
+        .filter(|(uri, _)| !seen.contains(uri.as_str()))
+        .map(|(_, s)| s.id)
+        .collect();
+    if !gone.is_empty() {
+        let tx = conn.transaction()?;
+        for id in &gone {
+            tx.execute("DELETE FROM files WHERE id = ?1", [id])?;
+        }
+        tx.commit()?;
+    }
+    report.files_removed = gone.len();
+    super::db::set_meta(conn, "last_index", &chrono::Utc::now().to_rfc3339())?;
+    progress.finish();
+    report.elapsed_ms = started.elapsed().as_millis();
+    Ok(report)
+}
+
+/// The configured transcript roots, `~` expanded.
+pub fn transcript_roots(env: &HostEnv, cfg: &Config) -> Vec<PathBuf> {
+    cfg.index
+        .transcript_roots
+        .iter()
+        .map(|r| env.expand_tilde(r))
+        .collect()
+}
+
+fn load_stored(conn: &Connection) -> rusqlite::Result<HashMap<String, Stored>> {
+    let mut stmt = conn.prepare(
+        "SELECT uri, id, size, mtime_ns, content_hash, indexed_offset, resume_offset, resume_line FROM files",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            Stored {
+                id: r.get(1)?,
+                size: r.get::<_, i64>(2)? as u64,
+                mtime_ns: r.get(3)?,
+                content_hash: r.get(4)?,
+                indexed_offset: r.get::<_, i64>(5)? as u64,
+                resume_offset: r.get::<_, i64>(6)? as u64,
+                resume_line: r.get::<_, i64>(7)? as u64,
+            },
+        ))
+    })?;
+    rows.collect()
+}
+
+fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
+
+fn discover_workspace(ws: &Workspace) -> Vec<Found> {
+    let mut out = Vec::new();
+    walk_markdown(ws, &ws.root, 0, &mut out);
+    if let Ok(rd) = std::fs::read_dir(ws.sessions_dir()) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.extension().is_some_and(|x| x == "md")
+                && let Ok(meta) = e.metadata()
+                && meta.is_file()
+            {
+                out.push(Found {
+                    uri: format!("sessions/{}", e.file_name().to_string_lossy()),
+                    abs: p,
+                    source: Source::Summary,
+                    project: String::new(),
+                    size: meta.len(),
+                    mtime_ns: mtime_ns(&meta),
+                    subagent: false,
+                });
+            }
+        }
+    }
+    out
+}
+
+fn walk_markdown(ws: &Workspace, dir: &Path, depth: usize, out: &mut Vec<Found>) {
+    if depth > 12 {
+        return;
+    }
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        let Ok(ft) = e.file_type() else { continue };
+        let p = e.path();
+        if ft.is_dir() {
+            if depth == 0 && SKIP_DIRS.contains(&name.as_ref()) || name.starts_with('.') {
+                continue;
+            }
+            walk_markdown(ws, &p, depth + 1, out);
+        } else if ft.is_file() && name.ends_with(".md") {
+            let Ok(meta) = e.metadata() else { continue };
+            let Some(uri) = ws.relative(&p) else { continue };
+            let project = match uri.split_once('/') {
+                Some((first, _)) => first.to_string(),
+                None => String::new(),
+            };
+            out.push(Found {
+                uri,
+                abs: p,
+                source: Source::Knowledge,
+                project,
+                size: meta.len(),
+                mtime_ns: mtime_ns(&meta),
+                subagent: false,
+            });
+        }
+    }
+}
+
+fn discover_transcripts(roots: &[PathBuf]) -> Vec<Found> {
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    for root in roots {
+        let Ok(projects) = std::fs::read_dir(root) else {
+            continue;
+        };
+        for project in projects.flatten() {
+            if !project.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            let folder = project.file_name().to_string_lossy().into_owned();
+            walk_jsonl(root, &project.path(), &folder, 0, &mut seen, &mut out);
+        }
+    }
+    out
+}
+
+fn walk_jsonl(
+    root: &Path,
+    dir: &Path,
+    folder: &str,
+    depth: usize,
+    seen: &mut HashSet<String>,
+    out: &mut Vec<Found>,
+) {
+    if depth > 4 {
+        return;
+    }
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let Ok(ft) = e.file_type() else { continue };
+        let p = e.path();
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if ft.is_dir() {
+            if name != "tool-results" && name != "memory" {
+                walk_jsonl(root, &p, folder, depth + 1, seen, out);
+            }
+        } else if ft.is_file() && name.ends_with(".jsonl") {
+            let Ok(rel) = p.strip_prefix(root) else {
+                continue;
+            };
+            let uri = format!("cc://{}", rel.to_string_lossy().replace('\\', "/"));
+            if !seen.insert(uri.clone()) {
+                continue; // an earlier root has the same file
+            }
+            let Ok(meta) = e.metadata() else { continue };
+            out.push(Found {
+                uri,
+                abs: p,
+                source: Source::Transcript,
+                project: folder.to_string(),
+                size: meta.len(),
+                mtime_ns: mtime_ns(&meta),
+                subagent: depth > 0,
+            });
+        }
+    }
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Outcome {
+    Unchanged,
+    Appended,
+    Indexed,
+}
+
+struct FileOutcome {
+    kind: Outcome,
+    chunks: usize,
+    bytes: u64,
+    malformed: u64,
+}
+
+fn hash_i64(bytes: &[u8]) -> i64 {
+    xxhash_rust::xxh3::xxh3_64(bytes) as i64
+}
+
+/// Hash of the first `min(4096, limit)` bytes: the part of a transcript
+/// already indexed, so an append (which changes only the end) keeps it.
+fn head_hash(path: &Path, limit: u64) -> std::io::Result<i64> {
+    let mut f = File::open(path)?;
+    let mut buf = vec![0u8; limit.min(4096) as usize];
+    let mut n = 0;
+    while n < buf.len() {
+        let k = f.read(&mut buf[n..])?;
+        if k == 0 {
+            break;
+        }
+        n += k;
+    }
+    Ok(hash_i64(&buf[..n]))
+}
+
+/// Creates or resets the `files` row and returns its id.
+fn upsert_file(tx: &Connection, f: &Found, hash: i64) -> rusqlite::Result<i64> {
+    tx.execute(
+        "INSERT INTO files(uri, abs_path, source, project, size, mtime_ns, content_hash)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+         ON CONFLICT(uri) DO UPDATE SET abs_path = excluded.abs_path, source = excluded.source,
+             project = excluded.project, size = excluded.size, mtime_ns = excluded.mtime_ns,
+             content_hash = excluded.content_hash",
+        params![
+            f.uri,
+            f.abs.to_string_lossy(),
+            f.source.as_str(),
+            f.project,
+            f.size as i64,
+            f.mtime_ns,
+            hash
+        ],
+    )?;
+    tx.query_row("SELECT id FROM files WHERE uri = ?1", [&f.uri], |r| {
+        r.get(0)
+    })
+}
+
+struct NewChunk<'a> {
+    source: Source,
+    role: Option<&'a str>,
+    heading: Option<&'a str>,
+    line_start: u64,
+    line_end: u64,
+    ts: Option<&'a str>,
+    text: &'a str,
+}
+
+fn insert_chunk(tx: &Connection, file_id: i64, c: &NewChunk) -> rusqlite::Result<()> {
+    let clean = redact(c.text);
+    if clean.trim().is_empty() {
+        return Ok(());
+    }
+    tx.prepare_cached(
+        "INSERT INTO chunks(file_id, source, role, heading, line_start, line_end, ts, text)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?
+    .execute(params![
+        file_id,
+        c.source.as_str(),
+        c.role,
+        c.heading,
+        c.line_start as i64,
+        c.line_end as i64,
+        c.ts,
+        clean.as_ref()
+    ])?;
+    let id = tx.last_insert_rowid();
+    let body = match c.heading {
+        Some(h) if !h.is_empty() => index_body(&format!("{h}\n{clean}")),
+        _ => index_body(&clean),
+    };
+    tx.prepare_cached("INSERT INTO chunks_fts(rowid, body, uni, src) VALUES (?1, ?2, ?3, ?4)")?
+        .execute(params![id, body, index_unigrams(&clean), c.source.as_str()])?;
+    Ok(())
+}
+
+fn index_markdown(
+    tx: &Connection,
+    f: &Found,
+    stored: Option<&Stored>,
+    cfg: &Config,
+) -> rusqlite::Result<FileOutcome> {
+    let bytes = std::fs::read(&f.abs).unwrap_or_default();
+    let hash = hash_i64(&bytes);
+    if let Some(s) = stored
+        && s.content_hash == hash
+    {
+        // Touched but not changed: remember the new mtime, keep the chunks.
+        tx.execute(
+            "UPDATE files SET size = ?1, mtime_ns = ?2 WHERE id = ?3",
+            params![f.size as i64, f.mtime_ns, s.id],
+        )?;
+        return Ok(FileOutcome {
+            kind: Outcome::Unchanged,
+            chunks: 0,
+            bytes: 0,
+            malformed: 0,
+        });
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let file_id = upsert_file(tx, f, hash)?;
+    tx.execute("DELETE FROM chunks WHERE file_id = ?1", [file_id])?;
+    let meta = if f.source == Source::Summary {
+        summary_frontmatter(&text)
+    } else {
+        SummaryMeta::default()
+    };
+    if f.source == Source::Summary {
+        tx.execute(
+            "UPDATE files SET project = ?1, session_id = ?2, ref_uri = ?3, last_ts = ?4 WHERE id = ?5",
+            params![meta.project.clone().unwrap_or_default(), meta.session_id, meta.transcript_ref, meta.end, file_id],
+        )?;
+    }
+    let mtime = chrono::DateTime::from_timestamp_nanos(f.mtime_ns)
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let ts = meta.end.clone().unwrap_or(mtime);
+    let chunks = chunk_markdown(&text, cfg.index.chunk_chars, cfg.index.chunk_overlap_chars);
+    for c in &chunks {
+        insert_chunk(
+            tx,
+            file_id,
+            &NewChunk {
+                source: f.source,
+                role: None,
+                heading: Some(&c.heading),
+                line_start: c.line_start as u64,
+                line_end: c.line_end as u64,
+                ts: Some(&ts),
+                text: &c.text,
+            },
+        )?;
+    }
+    Ok(FileOutcome {
+        kind: Outcome::Indexed,
+        chunks: chunks.len(),
+        bytes: bytes.len() as u64,
+        malformed: 0,
+    })
+}
+
+/// The fields of a session summary's frontmatter the index uses.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct SummaryMeta {
+    pub session_id: Option<String>,
+    pub project: Option<String>,
+    pub transcript_ref: Option<String>,
+    pub end: Option<String>,
+}
+
+/// Reads `key: value` lines of a leading `---` block.
+pub fn summary_frontmatter(text: &str) -> SummaryMeta {
+    let mut meta = SummaryMeta::default();
+    let mut lines = text.lines();
+    if lines.next().map(str::trim) != Some("---") {
+        return meta;
+    }
+    for line in lines {
+        if line.trim() == "---" {
+            break;
+        }
+        let Some((k, v)) = line.split_once(':') else {
+            continue;
+        };
+        let v = v.trim().trim_matches('"').to_string();
+        match k.trim() {
+            "session_id" => meta.session_id = Some(v),
+            "project" => meta.project = Some(v),
+            "transcript_ref" => meta.transcript_ref = Some(v),
+            "end" => meta.end = Some(v),
+            _ => {}
+        }
+    }
+    meta
+}
+
+fn index_transcript(
+    tx: &Connection,
+    f: &Found,
+    stored: Option<&Stored>,
+    cfg: &Config,
+) -> rusqlite::Result<FileOutcome> {
+    let opts = ReadOptions {
+        tool_result_chars: cfg.index.tool_result_chars,
+        keep_sidechain: f.subagent,
+        max_lines: None,
+    };
+    // Appended to since the last run: read only the new part.
+    let append_from = match stored {
+        Some(s)
+            if f.size >= s.indexed_offset
+                && head_hash(&f.abs, s.indexed_offset).ok() == Some(s.content_hash) =>
+        {
+            Some(s)
+        }
+        _ => None,
+    };
+    let (file_id, start_offset, start_line, kind) = match append_from {
+        Some(s) => {
+            tx.execute(
+                "DELETE FROM chunks WHERE file_id = ?1 AND line_start > ?2",
+                params![s.id, s.resume_line as i64],
+            )?;
+            (s.id, s.resume_offset, s.resume_line, Outcome::Appended)
+        }
+        None => {
+            let id = upsert_file(tx, f, 0)?;
+            tx.execute("DELETE FROM chunks WHERE file_id = ?1", [id])?;
+            tx.execute(
+                "UPDATE files SET indexed_offset = 0, indexed_lines = 0, resume_offset = 0, resume_line = 0,
+                 malformed_lines = 0, first_ts = NULL, last_ts = NULL WHERE id = ?1",
+                [id],
+            )?;
+            (id, 0, 0, Outcome::Indexed)
+        }
+    };
+    let Ok(mut file) = File::open(&f.abs) else {
+        return Ok(FileOutcome {
+            kind: Outcome::Unchanged,
+            chunks: 0,
+            bytes: 0,
+            malformed: 0,
+        });
+    };
+    if file.seek(SeekFrom::Start(start_offset)).is_err() {
+        return Ok(FileOutcome {
+            kind: Outcome::Unchanged,
+            chunks: 0,
+            bytes: 0,
+            malformed: 0,
+        });
+    }
+    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let (turns, st) = transcript::read(&mut reader, start_offset, start_line, &opts);
+    let cap = cfg.index.chunk_chars * 3;
+    let mut n = 0;
+    for t in &turns {
+        // A pasted log or file can be megabytes; its start is what a person
+        // searches for, and the whole of it stays readable with `pms get`.
+        let text = match t.text.char_indices().nth(cap * 4) {
+            Some((i, _)) => &t.text[..i],
+            None => t.text.as_str(),
+        };
+        for piece in split_long(text, cap) {
+            insert_chunk(
+                tx,
+                file_id,
+                &NewChunk {
+                    source: Source::Transcript,
+                    role: Some(t.role.as_str()),
+                    heading: None,
+                    line_start: t.line_start,
+                    line_end: t.line_end,
+                    ts: t.timestamp.as_deref(),
+                    text: piece,
+                },
+            )?;
+            n += 1;
+        }
+    }
+    // The next append re-reads from the second-to-last turn: the last turn
+    // may continue (same message id) and a tool result needs its tool's name.
+    let resume: Option<&Turn> = turns.iter().rev().nth(1).or(turns.last());
+    let (resume_offset, resume_line) = match resume {
+        Some(t) => (t.byte_start, t.line_start - 1),
+        None => (st.end_offset, start_line + st.lines),
+    };
+    let hash = head_hash(&f.abs, st.end_offset).unwrap_or(0);
+    tx.execute(
+        "UPDATE files SET size = ?1, mtime_ns = ?2, content_hash = ?3, indexed_offset = ?4,
+            indexed_lines = ?5, resume_offset = ?6, resume_line = ?7,
+            malformed_lines = malformed_lines + ?8,
+            session_id = COALESCE(session_id, ?9), cwd = COALESCE(cwd, ?10),
+            first_ts = COALESCE(first_ts, ?11), last_ts = COALESCE(?12, last_ts)
+         WHERE id = ?13",
+        params![
+            f.size as i64,
+            f.mtime_ns,
+            hash,
+            st.end_offset as i64,
+            (start_line + st.lines) as i64,
+            resume_offset as i64,
+            resume_line as i64,
+            st.malformed as i64,
+            st.session_id,
+            st.cwd,
+            st.first_timestamp,
+            st.last_timestamp,
+            file_id
+        ],
+    )?;
+    Ok(FileOutcome {
+        kind,
+        chunks: n,
+        bytes: st.end_offset.saturating_sub(start_offset),
+        malformed: st.malformed,
+    })
+}
+
+/// Pieces of at most about `cap` characters, cut at line or char boundaries.
+fn split_long(text: &str, cap: usize) -> Vec<&str> {
+    if text.len() <= cap {
+        return vec![text];
+    }
+    let mut out = Vec::new();
+    let mut rest = text;
+    while rest.len() > cap {
+        let mut cut = cap;
+        while !rest.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        if let Some(nl) = rest[..cut].rfind('\n')
+            && nl > cap / 2
+        {
+            cut = nl;
+        }
+        out.push(&rest[..cut]);
+        rest = rest[cut..].trim_start_matches('\n');
+    }
+    if !rest.is_empty() {
+        out.push(rest);
+    }
+    out
+}
+
+/// Facts about the indexed Claude Code history, for init's bootstrap report.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HistoryStats {
+    pub sessions: i64,
+    pub projects: i64,
+    pub first: Option<String>,
+    pub last: Option<String>,
+    pub chunks: i64,
+}
+
+pub fn history_stats(conn: &Connection) -> rusqlite::Result<HistoryStats> {
+    let (sessions, projects, first, last) = conn.query_row(
+        "SELECT COUNT(*), COUNT(DISTINCT project), MIN(first_ts), MAX(last_ts) FROM files
+         WHERE source = 'transcript' AND uri NOT LIKE '%/subagents/%'",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+    )?;
+    let chunks = conn.query_row("SELECT COUNT(*) FROM chunks", [], |r| r.get(0))?;
+    Ok(HistoryStats {
+        sessions,
+        projects,
+        first,
+        last,
+        chunks,
+    })
+}
+
+/// The stored row for `uri`, if indexed (for `pms get` and the MCP server).
+pub fn file_abs_path(conn: &Connection, uri: &str) -> rusqlite::Result<Option<String>> {
+    conn.query_row("SELECT abs_path FROM files WHERE uri = ?1", [uri], |r| {
+        r.get(0)
+    })
+    .optional()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_long_respects_char_boundaries() {
+        let s = "数据".repeat(1000);
+        let parts = split_long(&s, 100);
+        assert!(parts.len() > 10);
+        assert_eq!(parts.concat(), s);
+    }
+
+    #[test]
+    fn frontmatter_fields() {
+        let m = summary_frontmatter(
+            "---\nsession_id: abc\nproject: -w-p\ntranscript_ref: cc://-w-p/abc.jsonl\nend: 2026-11-22T10:00:00Z\n---\n# Body\n",
+        );
+        assert_eq!(m.session_id.as_deref(), Some("abc"));
+        assert_eq!(m.transcript_ref.as_deref(), Some("cc://-w-p/abc.jsonl"));
+        assert_eq!(m.end.as_deref(), Some("2026-11-22T10:00:00Z"));
+        assert_eq!(
+            summary_frontmatter("# no frontmatter"),
+            SummaryMeta::default()
+        );
+    }
+}

@@ -1,0 +1,11 @@
+//! The search index: one SQLite database with FTS5 over three sources
+//! (workspace knowledge, session summaries, Claude Code transcripts).
+//! `db` owns the schema, `text` the CJK-aware tokenising, `chunk` the
+//! markdown chunking, `redact` the secret scrubbing, `indexer` the
+//! incremental sync.
+
+pub mod chunk;
+pub mod db;
+pub mod indexer;
+pub mod redact;
+pub mod text;

@@ -1,0 +1,278 @@
+//! The three memory tools and the instructions that tell the agent when to
+//! use them. Tool failures (a bad argument, no index yet, a path outside the
+//! memory) are normal results with `isError`, so the model can read the
+//! message and correct itself; every result is bounded well below Claude
+//! Code's 25,000-token tool output cap.
+
+use std::sync::Mutex;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{
+    CallToolResult, ContentBlock as Content, Implementation, ServerCapabilities, ServerConfig,
+};
+use rmcp::{ErrorData as McpError, ServerHandler, schemars, tool, tool_handler, tool_router};
+use rusqlite::Connection;
+use serde::Deserialize;
+
+use crate::cmd::Context;
+use crate::index::db;
+use crate::index::indexer::{Source, transcript_roots};
+use crate::search::{self, SearchParams, fetch};
+
+/// Shown to the agent with the tool names (Claude Code defers MCP tool
+/// schemas, so this is what tells it when to reach for them). Under 2 KB.
+pub const INSTRUCTIONS: &str = "pms is the user's personal memory: their notes and domain rules, confirmed lessons, \
+session summaries, and every past Claude Code conversation. Search it before answering anything about past work, \
+decisions, people, preferences or \"what did we do about X\" (including \"yesterday\", \"last week\"), and before \
+redoing work that may have been done. memory_search finds files and conversations (paths like product/CLAUDE.md, \
+or cc://<project>/<session>.jsonl for a conversation). memory_search_context looks for the best passages inside one \
+of them. memory_get reads the original text around a hit by line range: quote it rather than guessing. Session \
+summaries (sessions/*.md) carry a transcript_ref pointing to the full conversation.";
+
+/// Most hits one call returns.
+const MAX_LIMIT: usize = 50;
+/// Longest query accepted (longer text is cut, not refused).
+const MAX_QUERY_CHARS: usize = 2_000;
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct SearchArgs {
+    /// Words to look for, in any language.
+    pub query: String,
+    /// Most results (default 10, at most 50).
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// Only one source: "knowledge", "summary" or "transcript".
+    #[serde(default)]
+    pub source: Option<String>,
+    /// Only one project: a transcript folder (e.g. -home-me-app) or a domain (e.g. product).
+    #[serde(default)]
+    pub project: Option<String>,
+    /// Only results on or after this date (YYYY-MM-DD).
+    #[serde(default)]
+    pub since: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct ContextArgs {
+    /// The file or conversation to look inside: a path from memory_search (e.g. product/CLAUDE.md) or cc://<project>/<session>.jsonl.
+    pub source: String,
+    /// Words to look for inside it.
+    pub query: String,
+    /// Most passages (default 5, at most 50).
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct GetArgs {
+    /// A workspace path (e.g. _me/lessons.md) or cc://<project>/<session>.jsonl.
+    pub path: String,
+    /// First line (1-based; for conversations, the JSONL line numbers shown in hits).
+    #[serde(default)]
+    pub from: Option<u64>,
+    /// How many lines (default 200, at most 2000).
+    #[serde(default)]
+    pub lines: Option<u64>,
+}
+
+pub struct MemoryServer {
+    ctx: Context,
+    conn: Mutex<Option<Connection>>,
+    tool_router: ToolRouter<Self>,
+}
+
+fn fail(msg: impl Into<String>) -> Result<CallToolResult, McpError> {
+    Ok(CallToolResult::error(vec![Content::text(msg.into())]))
+}
+
+fn ok(text: String) -> Result<CallToolResult, McpError> {
+    Ok(CallToolResult::success(vec![Content::text(text)]))
+}
+
+fn clamp_query(q: &str) -> String {
+    q.chars().take(MAX_QUERY_CHARS).collect()
+}
+
+#[tool_router]
+impl MemoryServer {
+    pub fn new(ctx: Context) -> Self {
+        MemoryServer {
+            ctx,
+            conn: Mutex::new(None),
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    /// Runs `f` with the index open (opened on first use, so a server started
+    /// before the first `pms index` still works once it exists).
+    fn with_db<T>(&self, f: impl FnOnce(&Connection) -> Result<T, String>) -> Result<T, String> {
+        let mut guard = self
+            .conn
+            .lock()
+            .map_err(|_| "internal error: lock poisoned".to_string())?;
+        if guard.is_none() {
+            *guard = Some(db::open_ro(&self.ctx.ws.db_path()).map_err(|e| e.to_string())?);
+        }
+        f(guard.as_ref().expect("opened above"))
+    }
+
+    #[tool(
+        description = "Search the user's memory (notes, lessons, session summaries, past Claude Code conversations). Returns ranked hits with path or cc:// URI, line range, score, source, date and a snippet.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    fn memory_search(
+        &self,
+        Parameters(a): Parameters<SearchArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mut sources = Vec::new();
+        if let Some(s) = a.source.as_deref().filter(|s| !s.is_empty()) {
+            match Source::parse(s) {
+                Some(src) => sources.push(src),
+                None => {
+                    return fail(format!(
+                        "unknown source {s:?}: use \"knowledge\", \"summary\" or \"transcript\""
+                    ));
+                }
+            }
+        }
+        let since = match a.since.as_deref().filter(|s| !s.is_empty()) {
+            Some(s) => match crate::cmd::search::parse_date(s) {
+                Ok(d) => Some(d),
+                Err(e) => return fail(e.to_string()),
+            },
+            None => None,
+        };
+        let params = SearchParams {
+            query: clamp_query(&a.query),
+            limit: a
+                .limit
+                .map(|l| l as usize)
+                .unwrap_or(self.ctx.cfg.search.default_limit)
+                .clamp(1, MAX_LIMIT),
+            sources,
+            project: a.project.filter(|p| !p.is_empty()),
+            since,
+            until: None,
+            within: None,
+            per_file: 1,
+        };
+        let cfg = &self.ctx.cfg.search;
+        match self.with_db(|c| search::search(c, cfg, &params).map_err(|e| e.to_string())) {
+            Ok(out) => ok(format_hits(&a.query, &out, false)),
+            Err(e) => fail(e),
+        }
+    }
+
+    #[tool(
+        description = "Find the best passages for a query inside one file or one past conversation (a path or cc:// URI from memory_search).",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    fn memory_search_context(
+        &self,
+        Parameters(a): Parameters<ContextArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let roots = transcript_roots(&self.ctx.env, &self.ctx.cfg);
+        let uri = match fetch::resolve(&self.ctx.ws, &roots, &a.source) {
+            Ok(fetch::Target::File { uri, .. }) | Ok(fetch::Target::Transcript { uri, .. }) => uri,
+            Err(e) => return fail(e.to_string()),
+        };
+        let limit = a.limit.map(|l| l as usize).unwrap_or(5).clamp(1, MAX_LIMIT);
+        let params = SearchParams {
+            query: clamp_query(&a.query),
+            limit,
+            within: Some(uri.clone()),
+            per_file: limit,
+            ..SearchParams::default()
+        };
+        let cfg = &self.ctx.cfg.search;
+        match self.with_db(|c| search::search(c, cfg, &params).map_err(|e| e.to_string())) {
+            Ok(out) if out.hits.is_empty() => ok(format!(
+                "No passage of {uri} matches {:?}. It may not be indexed yet, or use memory_get to read it.",
+                a.query
+            )),
+            Ok(out) => ok(format_hits(&a.query, &out, true)),
+            Err(e) => fail(e),
+        }
+    }
+
+    #[tool(
+        description = "Read a memory file or a past conversation by line range. Conversations are shown as turns labelled with their JSONL line numbers.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    fn memory_get(&self, Parameters(a): Parameters<GetArgs>) -> Result<CallToolResult, McpError> {
+        let roots = transcript_roots(&self.ctx.env, &self.ctx.cfg);
+        match fetch::get(
+            &self.ctx.ws,
+            &self.ctx.env,
+            &roots,
+            &a.path,
+            a.from,
+            a.lines,
+        ) {
+            Ok(f) => {
+                let mut text = format!("{} (lines {}-{}):\n\n{}", f.uri, f.from, f.to, f.text);
+                if let Some(more) = f.more {
+                    text.push_str(&format!("\n[{more}]"));
+                }
+                ok(text)
+            }
+            Err(e) => fail(e.to_string()),
+        }
+    }
+}
+
+fn format_hits(query: &str, out: &search::SearchOutcome, inside: bool) -> String {
+    if out.hits.is_empty() {
+        return format!("No memory matches {query:?}. Try fewer or different words.");
+    }
+    let mut s = String::new();
+    if out.matched == "any-term" {
+        s.push_str("(No hit has every word; these have some.)\n");
+    } else if out.matched == "single-character" {
+        s.push_str("(No hit has the words; these share characters with the query.)\n");
+    }
+    for (i, h) in out.hits.iter().enumerate() {
+        let date = h
+            .date
+            .as_deref()
+            .and_then(|d| d.get(..10))
+            .unwrap_or("undated");
+        let what = h.heading.as_deref().or(h.role.as_deref()).unwrap_or("");
+        s.push_str(&format!(
+            "{}. {} lines {}-{} ({}, {}, score {:.2}) {}\n   {}\n",
+            i + 1,
+            h.uri,
+            h.line_start,
+            h.line_end,
+            h.source,
+            date,
+            h.score,
+            what,
+            h.snippet
+        ));
+    }
+    if !inside {
+        s.push_str("\nRead around a hit with memory_get(path, from, lines); look inside one with memory_search_context.");
+    }
+    s
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for MemoryServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("pms", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instructions_fit_claude_codes_2kb_cut() {
+        assert!(INSTRUCTIONS.len() < 2_000, "{}", INSTRUCTIONS.len());
+    }
+}

@@ -1,0 +1,385 @@
+//! Reading one file or one conversation by line range: `pms get` and the
+//! `memory_get` MCP tool.
+//!
+//! A path comes from the agent, so it is treated as hostile: it must name a
+//! file inside the workspace (not its `.pms/` state) or a `.jsonl` inside a
+//! configured transcript root; `..`, absolute paths outside those folders,
+//! and symlinks pointing out of them are refused; ranges are capped so one
+//! call cannot return a whole 100 MB transcript. Transcripts are shown as a
+//! readable conversation, each turn labelled with the JSONL lines it came
+//! from, and everything shown is passed through the secret scrubber.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Component, Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::claude::transcript::{self, ReadOptions};
+use crate::env::HostEnv;
+use crate::index::redact::redact;
+use crate::workspace::Workspace;
+
+/// Most lines one call returns.
+pub const MAX_LINES: u64 = 2_000;
+/// Lines returned when none are asked for.
+pub const DEFAULT_LINES: u64 = 200;
+/// Most characters one call returns (Claude Code cuts tool output at 25,000
+/// tokens; this stays far below).
+pub const MAX_CHARS: usize = 40_000;
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum FetchError {
+    #[error(
+        "{0:?} is not allowed: paths must stay inside the workspace or a transcript root (no `..`, no absolute paths elsewhere)"
+    )]
+    Escapes(String),
+    #[error("{0:?} not found in the workspace or the transcript roots")]
+    NotFound(String),
+    #[error("{0:?} is pms's internal state, not memory")]
+    Internal(String),
+    #[error("{0:?} is a folder; give a file")]
+    IsDir(String),
+    #[error("could not read {0}: {1}")]
+    Io(String, String),
+}
+
+/// What was read.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Fetched {
+    pub uri: String,
+    pub kind: &'static str,
+    /// First and last line shown (1-based; JSONL lines for transcripts).
+    pub from: u64,
+    pub to: u64,
+    /// Lines in the file (for transcripts: lines read so far).
+    pub total_lines: u64,
+    pub text: String,
+    /// Set when output stopped early; says how to get the rest.
+    pub more: Option<String>,
+}
+
+/// Where a spec points.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Target {
+    File { uri: String, path: PathBuf },
+    Transcript { uri: String, path: PathBuf },
+}
+
+/// Resolves `spec` (workspace path, absolute path inside the workspace, or
+/// `cc://<folder>/<session>.jsonl`) to a file, refusing escapes.
+pub fn resolve(ws: &Workspace, roots: &[PathBuf], spec: &str) -> Result<Target, FetchError> {
+    let spec = spec.trim();
+    if let Some(rel) = spec.strip_prefix("cc://") {
+        let rel_path = safe_relative(rel).ok_or_else(|| FetchError::Escapes(spec.into()))?;
+        if rel_path.extension().is_none_or(|e| e != "jsonl") {
+            return Err(FetchError::NotFound(spec.into()));
+        }
+        for root in roots {
+            let Ok(root_c) = root.canonicalize() else {
+                continue;
+            };
+            let Ok(p) = root.join(&rel_path).canonicalize() else {
+                continue;
+            };
+            if !p.starts_with(&root_c) {
+                return Err(FetchError::Escapes(spec.into()));
+            }
+            if p.is_file() {
+                return Ok(Target::Transcript {
+                    uri: format!("cc://{}", rel.trim_start_matches('/')),
+                    path: p,
+                });
+            }
+        }
+        return Err(FetchError::NotFound(spec.into()));
+    }
+    let root_c = ws
+        .root
+        .canonicalize()
+        .map_err(|e| FetchError::Io(ws.root.display().to_string(), e.to_string()))?;
+    let candidate = if Path::new(spec).is_absolute() {
+        PathBuf::from(spec)
+    } else {
+        let rel = safe_relative(spec).ok_or_else(|| FetchError::Escapes(spec.into()))?;
+        ws.root.join(rel)
+    };
+    let p = candidate
+        .canonicalize()
+        .map_err(|_| FetchError::NotFound(spec.into()))?;
+    let Ok(rel) = p.strip_prefix(&root_c) else {
+        return Err(FetchError::Escapes(spec.into()));
+    };
+    if rel.components().next() == Some(Component::Normal(".pms".as_ref())) {
+        return Err(FetchError::Internal(spec.into()));
+    }
+    if p.is_dir() {
+        return Err(FetchError::IsDir(spec.into()));
+    }
+    Ok(Target::File {
+        uri: rel.to_string_lossy().replace('\\', "/"),
+        path: p,
+    })
+}
+
+/// A relative path made only of normal components (no `..`, no root).
+fn safe_relative(s: &str) -> Option<PathBuf> {
+    let p = Path::new(s.trim_start_matches("./"));
+    if s.is_empty() || p.is_absolute() {
+        return None;
+    }
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::Normal(n) => out.push(n),
+            Component::CurDir => {}
+            _ => return None,
+        }
+    }
+    (!out.as_os_str().is_empty()).then_some(out)
+}
+
+/// Reads `lines` lines from line `from` (1-based) of what `spec` names.
+pub fn get(
+    ws: &Workspace,
+    env: &HostEnv,
+    roots: &[PathBuf],
+    spec: &str,
+    from: Option<u64>,
+    lines: Option<u64>,
+) -> Result<Fetched, FetchError> {
+    let _ = env;
+    let from = from.unwrap_or(1).max(1);
+    let count = lines.unwrap_or(DEFAULT_LINES).clamp(1, MAX_LINES);
+    match resolve(ws, roots, spec)? {
+        Target::File { uri, path } => read_file(&uri, &path, from, count),
+        Target::Transcript { uri, path } => read_conversation(&uri, &path, from, count),
+    }
+}
+
+fn read_file(uri: &str, path: &Path, from: u64, count: u64) -> Result<Fetched, FetchError> {
+    let bytes = std::fs::read(path).map_err(|e| FetchError::Io(uri.into(), e.to_string()))?;
+    let text = String::from_utf8_lossy(&bytes);
+    let all: Vec<&str> = text.lines().collect();
+    let total = all.len() as u64;
+    let mut out = String::new();
+    let mut last = from.saturating_sub(1);
+    let mut more = None;
+    for (i, line) in all
+        .iter()
+        .enumerate()
+        .skip((from - 1) as usize)
+        .take(count as usize)
+    {
+        let n = i as u64 + 1;
+        let rendered = format!("{n:>5}│ {line}\n");
+        if out.len() + rendered.len() > MAX_CHARS {
+            more = Some(format!(
+                "output cut at {MAX_CHARS} characters; continue with from={n}"
+            ));
+            break;
+        }
+        out.push_str(&rendered);
+        last = n;
+    }
+    if more.is_none() && last < total {
+        more = Some(format!(
+            "{} more line(s); continue with from={}",
+            total - last,
+            last + 1
+        ));
+    }
+    Ok(Fetched {
+        uri: uri.into(),
+        kind: "file",
+        from,
+        to: last,
+        total_lines: total,
+        text: redact(&out).into_owned(),
+        more,
+    })
+}
+
+fn read_conversation(uri: &str, path: &Path, from: u64, count: u64) -> Result<Fetched, FetchError> {
+    let io = |e: std::io::Error| FetchError::Io(uri.into(), e.to_string());
+    let mut reader = BufReader::with_capacity(1 << 16, File::open(path).map_err(io)?);
+    // Skip to the first line wanted without parsing what comes before.
+    let mut offset = 0u64;
+    let mut buf = Vec::new();
+    let mut skipped = 0u64;
+    while skipped + 1 < from {
+        buf.clear();
+        let n = reader.read_until(b'\n', &mut buf).map_err(io)?;
+        if n == 0 || buf.last() != Some(&b'\n') {
+            break;
+        }
+        offset += n as u64;
+        skipped += 1;
+    }
+    let opts = ReadOptions {
+        tool_result_chars: 2_000,
+        keep_sidechain: uri.contains("/subagents/"),
+        max_lines: Some(count),
+    };
+    let (turns, st) = transcript::read(&mut reader, offset, skipped, &opts);
+    let mut out = String::new();
+    let mut more = None;
+    let mut last = skipped;
+    for t in &turns {
+        let when = t
+            .timestamp
+            .as_deref()
+            .map(|ts| ts.get(..16).unwrap_or(ts).replace('T', " "))
+            .unwrap_or_default();
+        let lines = if t.line_start == t.line_end {
+            format!("L{}", t.line_start)
+        } else {
+            format!("L{}-{}", t.line_start, t.line_end)
+        };
+        let rendered = format!(
+            "[{lines}] {when} {}:\n{}\n\n",
+            t.role.as_str(),
+            t.text.trim_end()
+        );
+        if out.len() + rendered.len() > MAX_CHARS {
+            more = Some(format!(
+                "output cut at {MAX_CHARS} characters; continue with from={}",
+                t.line_start
+            ));
+            break;
+        }
+        out.push_str(&rendered);
+        last = t.line_end;
+    }
+    let end = skipped + st.lines;
+    if more.is_none() {
+        last = end;
+        // Is there anything after the range?
+        buf.clear();
+        if reader
+            .read_until(b'\n', &mut buf)
+            .map(|n| n > 0)
+            .unwrap_or(false)
+        {
+            more = Some(format!("more lines follow; continue with from={}", end + 1));
+        }
+    }
+    if out.is_empty() {
+        out = format!("(no conversation turns in lines {from}-{end})\n");
+    }
+    Ok(Fetched {
+        uri: uri.into(),
+        kind: "conversation",
+        from,
+        to: last,
+        total_lines: end,
+        text: redact(&out).into_owned(),
+        more,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup() -> (tempfile::TempDir, Workspace, Vec<PathBuf>) {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(dir.path().join("ws"));
+        std::fs::create_dir_all(ws.root.join("_me")).unwrap();
+        std::fs::create_dir_all(ws.root.join(".pms")).unwrap();
+        std::fs::write(
+            ws.root.join("_me/profile.md"),
+            "line one\nline two\nline three\n",
+        )
+        .unwrap();
+        std::fs::write(ws.root.join(".pms/install.json"), "{}").unwrap();
+        let root = dir.path().join("projects");
+        std::fs::create_dir_all(root.join("-w-p")).unwrap();
+        std::fs::write(
+            root.join("-w-p/s1.jsonl"),
+            concat!(
+                r#"{"type":"user","timestamp":"2026-11-22T10:00:00Z","message":{"content":"What is my api_key? It is api_key=abcdef123456"}}"#,
+                "\n",
+                r#"{"type":"assistant","timestamp":"2026-11-22T10:00:01Z","message":{"id":"m1","content":[{"type":"text","text":"Do not paste keys."}]}}"#,
+                "\n"
+            ),
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("secret.txt"), "outside").unwrap();
+        (dir, ws, vec![root])
+    }
+
+    #[test]
+    fn files_are_numbered_and_ranged() {
+        let (_d, ws, roots) = setup();
+        let env = HostEnv::with_home("/h".into(), |_| None).unwrap();
+        let f = get(&ws, &env, &roots, "_me/profile.md", Some(2), Some(1)).unwrap();
+        assert_eq!(f.text, "    2│ line two\n");
+        assert_eq!((f.from, f.to, f.total_lines), (2, 2, 3));
+        assert!(f.more.unwrap().contains("from=3"));
+    }
+
+    #[test]
+    fn conversations_are_readable_and_scrubbed() {
+        let (_d, ws, roots) = setup();
+        let env = HostEnv::with_home("/h".into(), |_| None).unwrap();
+        let f = get(&ws, &env, &roots, "cc://-w-p/s1.jsonl", None, None).unwrap();
+        assert!(f.text.contains("[L1] 2026-11-22 10:00 user:"), "{}", f.text);
+        assert!(
+            f.text
+                .contains("[L2] 2026-11-22 10:00 assistant:\nDo not paste keys.")
+        );
+        assert!(!f.text.contains("abcdef123456"), "secret shown: {}", f.text);
+        assert_eq!(f.more, None);
+    }
+
+    #[test]
+    fn escapes_are_refused() {
+        let (d, ws, roots) = setup();
+        let outside = d.path().join("secret.txt");
+        for bad in [
+            "../secret.txt",
+            "_me/../../secret.txt",
+            outside.to_str().unwrap(),
+            "cc://../secret.txt",
+            "cc://-w-p/../../secret.txt",
+            "/etc/passwd",
+        ] {
+            let err = resolve(&ws, &roots, bad).unwrap_err();
+            assert!(
+                matches!(err, FetchError::Escapes(_) | FetchError::NotFound(_)),
+                "{bad}: {err:?}"
+            );
+        }
+        assert!(matches!(
+            resolve(&ws, &roots, ".pms/install.json"),
+            Err(FetchError::Internal(_))
+        ));
+        assert!(matches!(
+            resolve(&ws, &roots, "_me"),
+            Err(FetchError::IsDir(_))
+        ));
+    }
+
+    #[test]
+    fn symlinks_out_of_the_workspace_are_refused() {
+        let (d, ws, roots) = setup();
+        std::os::unix::fs::symlink(d.path().join("secret.txt"), ws.root.join("_me/link.md"))
+            .unwrap();
+        assert_eq!(
+            resolve(&ws, &roots, "_me/link.md").unwrap_err(),
+            FetchError::Escapes("_me/link.md".into())
+        );
+    }
+
+    #[test]
+    fn huge_ranges_are_capped() {
+        let (_d, ws, roots) = setup();
+        let big: String = (0..5000).map(|i| format!("line {i}\n")).collect();
+        std::fs::write(ws.root.join("_me/big.md"), big).unwrap();
+        let env = HostEnv::with_home("/h".into(), |_| None).unwrap();
+        let f = get(&ws, &env, &roots, "_me/big.md", Some(1), Some(u64::MAX)).unwrap();
+        assert_eq!(f.to, MAX_LINES);
+        assert!(f.more.is_some());
+    }
+}

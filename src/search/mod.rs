@@ -1,0 +1,329 @@
+//! Searching the index: the query shared by `pms search`, the MCP tools and
+//! the benchmarks.
+//!
+//! A query runs in up to three rounds: all terms (AND); if nothing matches,
+//! any term (OR); and for Chinese, Japanese or Korean text that still finds
+//! nothing, single characters at half weight. Scores are BM25, normalised per
+//! query so the best hit is 1.0, then multiplied by the source weight
+//! (structured memory above raw transcripts, `search.structured_weight`) and,
+//! when configured, a recency factor. Structured sources and transcripts are
+//! ranked in separate FTS5 queries so that the large transcript set can
+//! never crowd the small knowledge set out of the candidate list. Results
+//! are deduplicated per file (a conversation counts as one file).
+
+pub mod fetch;
+
+use std::collections::HashMap;
+
+use rusqlite::{Connection, params_from_iter, types::Value as SqlValue};
+use serde::Serialize;
+
+use crate::index::indexer::Source;
+use crate::index::text::{Query, Term, is_cjk, terms};
+use crate::workspace::config::SearchConfig;
+
+#[derive(Debug, Clone, Default)]
+pub struct SearchParams {
+    pub query: String,
+    pub limit: usize,
+    /// Empty = every source.
+    pub sources: Vec<Source>,
+    /// Transcript project folder, or the domain folder of a knowledge file.
+    pub project: Option<String>,
+    /// Only hits at or after this date/time (`YYYY-MM-DD` or RFC 3339).
+    pub since: Option<String>,
+    pub until: Option<String>,
+    /// Only hits inside this file or conversation (its URI).
+    pub within: Option<String>,
+    /// Keep several hits per file (for searching inside one file).
+    pub per_file: usize,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Hit {
+    /// Workspace-relative path, or `cc://<project folder>/<session>.jsonl`.
+    pub uri: String,
+    pub source: String,
+    pub project: String,
+    pub line_start: i64,
+    pub line_end: i64,
+    pub score: f64,
+    pub date: Option<String>,
+    pub role: Option<String>,
+    pub heading: Option<String>,
+    pub snippet: String,
+    #[serde(skip)]
+    pub chunk_id: i64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SearchOutcome {
+    pub hits: Vec<Hit>,
+    /// "all-terms", "any-term", "single-character" or "none".
+    pub matched: &'static str,
+    /// Always "keyword" until an embedding provider is configured.
+    pub mode: &'static str,
+}
+
+const UNIGRAM_WEIGHT: f64 = 0.5;
+
+pub fn search(
+    conn: &Connection,
+    cfg: &SearchConfig,
+    params: &SearchParams,
+) -> rusqlite::Result<SearchOutcome> {
+    let q = Query::parse(&params.query);
+    let mut outcome = SearchOutcome {
+        hits: Vec::new(),
+        matched: "none",
+        mode: "keyword",
+    };
+    if q.is_empty() {
+        return Ok(outcome);
+    }
+    let rounds: [(Option<String>, &'static str, f64, &str); 3] = [
+        (q.and_expr(), "all-terms", 1.0, "1.0, 0.0, 0.0"),
+        (q.or_expr(), "any-term", 1.0, "1.0, 0.0, 0.0"),
+        (
+            q.unigram_expr(),
+            "single-character",
+            UNIGRAM_WEIGHT,
+            "0.0, 1.0, 0.0",
+        ),
+    ];
+    for (expr, name, weight, bm25_weights) in rounds {
+        let Some(expr) = expr else { continue };
+        let raw = candidates(conn, params, &expr, bm25_weights)?;
+        if raw.is_empty() {
+            continue;
+        }
+        outcome.hits = rank(raw, cfg, params, weight);
+        outcome.matched = name;
+        break;
+    }
+    let highlight = highlight_terms(&params.query);
+    for h in &mut outcome.hits {
+        h.snippet = snippet(&h.snippet, &highlight, 240);
+    }
+    Ok(outcome)
+}
+
+/// A candidate before ranking: the hit plus its raw BM25 (higher = better).
+struct Raw {
+    hit: Hit,
+    bm25: f64,
+}
+
+fn candidates(
+    conn: &Connection,
+    p: &SearchParams,
+    expr: &str,
+    bm25_weights: &str,
+) -> rusqlite::Result<Vec<Raw>> {
+    let wanted = |s: Source| p.sources.is_empty() || p.sources.contains(&s);
+    let structured: Vec<&str> = [Source::Knowledge, Source::Summary]
+        .into_iter()
+        .filter(|s| wanted(*s))
+        .map(Source::as_str)
+        .collect();
+    let pool = (p.limit.max(1) * 4 * p.per_file.max(1)).max(40);
+    let mut out = Vec::new();
+    if !structured.is_empty() {
+        let src = structured
+            .iter()
+            .map(|s| format!("\"{s}\""))
+            .collect::<Vec<_>>()
+            .join(" OR ");
+        out.extend(run_fts(
+            conn,
+            p,
+            &format!("({expr}) AND {{src}} : ({src})"),
+            bm25_weights,
+            pool,
+        )?);
+    }
+    if wanted(Source::Transcript) {
+        out.extend(run_fts(
+            conn,
+            p,
+            &format!("({expr}) AND {{src}} : \"transcript\""),
+            bm25_weights,
+            pool,
+        )?);
+    }
+    Ok(out)
+}
+
+fn run_fts(
+    conn: &Connection,
+    p: &SearchParams,
+    fts_expr: &str,
+    bm25_weights: &str,
+    pool: usize,
+) -> rusqlite::Result<Vec<Raw>> {
+    let mut filters = String::new();
+    let mut args: Vec<SqlValue> = vec![SqlValue::Text(fts_expr.to_string())];
+    if let Some(project) = &p.project {
+        args.push(SqlValue::Text(project.clone()));
+        filters.push_str(&format!(" AND f.project = ?{}", args.len()));
+    }
+    if let Some(since) = &p.since {
+        args.push(SqlValue::Text(since.clone()));
+        filters.push_str(&format!(" AND c.ts >= ?{}", args.len()));
+    }
+    if let Some(until) = &p.until {
+        args.push(SqlValue::Text(until.clone()));
+        filters.push_str(&format!(" AND c.ts < ?{}", args.len()));
+    }
+    if let Some(within) = &p.within {
+        args.push(SqlValue::Text(within.clone()));
+        filters.push_str(&format!(" AND f.uri = ?{}", args.len()));
+    }
+    args.push(SqlValue::Integer(pool as i64));
+    let limit_arg = args.len();
+    // Without filters, let FTS5 pick the best rows before the joins.
+    let sql = if filters.is_empty() {
+        format!(
+            "SELECT c.id, m.r, f.uri, f.source, f.project, c.line_start, c.line_end, c.ts, c.role, c.heading, c.text
+             FROM (SELECT rowid AS id, bm25(chunks_fts, {bm25_weights}) AS r FROM chunks_fts
+                   WHERE chunks_fts MATCH ?1 ORDER BY r LIMIT ?{limit_arg}) m
+             JOIN chunks c ON c.id = m.id JOIN files f ON f.id = c.file_id"
+        )
+    } else {
+        format!(
+            "SELECT c.id, bm25(chunks_fts, {bm25_weights}) AS r, f.uri, f.source, f.project, c.line_start, c.line_end,
+                    c.ts, c.role, c.heading, c.text
+             FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id
+             WHERE chunks_fts MATCH ?1{filters} ORDER BY r LIMIT ?{limit_arg}"
+        )
+    };
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(params_from_iter(args), |r| {
+        Ok(Raw {
+            bm25: -r.get::<_, f64>(1)?,
+            hit: Hit {
+                chunk_id: r.get(0)?,
+                uri: r.get(2)?,
+                source: r.get(3)?,
+                project: r.get(4)?,
+                line_start: r.get(5)?,
+                line_end: r.get(6)?,
+                date: r.get(7)?,
+                role: r.get(8)?,
+                heading: r.get(9)?,
+                snippet: r.get(10)?,
+                score: 0.0,
+            },
+        })
+    })?;
+    rows.collect()
+}
+
+fn rank(raw: Vec<Raw>, cfg: &SearchConfig, p: &SearchParams, round_weight: f64) -> Vec<Hit> {
+    let best = raw.iter().map(|r| r.bm25).fold(f64::MIN_POSITIVE, f64::max);
+    let now = chrono::Utc::now();
+    let mut hits: Vec<Hit> = raw
+        .into_iter()
+        .map(|mut r| {
+            let source_weight = if r.hit.source == "transcript" {
+                1.0
+            } else {
+                cfg.structured_weight
+            };
+            let recency = match (&r.hit.date, cfg.recency_half_life_days) {
+                (Some(d), half) if half > 0.0 => chrono::DateTime::parse_from_rfc3339(d)
+                    .map(|t| {
+                        let days =
+                            (now - t.with_timezone(&chrono::Utc)).num_seconds() as f64 / 86_400.0;
+                        0.5f64.powf(days.max(0.0) / half)
+                    })
+                    .unwrap_or(1.0),
+                _ => 1.0,
+            };
+            r.hit.score = (r.bm25 / best) * source_weight * recency * round_weight;
+            r.hit
+        })
+        .collect();
+    hits.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then(a.chunk_id.cmp(&b.chunk_id))
+    });
+    let per_file = p.per_file.max(1);
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    hits.retain(|h| {
+        let n = seen.entry(h.uri.clone()).or_default();
+        *n += 1;
+        *n <= per_file
+    });
+    hits.truncate(p.limit.max(1));
+    for h in &mut hits {
+        h.score = (h.score * 1000.0).round() / 1000.0;
+    }
+    hits
+}
+
+/// The words of the query to look for when cutting a snippet.
+fn highlight_terms(query: &str) -> Vec<String> {
+    terms(query)
+        .into_iter()
+        .filter_map(|t| match t {
+            Term::Word(w) if !crate::index::text::is_stop_word(&w) => Some(w),
+            Term::Cjk(run) => Some(run.chars().take(2).collect()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// About `width` characters of `text` around the first query term, on one line.
+pub fn snippet(text: &str, terms: &[String], width: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let lower = flat.to_lowercase();
+    let pos = terms
+        .iter()
+        .filter_map(|t| lower.find(t.as_str()))
+        .min()
+        .unwrap_or(0);
+    // `lower` and `flat` can differ in byte length for a few characters;
+    // map the position through character counts.
+    let char_pos = lower[..pos.min(lower.len())].chars().count();
+    let start = char_pos.saturating_sub(width / 3);
+    let chars: Vec<char> = flat.chars().collect();
+    let end = (start + width).min(chars.len());
+    let mut s: String = chars[start..end].iter().collect();
+    if start > 0 {
+        s.insert(0, '…');
+    }
+    if end < chars.len() {
+        s.push('…');
+    }
+    s
+}
+
+/// True when the query has CJK text (for callers that report the fallback).
+pub fn has_cjk(query: &str) -> bool {
+    query.chars().any(is_cjk)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snippet_centres_on_the_term() {
+        let text = format!("{} needle here {}", "a ".repeat(200), "b ".repeat(200));
+        let s = snippet(&text, &["needle".into()], 60);
+        assert!(s.contains("needle"), "{s}");
+        assert!(s.starts_with('…') && s.ends_with('…'));
+    }
+
+    #[test]
+    fn snippet_handles_cjk() {
+        let s = snippet(
+            "前面很多字。我们讨论了数据库设计的问题。",
+            &["数据".into()],
+            10,
+        );
+        assert!(s.contains("数据"), "{s}");
+    }
+}

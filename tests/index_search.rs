@@ -1,0 +1,496 @@
+//! `pms index`, `pms search` and `pms get` as a user runs them: real
+//! binary, temporary HOME, real SQLite file, real transcripts on disk.
+
+mod support;
+
+use std::io::Write;
+
+use serde_json::{Value, json};
+use support::{TestHome, stdout};
+
+fn user(ts: &str, text: &str) -> String {
+    json!({"type": "user", "timestamp": ts, "sessionId": "s1", "cwd": "/home/u/app",
+           "message": {"role": "user", "content": text}})
+    .to_string()
+}
+
+fn assistant(ts: &str, id: &str, text: &str) -> String {
+    json!({"type": "assistant", "timestamp": ts,
+           "message": {"id": id, "role": "assistant", "content": [{"type": "text", "text": text}]}})
+    .to_string()
+}
+
+/// A home with a workspace and one project of transcripts.
+fn setup() -> TestHome {
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+    let project = home.path(".claude/projects/-home-u-app");
+    std::fs::create_dir_all(&project).unwrap();
+    let lines = [
+        user(
+            "2026-11-01T09:00:00Z",
+            "How should we shard the billing database?",
+        ),
+        assistant(
+            "2026-11-01T09:00:05Z",
+            "m1",
+            "Shard the billing database by tenant id; keep invoices co-located.",
+        ),
+        user("2026-11-01T09:01:00Z", "我们的数据库迁移计划是什么?"),
+        assistant(
+            "2026-11-01T09:01:05Z",
+            "m2",
+            "迁移计划:先复制数据,再切换读流量。",
+        ),
+    ];
+    std::fs::write(project.join("s1.jsonl"), lines.join("\n") + "\n").unwrap();
+    home
+}
+
+fn index(home: &TestHome) -> Value {
+    let out = home.ok(&["index", "--json"]);
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn search(home: &TestHome, q: &str) -> Value {
+    let out = home.ok(&["search", q, "--json"]);
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn uris(v: &Value) -> Vec<String> {
+    v["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["uri"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn finds_knowledge_transcripts_and_chinese() {
+    let home = setup();
+    let r = index(&home);
+    assert_eq!(r["sessions"], 1);
+    assert!(r["chunks"].as_i64().unwrap() > 20);
+
+    let v = search(&home, "shard billing tenant");
+    assert_eq!(uris(&v)[0], "cc://-home-u-app/s1.jsonl");
+    let hit = &v["hits"][0];
+    assert_eq!(hit["line_start"], 2);
+    assert_eq!(hit["source"], "transcript");
+    assert!(hit["snippet"].as_str().unwrap().contains("tenant"));
+    assert_eq!(v["mode"], "keyword");
+
+    let v = search(&home, "数据库");
+    assert_eq!(uris(&v), vec!["cc://-home-u-app/s1.jsonl"]);
+    let v = search(&home, "six pre-thinking questions PRD");
+    assert_eq!(uris(&v)[0], "product/workflows/prd.md");
+}
+
+#[test]
+fn structured_memory_outranks_an_equal_transcript_hit() {
+    let home = setup();
+    std::fs::write(
+        home.workspace().join("product/projects/pricing.md"),
+        "# Pricing\nWe chose usage-based pricing for the zephyr plan.\n",
+    )
+    .unwrap();
+    let project = home.path(".claude/projects/-home-u-app");
+    std::fs::write(
+        project.join("s2.jsonl"),
+        user(
+            "2026-11-02T09:00:00Z",
+            "We chose usage-based pricing for the zephyr plan.",
+        ) + "\n",
+    )
+    .unwrap();
+    index(&home);
+    let v = search(&home, "zephyr pricing");
+    assert_eq!(uris(&v)[0], "product/projects/pricing.md");
+    assert_eq!(uris(&v)[1], "cc://-home-u-app/s2.jsonl");
+    let knowledge = v["hits"][0]["score"].as_f64().unwrap();
+    let transcript = v["hits"][1]["score"].as_f64().unwrap();
+    assert!(knowledge > transcript);
+    // and the filters work
+    let only = home.ok(&["search", "zephyr", "--source", "transcript", "--json"]);
+    let only: Value = serde_json::from_slice(&only.stdout).unwrap();
+    assert_eq!(uris(&only), vec!["cc://-home-u-app/s2.jsonl"]);
+    let since = home.ok(&[
+        "search",
+        "zephyr",
+        "--source",
+        "transcript",
+        "--since",
+        "2026-11-03",
+        "--json",
+    ]);
+    let since: Value = serde_json::from_slice(&since.stdout).unwrap();
+    assert!(uris(&since).is_empty());
+    let project = home.ok(&["search", "pricing", "--project", "product", "--json"]);
+    let project: Value = serde_json::from_slice(&project.stdout).unwrap();
+    assert!(
+        uris(&project).iter().all(|u| u.starts_with("product/")),
+        "{project}"
+    );
+}
+
+#[test]
+fn hostile_queries_never_break_the_search() {
+    let home = setup();
+    index(&home);
+    for q in [
+        r#"""#,
+        "AND",
+        "OR OR",
+        "*",
+        "-",
+        ":",
+        "NEAR(",
+        "billing\" OR *",
+        "body:x",
+        "((",
+        "^",
+        "'",
+        "\\",
+    ] {
+        let out = home.run(&["search", q, "--json"]);
+        assert!(
+            out.status.success(),
+            "query {q:?} failed: {}",
+            support::stderr(&out)
+        );
+    }
+    let v = search(&home, r#"billing" OR "*"#);
+    assert_eq!(uris(&v), vec!["cc://-home-u-app/s1.jsonl"]);
+}
+
+#[test]
+fn and_first_then_or_fallback() {
+    let home = setup();
+    index(&home);
+    let v = search(&home, "billing database");
+    assert_eq!(v["matched"], "all-terms");
+    let v = search(&home, "billing xylophone");
+    assert_eq!(v["matched"], "any-term");
+    assert_eq!(uris(&v)[0], "cc://-home-u-app/s1.jsonl");
+    // single-character fallback: no bigram of the query is in the corpus
+    let v = search(&home, "划迁");
+    assert_eq!(v["matched"], "single-character", "{v}");
+    assert_eq!(uris(&v), vec!["cc://-home-u-app/s1.jsonl"]);
+}
+
+#[test]
+fn appended_transcripts_are_read_from_where_they_stopped() {
+    let home = setup();
+    index(&home);
+    let path = home.path(".claude/projects/-home-u-app/s1.jsonl");
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    writeln!(
+        f,
+        "{}",
+        user("2026-11-01T10:00:00Z", "Remember the codeword marmalade.")
+    )
+    .unwrap();
+    // a half-written line is left for later
+    let tail = assistant("2026-11-01T10:00:05Z", "m3", "Noted: marmalade.");
+    write!(f, "{}", &tail[..30]).unwrap();
+    drop(f);
+    let r = index(&home);
+    assert_eq!(r["files_appended"], 1);
+    assert_eq!(r["files_indexed"], 0);
+    let v = search(&home, "marmalade");
+    assert_eq!(v["hits"].as_array().unwrap().len(), 1);
+    assert_eq!(v["hits"][0]["line_start"], 5);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    writeln!(f, "{}", &tail[30..]).unwrap();
+    drop(f);
+    let r = index(&home);
+    assert_eq!(r["files_appended"], 1);
+    let v = search(&home, "noted marmalade");
+    assert_eq!(v["hits"][0]["line_start"], 6, "{v}");
+    // nothing was indexed twice
+    let v = home.ok(&["search", "billing", "--json", "-n", "50"]);
+    let v: Value = serde_json::from_slice(&v.stdout).unwrap();
+    assert_eq!(
+        uris(&v).iter().filter(|u| u.starts_with("cc://")).count(),
+        1
+    );
+}
+
+#[test]
+fn the_same_corpus_gives_the_same_index_after_a_rebuild() {
+    let home = setup();
+    let path = home.path(".claude/projects/-home-u-app/s1.jsonl");
+    index(&home);
+    // grow it in steps, indexing between them
+    for i in 0..3 {
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        writeln!(
+            f,
+            "{}",
+            assistant(
+                "2026-11-01T11:00:00Z",
+                "m9",
+                &format!("part {i} of one long answer")
+            )
+        )
+        .unwrap();
+        drop(f);
+        index(&home);
+    }
+    let dump = |home: &TestHome| -> Vec<(String, i64, i64, String)> {
+        let conn = rusqlite::Connection::open(home.workspace().join(".pms/index.db")).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT f.uri, c.line_start, c.line_end, c.text FROM chunks c JOIN files f ON f.id = c.file_id ORDER BY 1, 2, 4")
+            .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let incremental = dump(&home);
+    std::fs::remove_file(home.workspace().join(".pms/index.db")).unwrap();
+    index(&home);
+    assert_eq!(dump(&home), incremental);
+    let joined: Vec<&(String, i64, i64, String)> = incremental
+        .iter()
+        .filter(|c| c.3.contains("part 0"))
+        .collect();
+    assert_eq!(joined.len(), 1);
+    assert!(
+        joined[0].3.contains("part 2"),
+        "lines sharing a message id form one chunk"
+    );
+}
+
+#[test]
+fn deleted_and_rewritten_files_leave_or_refresh_the_index() {
+    let home = setup();
+    index(&home);
+    std::fs::remove_file(home.workspace().join("growth/CLAUDE.md")).unwrap();
+    std::fs::write(
+        home.path(".claude/projects/-home-u-app/s1.jsonl"),
+        user("2026-11-05T09:00:00Z", "entirely new talk about quokkas") + "\n",
+    )
+    .unwrap();
+    let r = index(&home);
+    assert_eq!(r["files_removed"], 1);
+    assert!(
+        search(&home, "billing")
+            .get("hits")
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| !h["uri"].as_str().unwrap().starts_with("cc://"))
+    );
+    assert_eq!(
+        uris(&search(&home, "quokkas")),
+        vec!["cc://-home-u-app/s1.jsonl"]
+    );
+    assert!(
+        !uris(&search(&home, "retention cohorts funnel")).contains(&"growth/CLAUDE.md".to_string())
+    );
+}
+
+#[test]
+fn no_op_reindex_reads_nothing() {
+    let home = setup();
+    index(&home);
+    let r = index(&home);
+    assert_eq!(r["files_indexed"], 0);
+    assert_eq!(r["files_appended"], 0);
+    assert_eq!(r["bytes_read"], 0);
+    assert_eq!(r["files_unchanged"], r["files_seen"]);
+}
+
+#[test]
+fn secrets_and_private_spans_never_reach_the_database() {
+    let home = setup();
+    let project = home.path(".claude/projects/-home-u-app");
+    let lines = [
+        user(
+            "2026-11-03T09:00:00Z",
+            "my key is sk-ant-api03-AAAABBBBCCCCDDDDEEEEFFFF and the db is postgres://app:Sup3rSecretPw@db:5432/x",
+        ),
+        user(
+            "2026-11-03T09:01:00Z",
+            "note <private>my therapist is Dr. Quill</private> done",
+        ),
+    ];
+    std::fs::write(project.join("s3.jsonl"), lines.join("\n") + "\n").unwrap();
+    std::fs::write(
+        home.workspace().join("_me/preferences.md"),
+        "# Prefs\nGITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n",
+    )
+    .unwrap();
+    index(&home);
+    let db = std::fs::read(home.workspace().join(".pms/index.db")).unwrap();
+    let wal = std::fs::read(home.workspace().join(".pms/index.db-wal")).unwrap_or_default();
+    for secret in [
+        "AAAABBBBCCCCDDDD",
+        "Sup3rSecretPw",
+        "Dr. Quill",
+        "ghp_abcdefghij",
+    ] {
+        for (name, bytes) in [("db", &db), ("wal", &wal)] {
+            assert!(
+                !bytes.windows(secret.len()).any(|w| w == secret.as_bytes()),
+                "{secret} stored in the {name}"
+            );
+        }
+    }
+    let v = search(&home, "postgres");
+    assert!(
+        v["hits"][0]["snippet"]
+            .as_str()
+            .unwrap()
+            .contains("[REDACTED:"),
+        "{v}"
+    );
+    let got = home.ok(&["get", "cc://-home-u-app/s3.jsonl"]);
+    assert!(!stdout(&got).contains("Sup3rSecretPw") && !stdout(&got).contains("Dr. Quill"));
+}
+
+#[test]
+fn malformed_transcripts_are_counted_and_survived() {
+    let home = setup();
+    let project = home.path(".claude/projects/-home-u-app");
+    let big = "y".repeat(10 << 20);
+    let lines = [
+        "{ this is not json".to_string(),
+        json!({"type": "user", "message": {"content": 12}}).to_string(),
+        json!({"type": "assistant", "message": "wrong shape"}).to_string(),
+        user("2026-11-04T09:00:00Z", &format!("a very long line {big}")),
+        user(
+            "2026-11-04T09:01:00Z",
+            "after the big line comes the wombat",
+        ),
+    ];
+    std::fs::write(
+        project.join("bad.jsonl"),
+        lines.join("\n") + "\n{\"type\":\"user\",\"trunc",
+    )
+    .unwrap();
+    let r = index(&home);
+    assert_eq!(r["malformed_lines"], 3, "{r}");
+    assert!(
+        r["chunks_written"].as_u64().unwrap() < 200,
+        "a 10 MB line is not 3,000 chunks: {r}"
+    );
+    assert_eq!(
+        uris(&search(&home, "wombat")),
+        vec!["cc://-home-u-app/bad.jsonl"]
+    );
+}
+
+#[test]
+fn a_corrupt_database_is_rebuilt_by_index_and_explained_by_search() {
+    let home = setup();
+    index(&home);
+    let db = home.workspace().join(".pms/index.db");
+    for suffix in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+    }
+    std::fs::write(&db, vec![7u8; 10_000]).unwrap();
+    let out = home.run(&["search", "billing"]);
+    assert!(!out.status.success());
+    let err = support::stderr(&out);
+    assert!(
+        err.contains("index.db") && err.contains("pms index --full"),
+        "{err}"
+    );
+    let out = home.ok(&["index"]);
+    assert!(
+        support::stderr(&out).contains("rebuilding"),
+        "{}",
+        support::stderr(&out)
+    );
+    assert_eq!(
+        uris(&search(&home, "shard billing")),
+        vec!["cc://-home-u-app/s1.jsonl"]
+    );
+}
+
+#[test]
+fn search_before_any_index_says_what_to_do() {
+    let home = setup();
+    let out = home.run(&["search", "anything"]);
+    assert!(!out.status.success());
+    assert!(
+        support::stderr(&out).contains("run `pms index`"),
+        "{}",
+        support::stderr(&out)
+    );
+}
+
+#[test]
+fn get_shows_files_and_conversations_and_refuses_escapes() {
+    let home = setup();
+    let out = home.ok(&["get", "_me/profile.md", "--from", "7", "--lines", "2"]);
+    assert_eq!(
+        stdout(&out),
+        "    7│ - Name: Ada Lovelace\n    8│ - Role: PM\n"
+    );
+    let out = home.ok(&[
+        "get",
+        "cc://-home-u-app/s1.jsonl",
+        "--from",
+        "3",
+        "--lines",
+        "2",
+    ]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("[L3] 2026-11-01 09:01 user:\n我们的数据库迁移计划是什么?"),
+        "{text}"
+    );
+    assert!(!text.contains("shard"), "line range respected");
+    for bad in [
+        "../../etc/passwd",
+        "/etc/passwd",
+        "cc://../../../etc/passwd",
+        ".pms/install.json",
+    ] {
+        let out = home.run(&["get", bad]);
+        assert!(!out.status.success(), "{bad} was served");
+    }
+}
+
+#[test]
+fn init_bootstraps_the_index_and_reports_the_history() {
+    let home = TestHome::new();
+    let project = home.path(".claude/projects/-home-u-app");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        project.join("a.jsonl"),
+        user("2026-10-01T09:00:00Z", "first") + "\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("b.jsonl"),
+        user("2026-11-02T09:00:00Z", "second") + "\n",
+    )
+    .unwrap();
+    let out = home.init(&[]);
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "Claude Code history: 2 session(s) in 1 project(s), 2026-10-01 to 2026-11-02"
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        uris(&search(&home, "second")),
+        vec!["cc://-home-u-app/b.jsonl"]
+    );
+}
