@@ -124,6 +124,9 @@ pub struct IndexArgs {
     /// Exit quietly when another index run holds the lock (for background syncs)
     #[arg(long, hide = true)]
     pub if_idle: bool,
+    /// Index only these files (a transcript that grew, a note just edited)
+    #[arg(long = "path", value_name = "FILE")]
+    pub paths: Vec<std::path::PathBuf>,
     #[command(flatten)]
     pub ws: WorkspaceArg,
 }

@@ -111,3 +111,165 @@ fn a_broken_hook_entry_is_reported_by_claude_code() {
         support::stderr(&out)
     );
 }
+
+/// The MCP server in the real Claude Code: listed as connected, and a
+/// scripted model turn that calls `mcp__pms__memory_search` gets the hits
+/// back in its next request. The same session (with a Bash call and a
+/// /compact) is then read back by our transcript reader and indexed:
+/// real transcripts written by Claude Code itself.
+#[test]
+fn claude_code_calls_memory_search_and_its_transcripts_index() {
+    let bin_dir = claude_or_skip!();
+    let (home, work) = installed_home(&bin_dir);
+    // something to find: an earlier conversation, already on disk
+    let old = home.path(".claude/projects/-old-project");
+    std::fs::create_dir_all(&old).unwrap();
+    std::fs::write(
+        old.join("earlier.jsonl"),
+        serde_json::json!({"type": "user", "timestamp": "2026-11-01T09:00:00Z",
+            "message": {"content": "We picked the codename TANGERINE for the billing rewrite."}})
+        .to_string()
+            + "\n",
+    )
+    .unwrap();
+    home.ok(&["index", "--quiet"]);
+
+    let list = run_claude(
+        &home,
+        &bin_dir,
+        &FakeApi::start(vec![]),
+        &work,
+        &["mcp", "list"],
+    );
+    let listed = support::stdout(&list);
+    assert!(
+        listed
+            .lines()
+            .any(|l| l.starts_with("pms:") && l.contains("✔ Connected")),
+        "pms is not connected:\n{listed}{}",
+        support::stderr(&list)
+    );
+
+    let api = FakeApi::start(vec![
+        Turn::tool_use(
+            "mcp__pms__memory_search",
+            serde_json::json!({"query": "billing rewrite codename"}),
+        ),
+        Turn::text("The codename was TANGERINE.").when("tool_result"),
+        Turn::tool_use(
+            "Bash",
+            serde_json::json!({"command": "echo hello-from-bash", "description": "Say hello"}),
+        ),
+        Turn::text("The shell said hello.").when("hello-from-bash"),
+        Turn::text(
+            "Summary: the user asked for the billing rewrite codename (TANGERINE) and ran echo.",
+        ),
+    ]);
+    let out = run_claude(
+        &home,
+        &bin_dir,
+        &api,
+        &work,
+        &[
+            "-p",
+            "What was the billing rewrite codename?",
+            "--allowedTools",
+            "mcp__pms",
+            "--output-format",
+            "json",
+        ],
+    );
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let bodies = api.message_bodies();
+    let after_tool = bodies
+        .iter()
+        .map(body_text)
+        .find(|b| b.contains("tool_result"))
+        .expect("a request carried the tool result");
+    assert!(
+        after_tool.contains("cc://-old-project/earlier.jsonl"),
+        "the hit did not reach the model"
+    );
+    assert!(after_tool.contains("TANGERINE"));
+
+    let out = run_claude(
+        &home,
+        &bin_dir,
+        &api,
+        &work,
+        &[
+            "-p",
+            "Run echo hello-from-bash",
+            "--continue",
+            "--allowedTools",
+            "Bash",
+        ],
+    );
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let out = run_claude(
+        &home,
+        &bin_dir,
+        &api,
+        &work,
+        &["-p", "/compact", "--continue"],
+    );
+    assert!(out.status.success(), "{}", support::stderr(&out));
+
+    // read back what Claude Code wrote
+    let folder = pms::claude::project_folder_name(work.canonicalize().unwrap().to_str().unwrap());
+    let dir = home.path(".claude/projects").join(&folder);
+    let transcript = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .expect("Claude Code wrote a transcript");
+    let bytes = std::fs::read(&transcript).unwrap();
+    let (turns, stats) = pms::claude::transcript::read(
+        &mut std::io::Cursor::new(&bytes),
+        0,
+        0,
+        &pms::claude::transcript::ReadOptions::default(),
+    );
+    assert_eq!(stats.malformed, 0);
+    let roles: Vec<(&str, &str)> = turns
+        .iter()
+        .map(|t| (t.role.as_str(), t.text.as_str()))
+        .collect();
+    assert!(
+        roles.contains(&("user", "What was the billing rewrite codename?")),
+        "{roles:?}"
+    );
+    assert!(
+        roles
+            .iter()
+            .any(|(r, t)| *r == "assistant" && t.contains("[tool mcp__pms__memory_search]"))
+    );
+    assert!(
+        roles
+            .iter()
+            .any(|(r, t)| *r == "tool" && t.contains("[result Bash] hello-from-bash"))
+    );
+    assert!(
+        roles.iter().any(|(r, _)| *r == "summary"),
+        "the /compact summary is kept"
+    );
+    if std::env::var("PMS_RECORD_FIXTURES").is_ok_and(|v| v == "1") {
+        let dest = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/transcripts/recorded-session.jsonl"
+        );
+        std::fs::create_dir_all(std::path::Path::new(dest).parent().unwrap()).unwrap();
+        std::fs::write(dest, &bytes).unwrap();
+    }
+    home.ok(&["index", "--quiet"]);
+    let found = home.ok(&["search", "hello-from-bash", "--json"]);
+    let found: Value = serde_json::from_slice(&found.stdout).unwrap();
+    assert_eq!(
+        found["hits"][0]["uri"],
+        format!(
+            "cc://{folder}/{}",
+            transcript.file_name().unwrap().to_string_lossy()
+        )
+    );
+}

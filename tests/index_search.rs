@@ -494,3 +494,69 @@ fn init_bootstraps_the_index_and_reports_the_history() {
         vec!["cc://-home-u-app/b.jsonl"]
     );
 }
+
+#[test]
+fn very_common_terms_stop_selecting_transcripts_but_not_knowledge() {
+    let home = setup();
+    std::fs::write(
+        home.workspace().join("product/projects/tenants.md"),
+        "# Tenants\nEach tenant gets a schema.\n",
+    )
+    .unwrap();
+    index(&home);
+    // Pretend "database" is in most of a huge history (the indexer computes
+    // this table from FTS5's vocabulary on large indexes).
+    let conn = rusqlite::Connection::open(home.workspace().join(".pms/index.db")).unwrap();
+    conn.execute(
+        "INSERT INTO frequent_terms(term, docs) VALUES ('database', 999999)",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let v = search(&home, "tenant database");
+    let got = uris(&v);
+    // the transcript turn without "database" now matches on "tenant" alone...
+    assert!(
+        got.contains(&"cc://-home-u-app/s1.jsonl".to_string()),
+        "{v}"
+    );
+    // ...but a knowledge file still needs every term
+    assert!(
+        !got.contains(&"product/projects/tenants.md".to_string()),
+        "{v}"
+    );
+    assert_eq!(v["matched"], "all-terms");
+}
+
+#[test]
+fn index_path_reads_only_the_named_file() {
+    let home = setup();
+    index(&home);
+    let transcript = home.path(".claude/projects/-home-u-app/s1.jsonl");
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&transcript)
+        .unwrap();
+    writeln!(f, "{}", user("2026-11-06T09:00:00Z", "now about pelicans")).unwrap();
+    drop(f);
+    // another change that a targeted run must not pick up
+    std::fs::write(
+        home.workspace().join("product/projects/otters.md"),
+        "# Otters\n",
+    )
+    .unwrap();
+    let out = home.ok(&["index", "--json", "--path", transcript.to_str().unwrap()]);
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["files_seen"], 1);
+    assert_eq!(r["files_appended"], 1);
+    assert_eq!(r["files_removed"], 0, "a targeted run deletes nothing");
+    assert_eq!(
+        uris(&search(&home, "pelicans")),
+        vec!["cc://-home-u-app/s1.jsonl"]
+    );
+    assert!(uris(&search(&home, "otters")).is_empty());
+    // outside the workspace and roots: ignored, not an error
+    let out = home.ok(&["index", "--json", "--path", "/etc/hostname"]);
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["files_seen"], 0);
+}

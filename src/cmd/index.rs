@@ -42,7 +42,18 @@ pub fn run(args: &IndexArgs) -> Result<ExitCode> {
         Some(b) => b,
         None => &indexer::Quiet,
     };
-    let (report, stats) = index_now(&ctx, progress, !args.quiet)?;
+    let (report, stats) = if args.paths.is_empty() {
+        index_now(&ctx, progress, !args.quiet)?
+    } else {
+        let mut conn = db::open_rw(&ctx.ws.db_path())?;
+        let paths: Vec<std::path::PathBuf> = args
+            .paths
+            .iter()
+            .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+            .collect();
+        let r = indexer::run_paths(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, &paths)?;
+        (r, indexer::history_stats(&conn)?)
+    };
     if args.json {
         println!(
             "{}",

@@ -54,7 +54,9 @@ pub fn run(args: &SearchArgs) -> Result<ExitCode> {
         );
         println!("    {}", h.snippet);
     }
-    if out.matched == "any-term" {
+    if out.matched == "most-terms" {
+        println!("(no result had every word; these have at least two of them)");
+    } else if out.matched == "any-term" {
         println!("(no result had every word; these have some of them)");
     } else if out.matched == "single-character" {
         println!("(no result had the words; these share single characters with the query)");

@@ -123,8 +123,10 @@ fn flush_section(
             chunk = tail;
         }
         for line in para {
-            // A paragraph larger than the target is cut at line boundaries.
-            if size > 0 && size + line.1.len() > target * 2 {
+            // A paragraph larger than the target is cut at line boundaries
+            // (but never right after a heading, which would stand alone).
+            let only_heading = chunk.iter().all(|(_, l)| heading_of(l).is_some());
+            if size > 0 && !only_heading && size + line.1.len() > target * 2 {
                 let tail = emit(&chunk, &heading, overlap, out);
                 size = tail.iter().map(|(_, l)| l.len() + 1).sum();
                 chunk = tail;

@@ -46,13 +46,26 @@ CREATE TABLE IF NOT EXISTS chunks (
     text        TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks(file_id, line_start);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+-- Two FTS tables: the small structured set (knowledge, summaries) and the
+-- large transcript set, so that neither query needs a source filter.
+CREATE VIRTUAL TABLE IF NOT EXISTS knowledge_fts USING fts5(
     body, uni, src,
     tokenize = 'unicode61 remove_diacritics 2',
     content = '', contentless_delete = 1
 );
-CREATE TRIGGER IF NOT EXISTS chunks_after_delete AFTER DELETE ON chunks BEGIN
-    DELETE FROM chunks_fts WHERE rowid = old.id;
+CREATE VIRTUAL TABLE IF NOT EXISTS transcript_fts USING fts5(
+    body, uni,
+    tokenize = 'unicode61 remove_diacritics 2',
+    content = '', contentless_delete = 1
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS transcript_vocab USING fts5vocab(transcript_fts, 'row');
+CREATE TRIGGER IF NOT EXISTS chunks_after_delete_transcript AFTER DELETE ON chunks
+WHEN old.source = 'transcript' BEGIN
+    DELETE FROM transcript_fts WHERE rowid = old.id;
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_after_delete_structured AFTER DELETE ON chunks
+WHEN old.source <> 'transcript' BEGIN
+    DELETE FROM knowledge_fts WHERE rowid = old.id;
 END;
 CREATE TABLE IF NOT EXISTS lessons (
     id        TEXT PRIMARY KEY,
@@ -61,13 +74,19 @@ CREATE TABLE IF NOT EXISTS lessons (
     line      INTEGER NOT NULL,
     title     TEXT NOT NULL,
     text      TEXT NOT NULL,
-    terms     INTEGER NOT NULL
+    terms     TEXT NOT NULL
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS lessons_fts USING fts5(
     body, uni,
     tokenize = 'unicode61 remove_diacritics 2',
     content = '', contentless_delete = 1
 );
+-- Terms in so many transcript chunks that they select nothing (see
+-- search::mod); recomputed by the indexer when the transcript set changes.
+CREATE TABLE IF NOT EXISTS frequent_terms (
+    term  TEXT PRIMARY KEY,
+    docs  INTEGER NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -97,12 +116,17 @@ pub enum DbError {
 }
 
 fn configure(conn: &Connection, path: &Path) -> Result<(), DbError> {
+    // A large index is read mostly through FTS5 doclists: memory-mapping the
+    // file and a bigger page cache keep a search from re-reading pages.
+    //
+    // Foreign keys stay off: with them on, every insert into `chunks` opens a
+    // statement savepoint, which makes FTS5 flush its pending terms to disk
+    // each time (a third of indexing time went to that and the merging it
+    // caused). The indexer deletes a file's chunks itself.
     conn.busy_timeout(Duration::from_secs(5))
-        .and_then(|_| conn.pragma_update(None, "foreign_keys", "ON"))
-        .map_err(|source| DbError::Sqlite {
-            path: path.into(),
-            source,
-        })
+        .and_then(|_| conn.pragma_update(None, "mmap_size", 1i64 << 30))
+        .and_then(|_| conn.pragma_update(None, "cache_size", -32_000))
+        .map_err(|e| corrupt(path, e))
 }
 
 /// Opens (creating if needed) the index for writing, applying the schema.
@@ -121,9 +145,19 @@ pub fn open_rw(path: &Path) -> Result<Connection, DbError> {
             found: version,
         });
     }
+    conn.pragma_update(None, "synchronous", "NORMAL")
+        .map_err(|e| corrupt(path, e))?;
+    if version == SCHEMA_VERSION {
+        return Ok(conn); // schema and settings already in place
+    }
     conn.pragma_update(None, "journal_mode", "WAL")
-        .and_then(|_| conn.pragma_update(None, "synchronous", "NORMAL"))
         .and_then(|_| conn.execute_batch(SCHEMA))
+        // Let FTS5 buffer 32 MB of terms before writing a segment (default 1 MB).
+        .and_then(|_| {
+            conn.execute_batch(
+                "INSERT INTO transcript_fts(transcript_fts, rank) VALUES ('hashsize', 33554432);",
+            )
+        })
         .and_then(|_| conn.pragma_update(None, "user_version", SCHEMA_VERSION))
         .map_err(|e| corrupt(path, e))?;
     Ok(conn)

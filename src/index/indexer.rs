@@ -112,7 +112,7 @@ pub enum IndexError {
 /// Folder names never indexed inside the workspace.
 const SKIP_DIRS: [&str; 5] = [".pms", ".git", ".claude", "node_modules", "sessions"];
 
-/// Runs one indexing pass.
+/// Runs one indexing pass over everything.
 pub fn run(
     conn: &mut Connection,
     ws: &Workspace,
@@ -120,16 +120,102 @@ pub fn run(
     cfg: &Config,
     progress: &dyn Progress,
 ) -> Result<IndexReport, IndexError> {
-    let started = Instant::now();
     let mut found = discover_workspace(ws);
     found.extend(discover_transcripts(&transcript_roots(env, cfg)));
-    let stored = load_stored(conn)?;
+    sync(conn, cfg, found, None, progress)
+}
+
+/// Indexes only `paths` (workspace files or transcripts), without looking at
+/// anything else: what a hook does when it knows which transcript grew.
+/// Paths outside the workspace and the transcript roots are ignored.
+pub fn run_paths(
+    conn: &mut Connection,
+    ws: &Workspace,
+    env: &HostEnv,
+    cfg: &Config,
+    paths: &[PathBuf],
+) -> Result<IndexReport, IndexError> {
+    let roots = transcript_roots(env, cfg);
+    let mut found = Vec::new();
+    for p in paths {
+        if let Some(f) = classify(ws, &roots, p) {
+            found.push(f);
+        }
+    }
+    let uris: Vec<String> = found.iter().map(|f| f.uri.clone()).collect();
+    sync(conn, cfg, found, Some(&uris), &Quiet)
+}
+
+/// A single file as the discovery walk would have found it.
+fn classify(ws: &Workspace, roots: &[PathBuf], path: &Path) -> Option<Found> {
+    let meta = std::fs::metadata(path).ok().filter(|m| m.is_file())?;
+    let name = path.file_name()?.to_string_lossy().into_owned();
+    if name.ends_with(".jsonl") {
+        for root in roots {
+            if let Ok(rel) = path.strip_prefix(root) {
+                let rel = rel.to_string_lossy().replace('\\', "/");
+                let folder = rel.split('/').next()?.to_string();
+                return Some(Found {
+                    uri: format!("cc://{rel}"),
+                    abs: path.to_path_buf(),
+                    source: Source::Transcript,
+                    subagent: rel.matches('/').count() > 1,
+                    project: folder,
+                    size: meta.len(),
+                    mtime_ns: mtime_ns(&meta),
+                });
+            }
+        }
+        return None;
+    }
+    let uri = ws.relative(path)?;
+    if !name.ends_with(".md") || uri.starts_with(".pms/") {
+        return None;
+    }
+    let source = if uri.starts_with("sessions/") {
+        Source::Summary
+    } else {
+        Source::Knowledge
+    };
+    let project = match (source, uri.split_once('/')) {
+        (Source::Knowledge, Some((first, _))) => first.to_string(),
+        _ => String::new(),
+    };
+    Some(Found {
+        uri,
+        abs: path.to_path_buf(),
+        source,
+        project,
+        size: meta.len(),
+        mtime_ns: mtime_ns(&meta),
+        subagent: false,
+    })
+}
+
+/// Brings the index in step with `found`. With `only`, files not in `found`
+/// are left alone instead of being treated as deleted.
+fn sync(
+    conn: &mut Connection,
+    cfg: &Config,
+    found: Vec<Found>,
+    only: Option<&[String]>,
+    progress: &dyn Progress,
+) -> Result<IndexReport, IndexError> {
+    let started = Instant::now();
+    let stored = match only {
+        None => load_stored(conn)?,
+        Some(uris) => load_stored_for(conn, uris)?,
+    };
     let mut report = IndexReport {
         files_seen: found.len(),
         ..IndexReport::default()
     };
 
     let mut work = Vec::new();
+    // Oldest first, so chunk ids (FTS rowids) follow time: search bounds the
+    // ranking of very broad queries to the newest matches by rowid.
+    let mut found = found;
+    found.sort_by_key(|f| f.mtime_ns);
     for f in &found {
         match stored.get(&f.uri) {
             Some(s) if s.size == f.size && s.mtime_ns == f.mtime_ns => report.files_unchanged += 1,
@@ -144,13 +230,24 @@ pub fn run(
         })
         .sum();
     progress.start(work.len() as u64, total_bytes);
+    // Commit in batches of about 32 MB read: each commit flushes FTS5's
+    // pending terms into a new segment, and thousands of tiny segments cost
+    // more to merge than the commits save.
+    let mut tx = conn.transaction()?;
+    let mut fts = FtsBatch::default();
+    let mut batch_bytes = 0u64;
     for (f, s) in work {
-        let tx = conn.transaction()?;
         let outcome = match f.source {
-            Source::Transcript => index_transcript(&tx, f, s, cfg)?,
-            Source::Knowledge | Source::Summary => index_markdown(&tx, f, s, cfg)?,
+            Source::Transcript => index_transcript(&tx, &mut fts, f, s, cfg)?,
+            Source::Knowledge | Source::Summary => index_markdown(&tx, &mut fts, f, s, cfg)?,
         };
-        tx.commit()?;
+        batch_bytes += outcome.bytes;
+        if batch_bytes > 32 << 20 {
+            fts.write(&tx)?;
+            tx.commit()?;
+            tx = conn.transaction()?;
+            batch_bytes = 0;
+        }
         match outcome.kind {
             Outcome::Unchanged => report.files_unchanged += 1,
             Outcome::Appended => report.files_appended += 1,
@@ -161,25 +258,66 @@ pub fn run(
         report.malformed_lines += outcome.malformed;
         progress.advance(outcome.bytes, &f.uri);
     }
+    fts.write(&tx)?;
+    tx.commit()?;
 
     let seen: HashSet<&str> = found.iter().map(|f| f.uri.as_str()).collect();
     let gone: Vec<i64> = stored
         .iter()
-        .filter(|(uri, _)| !seen.contains(uri.as_str()))
+        .filter(|(uri, _)| only.is_none() && !seen.contains(uri.as_str()))
         .map(|(_, s)| s.id)
         .collect();
     if !gone.is_empty() {
         let tx = conn.transaction()?;
         for id in &gone {
+            tx.execute("DELETE FROM chunks WHERE file_id = ?1", [id])?;
             tx.execute("DELETE FROM files WHERE id = ?1", [id])?;
         }
         tx.commit()?;
     }
     report.files_removed = gone.len();
+    if only.is_none() && (report.chunks_written > 0 || report.files_removed > 0) {
+        refresh_frequent_terms(conn)?;
+    }
     super::db::set_meta(conn, "last_index", &chrono::Utc::now().to_rfc3339())?;
     progress.finish();
     report.elapsed_ms = started.elapsed().as_millis();
     Ok(report)
+}
+
+/// A term in more transcript chunks than this (and than 2% of them) is
+/// "frequent" for search.
+pub const FREQUENT_MIN_DOCS: i64 = 20_000;
+
+/// Recomputes `frequent_terms` when the number of transcript chunks moved by
+/// more than 10% since the last time (the vocabulary scan takes about a
+/// second per million chunks, so it is not done on every run).
+fn refresh_frequent_terms(conn: &Connection) -> rusqlite::Result<()> {
+    // All chunks (counted through the small file index) stand in for the
+    // transcript ones: they are nearly all of them on any index large enough
+    // to matter, and this count is cheap.
+    let chunks: i64 = conn.query_row(
+        "SELECT COUNT(*) FROM chunks INDEXED BY chunks_by_file",
+        [],
+        |r| r.get(0),
+    )?;
+    let last: i64 = super::db::get_meta(conn, "frequent_terms_chunks")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(-1);
+    if last >= 0 && (chunks - last).abs() * 10 <= last {
+        return Ok(());
+    }
+    let threshold = FREQUENT_MIN_DOCS.max(chunks / 50);
+    let tx = conn.unchecked_transaction()?;
+    tx.execute("DELETE FROM frequent_terms", [])?;
+    if chunks > threshold {
+        tx.execute(
+            "INSERT INTO frequent_terms(term, docs) SELECT term, doc FROM transcript_vocab WHERE doc > ?1",
+            [threshold],
+        )?;
+    }
+    super::db::set_meta(&tx, "frequent_terms_chunks", &chunks.to_string())?;
+    tx.commit()
 }
 
 /// The configured transcript roots, `~` expanded.
@@ -189,6 +327,36 @@ pub fn transcript_roots(env: &HostEnv, cfg: &Config) -> Vec<PathBuf> {
         .iter()
         .map(|r| env.expand_tilde(r))
         .collect()
+}
+
+fn load_stored_for(
+    conn: &Connection,
+    uris: &[String],
+) -> rusqlite::Result<HashMap<String, Stored>> {
+    let mut out = HashMap::new();
+    for uri in uris {
+        let row = conn
+            .query_row(
+                "SELECT id, size, mtime_ns, content_hash, indexed_offset, resume_offset, resume_line FROM files WHERE uri = ?1",
+                [uri],
+                |r| {
+                    Ok(Stored {
+                        id: r.get(0)?,
+                        size: r.get::<_, i64>(1)? as u64,
+                        mtime_ns: r.get(2)?,
+                        content_hash: r.get(3)?,
+                        indexed_offset: r.get::<_, i64>(4)? as u64,
+                        resume_offset: r.get::<_, i64>(5)? as u64,
+                        resume_line: r.get::<_, i64>(6)? as u64,
+                    })
+                },
+            )
+            .optional()?;
+        if let Some(s) = row {
+            out.insert(uri.clone(), s);
+        }
+    }
+    Ok(out)
 }
 
 fn load_stored(conn: &Connection) -> rusqlite::Result<HashMap<String, Stored>> {
@@ -402,6 +570,35 @@ fn upsert_file(tx: &Connection, f: &Found, hash: i64) -> rusqlite::Result<i64> {
     })
 }
 
+/// FTS rows waiting to be written. They are inserted together just before
+/// each commit: any ordinary statement that opens a statement savepoint (an
+/// insert into `chunks`, an update of `files`) makes SQLite call every
+/// written virtual table's savepoint method, and FTS5 answers by flushing its
+/// pending terms to disk as a new segment. Interleaving the two made one
+/// segment per chunk, and merging them took most of the indexing time.
+#[derive(Default)]
+struct FtsBatch {
+    transcript: Vec<(i64, String, String)>,
+    structured: Vec<(i64, String, String, &'static str)>,
+}
+
+impl FtsBatch {
+    fn write(&mut self, tx: &Connection) -> rusqlite::Result<()> {
+        let mut st =
+            tx.prepare_cached("INSERT INTO transcript_fts(rowid, body, uni) VALUES (?1, ?2, ?3)")?;
+        for (id, body, uni) in self.transcript.drain(..) {
+            st.execute(params![id, body, uni])?;
+        }
+        let mut st = tx.prepare_cached(
+            "INSERT INTO knowledge_fts(rowid, body, uni, src) VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        for (id, body, uni, src) in self.structured.drain(..) {
+            st.execute(params![id, body, uni, src])?;
+        }
+        Ok(())
+    }
+}
+
 struct NewChunk<'a> {
     source: Source,
     role: Option<&'a str>,
@@ -412,7 +609,12 @@ struct NewChunk<'a> {
     text: &'a str,
 }
 
-fn insert_chunk(tx: &Connection, file_id: i64, c: &NewChunk) -> rusqlite::Result<()> {
+fn insert_chunk(
+    tx: &Connection,
+    fts: &mut FtsBatch,
+    file_id: i64,
+    c: &NewChunk,
+) -> rusqlite::Result<()> {
     let clean = redact(c.text);
     if clean.trim().is_empty() {
         return Ok(());
@@ -432,17 +634,27 @@ fn insert_chunk(tx: &Connection, file_id: i64, c: &NewChunk) -> rusqlite::Result
         clean.as_ref()
     ])?;
     let id = tx.last_insert_rowid();
+    let with_heading;
     let body = match c.heading {
-        Some(h) if !h.is_empty() => index_body(&format!("{h}\n{clean}")),
+        Some(h) if !h.is_empty() => {
+            with_heading = format!("{h}\n{clean}");
+            index_body(&with_heading)
+        }
         _ => index_body(&clean),
     };
-    tx.prepare_cached("INSERT INTO chunks_fts(rowid, body, uni, src) VALUES (?1, ?2, ?3, ?4)")?
-        .execute(params![id, body, index_unigrams(&clean), c.source.as_str()])?;
+    let uni = index_unigrams(&clean);
+    if c.source == Source::Transcript {
+        fts.transcript.push((id, body.into_owned(), uni));
+    } else {
+        fts.structured
+            .push((id, body.into_owned(), uni, c.source.as_str()));
+    }
     Ok(())
 }
 
 fn index_markdown(
     tx: &Connection,
+    fts: &mut FtsBatch,
     f: &Found,
     stored: Option<&Stored>,
     cfg: &Config,
@@ -485,6 +697,7 @@ fn index_markdown(
     for c in &chunks {
         insert_chunk(
             tx,
+            fts,
             file_id,
             &NewChunk {
                 source: f.source,
@@ -542,6 +755,7 @@ pub fn summary_frontmatter(text: &str) -> SummaryMeta {
 
 fn index_transcript(
     tx: &Connection,
+    fts: &mut FtsBatch,
     f: &Found,
     stored: Option<&Stored>,
     cfg: &Config,
@@ -610,6 +824,7 @@ fn index_transcript(
         for piece in split_long(text, cap) {
             insert_chunk(
                 tx,
+                fts,
                 file_id,
                 &NewChunk {
                     source: Source::Transcript,

@@ -32,15 +32,15 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
             0,
         ),
-        r("anthropic-key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}", 0),
+        r("anthropic-key", r"(?-u:\b)sk-ant-[A-Za-z0-9_\-]{20,}", 0),
         r(
             "openai-key",
-            r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
+            r"(?-u:\b)sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
             0,
         ),
         r(
             "aws-access-key",
-            r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
+            r"(?-u:\b)(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?-u:\b)",
             0,
         ),
         r(
@@ -50,50 +50,54 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         r(
             "github-token",
-            r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+            r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
             0,
         ),
-        r("gitlab-token", r"\bglpat-[A-Za-z0-9_\-]{20,}", 0),
-        r("slack-token", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}", 0),
+        r("gitlab-token", r"(?-u:\b)glpat-[A-Za-z0-9_\-]{20,}", 0),
+        r("slack-token", r"(?-u:\b)xox[abposr]-[A-Za-z0-9\-]{10,}", 0),
         r(
             "slack-webhook",
             r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+",
             0,
         ),
-        r("google-api-key", r"\bAIza[0-9A-Za-z_\-]{35}", 0),
+        r("google-api-key", r"(?-u:\b)AIza[0-9A-Za-z_\-]{35}", 0),
         r(
             "stripe-key",
-            r"\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}",
+            r"(?-u:\b)(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}",
             0,
         ),
-        r("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}", 0),
-        r("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b", 0),
+        r("huggingface-token", r"(?-u:\b)hf_[A-Za-z0-9]{30,}", 0),
+        r("npm-token", r"(?-u:\b)npm_[A-Za-z0-9]{36}(?-u:\b)", 0),
         r(
             "sendgrid-key",
-            r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}",
+            r"(?-u:\b)SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}",
             0,
         ),
-        r("twilio-key", r"\bSK[0-9a-fA-F]{32}\b", 0),
+        r("twilio-key", r"(?-u:\b)SK[0-9a-fA-F]{32}(?-u:\b)", 0),
         r(
             "jwt",
-            r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+            r"(?-u:\b)eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
             0,
         ),
         r(
             "bearer-token",
-            r"(?i)\b(?:bearer|token)\s+([A-Za-z0-9._~+/\-]{20,}=*)",
+            r"(?i)(?-u:\b)(?:bearer|token)\s+([A-Za-z0-9._~+/\-]{20,}=*)",
             1,
         ),
-        r("basic-auth", r"(?i)\bbasic\s+([A-Za-z0-9+/]{16,}={0,2})", 1),
+        r(
+            "basic-auth",
+            r"(?i)(?-u:\b)basic\s+([A-Za-z0-9+/]{16,}={0,2})",
+            1,
+        ),
         // scheme://user:password@host
         r(
             "url-password",
-            r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]+:([^\s@/]{3,})@",
+            r"(?-u:\b)[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]+:([^\s@/]{3,})@",
             1,
         ),
         r(
             "password",
-            r#"(?i)\b(?:password|passwd|pwd|secret|client_secret|api_?key|apikey|access_?token|auth_?token|private_?key)["']?\s*[:=]\s*["']?([^\s"',;]{6,})"#,
+            r#"(?i)(?-u:\b)(?:password|passwd|pwd|secret|client_secret|api_?key|apikey|access_?token|auth_?token|private_?key)["']?\s*[:=]\s*["']?([^\s"',;]{6,})"#,
             1,
         ),
     ]
@@ -146,13 +150,18 @@ const TRIGGERS: &[&str] = &[
     "RIVATE",
 ];
 
+/// All triggers in one automaton: one pass over the text decides whether
+/// any rule can match.
+static TRIGGER_SCAN: LazyLock<aho_corasick::AhoCorasick> =
+    LazyLock::new(|| aho_corasick::AhoCorasick::new(TRIGGERS).expect("valid triggers"));
+
 /// `text` with secrets replaced and private spans removed.
 pub fn redact(text: &str) -> Cow<'_, str> {
     let mut out: Cow<str> = Cow::Borrowed(text);
     if out.contains("<private>") || out.contains("<PRIVATE>") {
         out = Cow::Owned(PRIVATE.replace_all(&out, "[private]").into_owned());
     }
-    if !TRIGGERS.iter().any(|t| out.contains(t)) {
+    if !TRIGGER_SCAN.is_match(out.as_ref()) {
         return out;
     }
     for rule in RULES.iter() {

@@ -23,6 +23,12 @@ pub fn is_cjk(c: char) -> bool {
     )
 }
 
+/// Fast check: every CJK character is at least U+3040, whose UTF-8 lead
+/// byte is 0xE3 or more, so most text is ruled out byte by byte.
+pub fn has_cjk(text: &str) -> bool {
+    text.bytes().any(|b| b >= 0xE3) && text.chars().any(is_cjk)
+}
+
 /// A word-like character for our own term splitting (letters and digits of
 /// any script, plus `_`), matching what unicode61 keeps in a token.
 fn is_word_char(c: char) -> bool {
@@ -80,23 +86,41 @@ pub fn bigrams(run: &str) -> Vec<String> {
     chars.windows(2).map(|w| w.iter().collect()).collect()
 }
 
-/// The text stored in the FTS `body` column: words as they are, CJK runs as
-/// bigrams. Punctuation becomes a space (FTS5 would drop it anyway).
-pub fn index_body(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + text.len() / 2);
-    for t in terms(text) {
-        match t {
-            Term::Word(w) => out.push_str(&w),
-            Term::Cjk(run) => out.push_str(&bigrams(&run).join(" ")),
-        }
-        out.push(' ');
+/// The text stored in the FTS `body` column: CJK runs rewritten as bigrams,
+/// everything else as it is (FTS5's tokenizer splits and folds case itself,
+/// so text without CJK is passed through untouched).
+pub fn index_body(text: &str) -> std::borrow::Cow<'_, str> {
+    if !has_cjk(text) {
+        return std::borrow::Cow::Borrowed(text);
     }
-    out
+    let mut out = String::with_capacity(text.len() * 2);
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut String| {
+        if !run.is_empty() {
+            out.push(' ');
+            out.push_str(&bigrams(run).join(" "));
+            out.push(' ');
+            run.clear();
+        }
+    };
+    for ch in text.chars() {
+        if is_cjk(ch) {
+            run.push(ch);
+        } else {
+            flush(&mut run, &mut out);
+            out.push(ch);
+        }
+    }
+    flush(&mut run, &mut out);
+    std::borrow::Cow::Owned(out)
 }
 
 /// The text stored in the FTS `uni` column: each CJK character once per
 /// occurrence, for the single-character fallback.
 pub fn index_unigrams(text: &str) -> String {
+    if !has_cjk(text) {
+        return String::new();
+    }
     let mut out = String::new();
     for ch in text.chars().filter(|c| is_cjk(*c)) {
         out.push(ch);
@@ -129,6 +153,8 @@ fn quote(s: &str) -> String {
 pub struct Query {
     /// One quoted FTS5 phrase per term ("word", or "数据 据库" for a CJK run).
     pub phrases: Vec<String>,
+    /// The index tokens of each phrase (the word, or the run's bigrams).
+    pub tokens: Vec<Vec<String>>,
     /// Single CJK characters of the query, for the fallback.
     pub unigrams: Vec<String>,
 }
@@ -141,6 +167,7 @@ impl Query {
             Term::Cjk(_) => true,
         });
         let mut phrases = Vec::new();
+        let mut tokens = Vec::new();
         let mut unigrams = Vec::new();
         for t in all {
             match t {
@@ -151,6 +178,13 @@ impl Query {
                     let q = quote(&w);
                     if !phrases.contains(&q) {
                         phrases.push(q);
+                        // what unicode61 will make of it (it splits on `_`, `-`...)
+                        tokens.push(
+                            w.split(|c: char| !c.is_alphanumeric())
+                                .filter(|t| !t.is_empty())
+                                .map(str::to_string)
+                                .collect(),
+                        );
                     }
                 }
                 Term::Cjk(run) => {
@@ -160,14 +194,29 @@ impl Query {
                             unigrams.push(s);
                         }
                     }
-                    let q = quote(&bigrams(&run).join(" "));
+                    let grams = bigrams(&run);
+                    let q = quote(&grams.join(" "));
                     if !phrases.contains(&q) {
                         phrases.push(q);
+                        tokens.push(grams);
                     }
                 }
             }
         }
-        Query { phrases, unigrams }
+        Query {
+            phrases,
+            tokens,
+            unigrams,
+        }
+    }
+
+    /// The same query with only the phrases at `keep`.
+    pub fn select(&self, keep: &[usize]) -> Query {
+        Query {
+            phrases: keep.iter().map(|&i| self.phrases[i].clone()).collect(),
+            tokens: keep.iter().map(|&i| self.tokens[i].clone()).collect(),
+            unigrams: self.unigrams.clone(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -177,6 +226,22 @@ impl Query {
     /// All terms must match, in the `body` column.
     pub fn and_expr(&self) -> Option<String> {
         (!self.phrases.is_empty()).then(|| format!("{{body}} : ({})", self.phrases.join(" AND ")))
+    }
+
+    /// At least two of the terms must match: the OR of every pair, for
+    /// queries of three or more terms (the first eight, to bound the size).
+    pub fn pairs_expr(&self) -> Option<String> {
+        let p: Vec<&String> = self.phrases.iter().take(8).collect();
+        if p.len() < 3 {
+            return None;
+        }
+        let mut pairs = Vec::new();
+        for i in 0..p.len() {
+            for j in i + 1..p.len() {
+                pairs.push(format!("({} AND {})", p[i], p[j]));
+            }
+        }
+        Some(format!("{{body}} : ({})", pairs.join(" OR ")))
     }
 
     /// Any term may match.
@@ -205,34 +270,40 @@ mod tests {
     fn cjk_runs_become_bigrams() {
         assert_eq!(
             index_body("数据库设计 uses SQLite"),
-            "数据 据库 库设 设计 uses sqlite "
+            " 数据 据库 库设 设计  uses SQLite"
         );
-        assert_eq!(index_body("用"), "用 ");
+        assert_eq!(index_body("用"), " 用 ");
         assert_eq!(index_unigrams("a数据b"), "数 据 ");
         assert_eq!(
             index_body("カタカナ と 한국어"),
-            "カタ タカ カナ と 한국 국어 "
+            " カタ タカ カナ   と   한국 국어 "
         );
+        assert!(matches!(
+            index_body("plain text"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(index_unigrams("plain text"), "");
     }
 
     #[test]
     fn hostile_input_stays_inside_quotes() {
         let q = Query::parse(r#"foo" OR bar* -baz : NEAR(x) AND "#);
-        assert_eq!(
-            q.phrases,
-            vec![
-                r#""foo""#,
-                r#""or""#,
-                r#""bar""#,
-                r#""baz""#,
-                r#""near""#,
-                r#""x""#
-            ]
-        );
+        // "or" and "and" are stop words and go; the rest are quoted, so inert
+        let want = [r#""foo""#, r#""bar""#, r#""baz""#, r#""near""#, r#""x""#];
+        assert_eq!(q.phrases, want);
         let e = q.and_expr().unwrap();
         assert_eq!(
             e,
-            r#"{body} : ("foo" AND "or" AND "bar" AND "baz" AND "near" AND "x")"#
+            r#"{body} : ("foo" AND "bar" AND "baz" AND "near" AND "x")"#
+        );
+    }
+
+    #[test]
+    fn pairs_need_three_terms() {
+        assert_eq!(Query::parse("a1 b2").pairs_expr(), None);
+        assert_eq!(
+            Query::parse("x y z").pairs_expr().unwrap(),
+            r#"{body} : (("x" AND "y") OR ("x" AND "z") OR ("y" AND "z"))"#
         );
     }
 

@@ -189,7 +189,7 @@ impl MemoryServer {
         match self.with_db(|c| search::search(c, cfg, &params).map_err(|e| e.to_string())) {
             Ok(out) if out.hits.is_empty() => ok(format!(
                 "No passage of {uri} matches {:?}. It may not be indexed yet, or use memory_get to read it.",
-                a.query
+                shown(&a.query)
             )),
             Ok(out) => ok(format_hits(&a.query, &out, true)),
             Err(e) => fail(e),
@@ -222,12 +222,22 @@ impl MemoryServer {
     }
 }
 
+/// The query as quoted back in messages: short, whatever was sent.
+fn shown(query: &str) -> String {
+    crate::claude::transcript::truncate(query, 80)
+}
+
 fn format_hits(query: &str, out: &search::SearchOutcome, inside: bool) -> String {
     if out.hits.is_empty() {
-        return format!("No memory matches {query:?}. Try fewer or different words.");
+        return format!(
+            "No memory matches {:?}. Try fewer or different words.",
+            shown(query)
+        );
     }
     let mut s = String::new();
-    if out.matched == "any-term" {
+    if out.matched == "most-terms" {
+        s.push_str("(No hit has every word; these have at least two.)\n");
+    } else if out.matched == "any-term" {
         s.push_str("(No hit has every word; these have some.)\n");
     } else if out.matched == "single-character" {
         s.push_str("(No hit has the words; these share characters with the query.)\n");

@@ -1,9 +1,11 @@
 //! Searching the index: the query shared by `pms search`, the MCP tools and
 //! the benchmarks.
 //!
-//! A query runs in up to three rounds: all terms (AND); if nothing matches,
-//! any term (OR); and for Chinese, Japanese or Korean text that still finds
-//! nothing, single characters at half weight. Scores are BM25, normalised per
+//! A query runs in up to four rounds: all terms (AND); if nothing matches, at
+//! least two terms (the OR of every pair, for queries of three or more
+//! terms); then any term (OR, leaving out of the transcript table the terms
+//! that match more than 20,000 chunks there); and for Chinese, Japanese or
+//! Korean text that still finds nothing, single characters at half weight. Scores are BM25, normalised per
 //! query so the best hit is 1.0, then multiplied by the source weight
 //! (structured memory above raw transcripts, `search.structured_weight`) and,
 //! when configured, a recency factor. Structured sources and transcripts are
@@ -59,7 +61,7 @@ pub struct Hit {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct SearchOutcome {
     pub hits: Vec<Hit>,
-    /// "all-terms", "any-term", "single-character" or "none".
+    /// "all-terms", "most-terms" (at least two), "any-term", "single-character" or "none".
     pub matched: &'static str,
     /// Always "keyword" until an embedding provider is configured.
     pub mode: &'static str,
@@ -81,19 +83,46 @@ pub fn search(
     if q.is_empty() {
         return Ok(outcome);
     }
-    let rounds: [(Option<String>, &'static str, f64, &str); 3] = [
-        (q.and_expr(), "all-terms", 1.0, "1.0, 0.0, 0.0"),
-        (q.or_expr(), "any-term", 1.0, "1.0, 0.0, 0.0"),
+    // In the transcript table, very common terms select nothing and cost the
+    // most: match on the rarer terms when there are any.
+    let frequent = frequent_phrases(conn, &q);
+    let rare: Vec<usize> = (0..q.phrases.len()).filter(|i| !frequent[*i]).collect();
+    let broad = rare.is_empty() && frequent.iter().any(|f| *f);
+    let tq = if rare.is_empty() || rare.len() == q.phrases.len() {
+        q.clone()
+    } else {
+        q.select(&rare)
+    };
+    let rounds: [(Round, &'static str, f64, &str); 4] = [
+        (Round::All, "all-terms", 1.0, "1.0, 0.0, 0.0"),
+        (Round::Most, "most-terms", 1.0, "1.0, 0.0, 0.0"),
+        (Round::Any, "any-term", 1.0, "1.0, 0.0, 0.0"),
         (
-            q.unigram_expr(),
+            Round::Unigram,
             "single-character",
             UNIGRAM_WEIGHT,
             "0.0, 1.0, 0.0",
         ),
     ];
-    for (expr, name, weight, bm25_weights) in rounds {
-        let Some(expr) = expr else { continue };
-        let raw = candidates(conn, params, &expr, bm25_weights)?;
+    for (round, name, weight, bm25_weights) in rounds {
+        let expr = round.expr(&q);
+        // any one very common word alone is no match among conversations
+        let texpr = if round == Round::Any && broad {
+            None
+        } else {
+            round.expr(&tq)
+        };
+        if expr.is_none() && texpr.is_none() {
+            continue;
+        }
+        let raw = candidates(
+            conn,
+            params,
+            expr.as_deref(),
+            texpr.as_deref(),
+            bm25_weights,
+            broad,
+        )?;
         if raw.is_empty() {
             continue;
         }
@@ -108,6 +137,50 @@ pub fn search(
     Ok(outcome)
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Round {
+    All,
+    Most,
+    Any,
+    Unigram,
+}
+
+impl Round {
+    fn expr(self, q: &Query) -> Option<String> {
+        match self {
+            Round::All => q.and_expr(),
+            Round::Most => q.pairs_expr(),
+            Round::Any => q.or_expr(),
+            Round::Unigram => q.unigram_expr(),
+        }
+    }
+}
+
+/// Most matches of a broad transcript query ranked by BM25: the newest ones
+/// (chunk ids follow time, as the indexer adds files oldest first).
+const BROAD_MAX_RANKED: i64 = 2_000;
+
+/// Which phrases are made only of terms in `frequent_terms`.
+fn frequent_phrases(conn: &Connection, q: &Query) -> Vec<bool> {
+    let all: Vec<&String> = q.tokens.iter().flatten().collect();
+    if all.is_empty() {
+        return vec![false; q.phrases.len()];
+    }
+    let placeholders = vec!["?"; all.len()].join(",");
+    let sql = format!("SELECT term FROM frequent_terms WHERE term IN ({placeholders})");
+    let found: std::collections::HashSet<String> = conn
+        .prepare_cached(&sql)
+        .and_then(|mut st| {
+            st.query_map(params_from_iter(all.iter()), |r| r.get::<_, String>(0))?
+                .collect::<rusqlite::Result<_>>()
+        })
+        .unwrap_or_default();
+    q.tokens
+        .iter()
+        .map(|toks| !toks.is_empty() && toks.iter().all(|t| found.contains(t)))
+        .collect()
+}
+
 /// A candidate before ranking: the hit plus its raw BM25 (higher = better).
 struct Raw {
     hit: Hit,
@@ -117,8 +190,10 @@ struct Raw {
 fn candidates(
     conn: &Connection,
     p: &SearchParams,
-    expr: &str,
+    expr: Option<&str>,
+    transcript_expr: Option<&str>,
     bm25_weights: &str,
+    broad: bool,
 ) -> rusqlite::Result<Vec<Raw>> {
     let wanted = |s: Source| p.sources.is_empty() || p.sources.contains(&s);
     let structured: Vec<&str> = [Source::Knowledge, Source::Summary]
@@ -128,41 +203,70 @@ fn candidates(
         .collect();
     let pool = (p.limit.max(1) * 4 * p.per_file.max(1)).max(40);
     let mut out = Vec::new();
-    if !structured.is_empty() {
-        let src = structured
-            .iter()
-            .map(|s| format!("\"{s}\""))
-            .collect::<Vec<_>>()
-            .join(" OR ");
+    if let Some(expr) = expr.filter(|_| !structured.is_empty()) {
+        let expr = if structured.len() == 2 {
+            expr.to_string()
+        } else {
+            format!("({expr}) AND {{src}} : \"{}\"", structured[0])
+        };
         out.extend(run_fts(
             conn,
             p,
-            &format!("({expr}) AND {{src}} : ({src})"),
-            bm25_weights,
+            "knowledge_fts",
+            &expr,
+            bm25_weights_for(bm25_weights, 3),
             pool,
+            false,
         )?);
     }
-    if wanted(Source::Transcript) {
+    if let Some(texpr) = transcript_expr.filter(|_| wanted(Source::Transcript)) {
         out.extend(run_fts(
             conn,
             p,
-            &format!("({expr}) AND {{src}} : \"transcript\""),
-            bm25_weights,
+            "transcript_fts",
+            texpr,
+            bm25_weights_for(bm25_weights, 2),
             pool,
+            broad,
         )?);
     }
     Ok(out)
 }
 
+/// The bm25 weights for a table with `columns` columns (the structured
+/// table has the extra `src` column, which never counts).
+fn bm25_weights_for(w: &str, columns: usize) -> &str {
+    match (w, columns) {
+        ("1.0, 0.0, 0.0", 2) => "1.0, 0.0",
+        ("0.0, 1.0, 0.0", 2) => "0.0, 1.0",
+        (w, _) => w,
+    }
+}
+
 fn run_fts(
     conn: &Connection,
     p: &SearchParams,
+    table: &str,
     fts_expr: &str,
     bm25_weights: &str,
     pool: usize,
+    broad: bool,
 ) -> rusqlite::Result<Vec<Raw>> {
     let mut filters = String::new();
     let mut args: Vec<SqlValue> = vec![SqlValue::Text(fts_expr.to_string())];
+    if broad {
+        // Rank only the newest matches: walking rowids needs no scoring.
+        let floor: Option<i64> = conn
+            .prepare_cached(&format!(
+                "SELECT rowid FROM {table} WHERE {table} MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2"
+            ))?
+            .query_row(rusqlite::params![fts_expr, BROAD_MAX_RANKED - 1], |r| r.get(0))
+            .ok();
+        if let Some(floor) = floor {
+            args.push(SqlValue::Integer(floor));
+            filters.push_str(&format!(" AND {table}.rowid >= ?{}", args.len()));
+        }
+    }
     if let Some(project) = &p.project {
         args.push(SqlValue::Text(project.clone()));
         filters.push_str(&format!(" AND f.project = ?{}", args.len()));
@@ -185,16 +289,16 @@ fn run_fts(
     let sql = if filters.is_empty() {
         format!(
             "SELECT c.id, m.r, f.uri, f.source, f.project, c.line_start, c.line_end, c.ts, c.role, c.heading, c.text
-             FROM (SELECT rowid AS id, bm25(chunks_fts, {bm25_weights}) AS r FROM chunks_fts
-                   WHERE chunks_fts MATCH ?1 ORDER BY r LIMIT ?{limit_arg}) m
+             FROM (SELECT rowid AS id, bm25({table}, {bm25_weights}) AS r FROM {table}
+                   WHERE {table} MATCH ?1 ORDER BY r LIMIT ?{limit_arg}) m
              JOIN chunks c ON c.id = m.id JOIN files f ON f.id = c.file_id"
         )
     } else {
         format!(
-            "SELECT c.id, bm25(chunks_fts, {bm25_weights}) AS r, f.uri, f.source, f.project, c.line_start, c.line_end,
+            "SELECT c.id, bm25({table}, {bm25_weights}) AS r, f.uri, f.source, f.project, c.line_start, c.line_end,
                     c.ts, c.role, c.heading, c.text
-             FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id
-             WHERE chunks_fts MATCH ?1{filters} ORDER BY r LIMIT ?{limit_arg}"
+             FROM {table} JOIN chunks c ON c.id = {table}.rowid JOIN files f ON f.id = c.file_id
+             WHERE {table} MATCH ?1{filters} ORDER BY r LIMIT ?{limit_arg}"
         )
     };
     let mut stmt = conn.prepare_cached(&sql)?;

@@ -8,6 +8,8 @@
 
 pub mod claude_code;
 pub mod fake_api;
+pub mod python_mcp;
+pub mod retrieval;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

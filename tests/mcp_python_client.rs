@@ -1,0 +1,66 @@
+//! `pms serve` driven by the official MCP Python SDK: tools listed, each
+//! called, hostile arguments refused, in both protocol eras (the
+//! 2026-07-28 discover probe and the older initialize handshake).
+
+mod support;
+
+use serde_json::{Value, json};
+use support::TestHome;
+
+fn home_with_history() -> TestHome {
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+    let project = home.path(".claude/projects/-home-u-app");
+    std::fs::create_dir_all(&project).unwrap();
+    let lines = [
+        json!({"type": "user", "timestamp": "2026-11-01T09:00:00Z", "message": {"content": "How should we shard the billing database?"}}),
+        json!({"type": "assistant", "timestamp": "2026-11-01T09:00:05Z", "message": {"id": "m1", "content": [{"type": "text", "text": "Shard the billing database by tenant id."}]}}),
+        json!({"type": "user", "timestamp": "2026-11-01T09:01:00Z", "message": {"content": "数据库迁移怎么做?"}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(project.join("s1.jsonl"), text).unwrap();
+    home.ok(&["index", "--quiet"]);
+    home
+}
+
+fn probe(mode: &str) {
+    let Some(sdk) = support::python_mcp::sdk_path() else {
+        return;
+    };
+    let home = home_with_history();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_client/probe.py");
+    let out = std::process::Command::new("python3")
+        .arg(script)
+        .arg(support::PMS)
+        .arg(home.workspace())
+        .arg(mode)
+        .env_clear()
+        .env("HOME", home.home())
+        .env("PATH", home.path_var())
+        .env("PYTHONPATH", &sdk)
+        .env("LANG", "C.UTF-8")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "probe failed in {mode} mode:\n{stdout}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(report["server_name"], "pms");
+    assert!(report["checks"].as_array().unwrap().len() >= 20, "{report}");
+    if mode == "legacy" {
+        assert_eq!(report["protocol_version"], "2025-11-25", "{report}");
+    }
+}
+
+#[test]
+fn the_python_sdk_uses_every_tool_in_the_modern_era() {
+    probe("auto");
+}
+
+#[test]
+fn the_python_sdk_uses_every_tool_with_the_initialize_handshake() {
+    probe("legacy");
+}
