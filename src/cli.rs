@@ -31,6 +31,11 @@ pub enum Command {
     Search(SearchArgs),
     /// Show a file or a past conversation (cc://<project>/<session>.jsonl) by line range
     Get(GetArgs),
+    /// Learnings waiting for your yes, and the lessons in force (review, accept, reject, add, retire)
+    Lessons(LessonsArgs),
+    /// Background upkeep started by the hooks: summarise sessions that ended without SessionEnd, then index
+    #[command(hide = true)]
+    Sync(SyncArgs),
     /// Remove pms's hooks and MCP registrations (user data stays unless --purge)
     Uninstall(UninstallArgs),
 }
@@ -172,4 +177,68 @@ pub struct GetArgs {
     pub json: bool,
     #[command(flatten)]
     pub ws: WorkspaceArg,
+}
+
+#[derive(Debug, Args)]
+pub struct SyncArgs {
+    /// The session that started this sync (still running: not summarised)
+    #[arg(long)]
+    pub exclude_session: Option<String>,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Debug, Args)]
+pub struct LessonsArgs {
+    #[command(subcommand)]
+    pub action: Option<LessonsAction>,
+    /// Print the list as JSON
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LessonsAction {
+    /// Walk through the pending learnings: accept, reword, choose where it goes, reject or skip
+    Review,
+    /// Make a pending learning a rule in force
+    Accept {
+        /// The pending learning (P-...)
+        id: String,
+        /// Where it goes: a domain (e.g. product), or "me" for _me/lessons.md (default: its suggested domain, else me)
+        #[arg(long)]
+        to: Option<String>,
+        /// Your wording of the rule (what to do, when, and why)
+        #[arg(long)]
+        text: Option<String>,
+        /// If a near-duplicate rule exists, replace its wording instead of stopping
+        #[arg(long, conflicts_with = "force")]
+        merge: bool,
+        /// Add it even if a rule in force looks nearly the same
+        #[arg(long)]
+        force: bool,
+    },
+    /// Drop a pending learning
+    Reject {
+        /// The pending learning (P-...)
+        id: String,
+    },
+    /// Write a new rule directly
+    Add {
+        /// The rule (what to do, when, and why)
+        text: String,
+        /// The domain it belongs to (default: _me/lessons.md, all work)
+        #[arg(long)]
+        domain: Option<String>,
+        /// Add it even if a rule in force looks nearly the same
+        #[arg(long)]
+        force: bool,
+    },
+    /// Take a rule out of force (kept in the archive of _me/lessons.md)
+    Retire {
+        /// The rule (L-...)
+        id: String,
+    },
 }

@@ -40,6 +40,21 @@ pub fn write_atomic_mode(path: &Path, bytes: &[u8], new_file_mode: u32) -> io::R
     Ok(())
 }
 
+/// [`write_atomic`] without the fsync: never half-written (the rename is
+/// atomic), but the newest version may not survive a power cut. For state
+/// that is cheap to lose (per-session hook state, caches) on paths where an
+/// fsync would cost more than the whole hook.
+pub fn write_atomic_nosync(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = parent_dir(path);
+    fs::create_dir_all(&dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".pms-tmp-")
+        .tempfile_in(&dir)?;
+    tmp.write_all(bytes)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
 /// Copies `path` to `<name>.pms-backup-<UTC timestamp>` beside it and returns
 /// the backup's path. Beside the original is where a person looks first.
 pub fn backup(path: &Path) -> io::Result<PathBuf> {

@@ -12,6 +12,7 @@ pub mod env;
 pub mod hooks;
 pub mod index;
 pub mod install;
+pub mod lessons;
 pub mod mcp;
 pub mod search;
 pub mod workspace;

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::Value;
 use support::TestHome;
-use support::claude_code::run_claude;
+use support::claude_code::{run_claude, run_claude_env};
 use support::fake_api::{FakeApi, Turn};
 
 /// The words Claude Code prints when it skips a settings entry it cannot use.
@@ -265,11 +265,335 @@ fn claude_code_calls_memory_search_and_its_transcripts_index() {
     home.ok(&["index", "--quiet"]);
     let found = home.ok(&["search", "hello-from-bash", "--json"]);
     let found: Value = serde_json::from_slice(&found.stdout).unwrap();
-    assert_eq!(
-        found["hits"][0]["uri"],
-        format!(
-            "cc://{folder}/{}",
-            transcript.file_name().unwrap().to_string_lossy()
-        )
+    let uris: Vec<&str> = found["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["uri"].as_str().unwrap())
+        .collect();
+    let conversation = format!(
+        "cc://{folder}/{}",
+        transcript.file_name().unwrap().to_string_lossy()
     );
+    // the session summary ranks first and points back to the conversation,
+    // which is a hit too
+    assert!(uris[0].starts_with("sessions/"), "{uris:?}");
+    let summary = std::fs::read_to_string(home.workspace().join(uris[0])).unwrap();
+    assert_eq!(
+        pms::index::indexer::summary_frontmatter(&summary)
+            .transcript_ref
+            .as_deref(),
+        Some(conversation.as_str())
+    );
+    assert!(uris.contains(&conversation.as_str()), "{uris:?}");
+}
+
+/// Copies the payloads recorded with PMS_HOOK_RECORD into the fixtures the
+/// hook tests replay (only with PMS_RECORD_FIXTURES=1).
+fn save_recorded_payloads(dir: &Path) {
+    if !std::env::var("PMS_RECORD_FIXTURES").is_ok_and(|v| v == "1") {
+        return;
+    }
+    let dest = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/hooks"));
+    std::fs::create_dir_all(dest).unwrap();
+    for event in [
+        "session-start",
+        "user-prompt",
+        "stop",
+        "pre-compact",
+        "session-end",
+    ] {
+        let Ok(text) = std::fs::read_to_string(dir.join(format!("{event}.jsonl"))) else {
+            continue;
+        };
+        if let Some(line) = text.lines().find(|l| !l.trim().is_empty()) {
+            let v: Value = serde_json::from_str(line).unwrap();
+            std::fs::write(
+                dest.join(format!("{event}.json")),
+                serde_json::to_string_pretty(&v).unwrap(),
+            )
+            .unwrap();
+        }
+    }
+}
+
+/// Text of every /v1/messages request body.
+fn bodies(api: &FakeApi) -> Vec<String> {
+    api.message_bodies().iter().map(body_text).collect()
+}
+
+/// The layered-loading hooks inside Claude Code, session by session.
+#[test]
+fn hooks_carry_lessons_workflows_and_staged_learnings_across_sessions() {
+    let bin_dir = claude_or_skip!();
+    let (home, work) = installed_home(&bin_dir);
+    let record = home.path("hook-payloads");
+    let rec = record.to_str().unwrap().to_string();
+    let env = [("PMS_HOOK_RECORD", rec.as_str())];
+    // a lesson in force
+    let ws = pms::workspace::Workspace::new(home.workspace());
+    let target = pms::lessons::store::Target::Me;
+    let promoted = pms::lessons::store::promote(
+        &ws,
+        "Run the migration dry-run before applying it to production, because a failed migration locked the orders table.",
+        &target,
+        None,
+    )
+    .unwrap();
+    let pms::lessons::store::Promoted::Added(lesson) = promoted else {
+        panic!("{promoted:?}")
+    };
+    home.ok(&["index", "--quiet"]);
+
+    // 1. a prompt that matches the lesson carries it; an unrelated one does not
+    let api = FakeApi::start(vec![Turn::text("Will do.")]);
+    let out = run_claude_env(
+        &home,
+        &bin_dir,
+        &api,
+        &work,
+        &["-p", "apply the orders migration to production now"],
+        &env,
+    );
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    assert!(
+        bodies(&api)[0].contains(&lesson.id),
+        "the matching lesson is not in the request"
+    );
+    let api = FakeApi::start(vec![Turn::text("Done.")]);
+    run_claude_env(
+        &home,
+        &bin_dir,
+        &api,
+        &work,
+        &["-p", "fix the CSS on the login page"],
+        &env,
+    );
+    let b = bodies(&api);
+    assert!(
+        b[0].contains("UserPromptSubmit hook additional context"),
+        "the prompt hook ran"
+    );
+    assert!(
+        !b[0].contains("Lessons that apply"),
+        "an unrelated prompt got a lesson"
+    );
+
+    // 2. a workflow trigger force-loads its SOP, once per session
+    let api = FakeApi::start(vec![
+        Turn::text("Here is a draft PRD."),
+        Turn::text("Added the risks."),
+    ]);
+    run_claude_env(
+        &home,
+        &bin_dir,
+        &api,
+        &work,
+        &["-p", "Please write a PRD for usage-based pricing"],
+        &env,
+    );
+    let first = bodies(&api).pop().unwrap();
+    assert!(
+        first.contains("Writing a PRD") && first.contains("six questions"),
+        "SOP not loaded"
+    );
+    run_claude_env(
+        &home,
+        &bin_dir,
+        &api,
+        &work,
+        &["-p", "Now write the PRD risks section", "--continue"],
+        &env,
+    );
+    let second = bodies(&api).pop().unwrap();
+    assert_eq!(
+        second.matches("follow this SOP step by step").count(),
+        1,
+        "the SOP was injected again in the same session"
+    );
+
+    // 3. a correction in a reply becomes a staged learning, the session gets a summary
+    let api = FakeApi::start(vec![
+        Turn::text(
+            "You're right — the staging database listens on port 5433, not 5432. I fixed the config.",
+        ),
+        Turn::text("Summary of the conversation so far."),
+    ]);
+    let out = run_claude_env(
+        &home,
+        &bin_dir,
+        &api,
+        &work,
+        &["-p", "The staging DB port is wrong, check it"],
+        &env,
+    );
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    let _ = result;
+    run_claude_env(
+        &home,
+        &bin_dir,
+        &api,
+        &work,
+        &["-p", "/compact", "--continue"],
+        &env,
+    );
+    let pending = home.read_json("pms/.pms/pending-learnings.json");
+    let items = pending["items"].as_array().unwrap();
+    assert!(
+        items
+            .iter()
+            .any(|i| i["kind"] == "correction" && i["text"].as_str().unwrap().contains("5433")),
+        "{pending}"
+    );
+    let summaries: Vec<_> = std::fs::read_dir(home.workspace().join("sessions"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert!(!summaries.is_empty());
+    for s in &summaries {
+        let text = std::fs::read_to_string(s.path()).unwrap();
+        let r = pms::index::indexer::summary_frontmatter(&text)
+            .transcript_ref
+            .expect("transcript_ref");
+        let rel = r.strip_prefix("cc://").unwrap();
+        assert!(
+            home.path(".claude/projects").join(rel).is_file(),
+            "{r} does not point at a transcript"
+        );
+    }
+
+    // 4. the staged learning is in the next session's first request, with how to confirm it
+    let api = FakeApi::start(vec![Turn::text("Hello.")]);
+    run_claude_env(&home, &bin_dir, &api, &work, &["-p", "hello again"], &env);
+    let first = bodies(&api).remove(0);
+    assert!(
+        first.contains("Learnings waiting for confirmation") && first.contains("5433"),
+        "pending not shown"
+    );
+    assert!(first.contains("lessons_promote"));
+
+    // 5. nothing was so long that Claude Code moved it to a file
+    let spilled: Vec<_> = walk(&home.path(".claude/projects"))
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains("additionalContext"))
+        .collect();
+    assert!(spilled.is_empty(), "injections over the cap: {spilled:?}");
+    let log = home.workspace().join(".pms/logs/hooks.log");
+    assert!(
+        !log.exists(),
+        "hook errors: {}",
+        std::fs::read_to_string(&log).unwrap_or_default()
+    );
+    save_recorded_payloads(&record);
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// Lessons become rules across three real sessions, with the user's yes.
+#[test]
+fn a_correction_becomes_a_rule_after_the_users_yes() {
+    let bin_dir = claude_or_skip!();
+    let (home, work) = installed_home(&bin_dir);
+
+    // session 1: the model admits a correction
+    let api = FakeApi::start(vec![Turn::text(
+        "You're right — the staging database listens on port 5433, not 5432. I updated the connection string.",
+    )]);
+    let out = run_claude(
+        &home,
+        &bin_dir,
+        &api,
+        &work,
+        &["-p", "The staging DB port is wrong again"],
+    );
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let pending = home.read_json("pms/.pms/pending-learnings.json");
+    let id = pending["items"][0]["id"]
+        .as_str()
+        .expect("a staged learning")
+        .to_string();
+
+    // session 2: the pending learning is in the first request; the user says
+    // yes and the model promotes it through the MCP tool
+    let rule = "Use port 5433 for the staging database, because 5432 is production.";
+    let api = FakeApi::start(vec![
+        Turn::text(&format!(
+            "Before we start: learning {id} says the staging database is on 5433. Make it a rule?"
+        )),
+        Turn::tool_use(
+            "mcp__pms__lessons_promote",
+            serde_json::json!({"id": id, "text": rule}),
+        )
+        .when("yes, make it a rule"),
+        Turn::text("Done: it is a rule now.").when("tool_result"),
+    ]);
+    run_claude(
+        &home,
+        &bin_dir,
+        &api,
+        &work,
+        &["-p", "good morning", "--allowedTools", "mcp__pms"],
+    );
+    let first = body_text(&api.message_bodies()[0]);
+    assert!(
+        first.contains("Learnings waiting for confirmation") && first.contains(&id),
+        "pending not shown"
+    );
+    let out = run_claude(
+        &home,
+        &bin_dir,
+        &api,
+        &work,
+        &[
+            "-p",
+            "yes, make it a rule",
+            "--continue",
+            "--allowedTools",
+            "mcp__pms",
+            "--output-format",
+            "json",
+        ],
+    );
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let last = bodies(&api).pop().unwrap();
+    assert!(
+        last.contains("Promoted") && last.contains(&id),
+        "the promotion did not reach the model"
+    );
+    let lessons = std::fs::read_to_string(home.workspace().join("_me/lessons.md")).unwrap();
+    assert!(lessons.contains(rule), "{lessons}");
+
+    // session 3: a matching prompt carries the rule, an unrelated one does not
+    let api = FakeApi::start(vec![Turn::text("Connecting.")]);
+    run_claude(
+        &home,
+        &bin_dir,
+        &api,
+        &work,
+        &["-p", "connect to the staging database and check the port"],
+    );
+    assert!(body_text(&api.message_bodies()[0]).contains("Use port 5433 for the staging database"));
+    let api = FakeApi::start(vec![Turn::text("Here is the chart.")]);
+    run_claude(
+        &home,
+        &bin_dir,
+        &api,
+        &work,
+        &["-p", "draw a bar chart of monthly revenue"],
+    );
+    assert!(!body_text(&api.message_bodies()[0]).contains("Lessons that apply"));
 }

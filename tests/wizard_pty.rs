@@ -127,3 +127,96 @@ fn declining_the_summary_changes_nothing() {
     assert!(!ws.exists());
     assert!(!home.settings().exists());
 }
+
+/// `pms lessons review`, typed into: accept one learning as is, reword
+/// another and file it under its domain, reject the third.
+#[test]
+fn reviewing_pending_learnings_by_typing() {
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+    let ws = pms::workspace::Workspace::new(home.workspace());
+    let learnings = [
+        (
+            "correction",
+            "You're right — the staging database listens on port 5433.",
+            None,
+        ),
+        (
+            "method",
+            "A simpler approach is to batch invoice writes.",
+            Some("product"),
+        ),
+        (
+            "insight",
+            "It turns out nobody reads the weekly digest email.",
+            None,
+        ),
+    ];
+    let candidates = learnings
+        .iter()
+        .map(|(k, t, d)| pms::lessons::pending::Candidate {
+            kind: k.to_string(),
+            text: t.to_string(),
+            domain: d.map(str::to_string),
+            session_id: None,
+            transcript_ref: Some("cc://-home-u-app/s1.jsonl".into()),
+        })
+        .collect();
+    pms::lessons::pending::stage(&ws, candidates, &[]).unwrap();
+
+    let mut cmd = std::process::Command::new(support::PMS);
+    cmd.args([
+        "lessons",
+        "review",
+        "--workspace",
+        home.workspace().to_str().unwrap(),
+    ])
+    .env_clear()
+    .env("HOME", home.home())
+    .env("PATH", home.path_var())
+    .env("TERM", "xterm-256color")
+    .env("PMS_NO_BACKGROUND", "1");
+    let mut p = spawn_command(cmd, Some(20_000)).unwrap();
+    p.exp_string("[1/3]").unwrap();
+    p.exp_string("What should happen to it?").unwrap();
+    key(&mut p, "\r"); // accept as a rule
+    p.exp_string("Where does it belong?").unwrap();
+    key(&mut p, "\r"); // _me/lessons.md
+    p.exp_string("to _me/lessons.md").unwrap();
+
+    p.exp_string("[2/3]").unwrap();
+    p.exp_string("What should happen to it?").unwrap();
+    key(&mut p, DOWN);
+    key(&mut p, "\r"); // edit the wording
+    p.exp_string("The rule").unwrap();
+    key(&mut p, &"\x7f".repeat(80));
+    key(
+        &mut p,
+        "Batch invoice writes in one transaction, because row-by-row writes timed out.\r",
+    );
+    p.exp_string("Where does it belong?").unwrap();
+    key(&mut p, "\r"); // the suggested domain: product
+    p.exp_string("to product/CLAUDE.md").unwrap();
+
+    p.exp_string("[3/3]").unwrap();
+    p.exp_string("What should happen to it?").unwrap();
+    key(&mut p, DOWN);
+    key(&mut p, DOWN);
+    key(&mut p, "\r"); // reject
+    p.exp_string("Rejected.").unwrap();
+    p.exp_eof().unwrap();
+
+    let me = std::fs::read_to_string(home.workspace().join("_me/lessons.md")).unwrap();
+    assert!(
+        me.contains("] The staging database listens on port 5433."),
+        "{me}"
+    );
+    let product = std::fs::read_to_string(home.workspace().join("product/CLAUDE.md")).unwrap();
+    assert!(
+        product.contains(
+            "] Batch invoice writes in one transaction, because row-by-row writes timed out."
+        ),
+        "{product}"
+    );
+    assert!(pms::lessons::pending::load(&ws).unwrap().items.is_empty());
+}

@@ -5,8 +5,10 @@ pub mod get;
 pub mod hook;
 pub mod index;
 pub mod init;
+pub mod lessons;
 pub mod search;
 pub mod serve;
+pub mod sync;
 pub mod uninstall;
 
 use anyhow::Result;

@@ -1,12 +1,125 @@
-//! SessionStart: layer 0, who the user is, from the first message.
+//! SessionStart: layer 0. Who the user is, the lessons in force and the
+//! learnings waiting for a yes, from the first message.
+//!
+//! The amount depends on `source`: a new session (`startup`) or a cleared
+//! one (`clear`) gets everything; a resumed or forked one already has layer
+//! 0 in its replayed history, so it gets only what may have changed (lessons
+//! and pending learnings); after compaction (`compact`) everything comes
+//! back, plus the domain and workflow rules this session had loaded, since
+//! the summary dropped them. Every session start also starts a detached
+//! `pms sync` (index changes, summarise sessions that ended without
+//! SessionEnd).
 
 use anyhow::Result;
 use serde_json::Value;
 
-use super::HookContext;
+use super::budget::{self, Section};
+use super::state::{self, SessionState};
+use super::{HookContext, layers};
 use crate::claude::hook_io;
+use crate::lessons::{self, pending};
 
 pub fn run(ctx: &HookContext) -> Result<Option<Value>> {
-    let profile = std::fs::read_to_string(ctx.ws.me_file("profile.md"))?;
-    Ok(Some(hook_io::additional_context("SessionStart", &profile)))
+    let source = ctx.input.source.as_deref().unwrap_or("startup");
+    let sid = ctx.session_id();
+    let mut st = SessionState::load(&ctx.ws, &sid);
+    if st.started.is_none() {
+        st.started = Some(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
+    }
+    st.transcript_path = ctx.input.transcript_path.clone().or(st.transcript_path);
+    st.cwd = ctx.input.cwd.clone().or(st.cwd);
+
+    let rules = lessons::all_rules(&ctx.ws);
+    let waiting = match pending::load(&ctx.ws) {
+        Ok(p) => p.items,
+        Err(e) => {
+            ctx.log("session-start", &e.to_string());
+            Vec::new()
+        }
+    };
+    let domains = layers::domains(&ctx.ws);
+    let name = profile_name(ctx);
+    let mut sections: Vec<Section> = Vec::new();
+    let header;
+    match source {
+        "resume" | "fork" => {
+            header = format!(
+                "pms memory for {name} (resumed session; the profile and rules injected at its start still apply)."
+            );
+            sections.push(layers::pending(&waiting));
+            sections.push(layers::lesson_index(&ctx.ws, &rules));
+        }
+        _ => {
+            header = format!(
+                "pms memory for {name} (layer 0, loaded by the user's own setup). The sections below are the user's \
+profile, style and standing instructions: follow them in this session."
+            );
+            sections.extend(layers::identity(&ctx.ws));
+            sections.push(layers::lesson_index(&ctx.ws, &rules));
+            sections.push(layers::pending(&waiting));
+            if source == "compact" {
+                sections.extend(reloaded_after_compaction(ctx, &st, &domains));
+            }
+            sections.push(layers::guide(&ctx.ws, &domains));
+        }
+    }
+    let text = budget::pack(&header, &sections, ctx.cfg.hooks.budget_chars);
+    if let Err(e) = st.save(&ctx.ws) {
+        ctx.log("session-start", &format!("saving session state: {e}"));
+    }
+    state::prune(&ctx.ws);
+    let mut args = vec!["sync", "--exclude-session"];
+    args.push(&sid);
+    super::spawn_detached(&ctx.ws, &args);
+    Ok(Some(hook_io::additional_context("SessionStart", &text)))
+}
+
+/// The name in the profile (`- Name: ...`), for the header.
+fn profile_name(ctx: &HookContext) -> String {
+    std::fs::read_to_string(ctx.ws.me_file("profile.md"))
+        .ok()
+        .and_then(|t| {
+            t.lines().find_map(|l| {
+                l.trim()
+                    .strip_prefix("- Name:")
+                    .map(|n| n.trim().to_string())
+            })
+        })
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "the user".into())
+}
+
+/// After compaction: the domain and workflow rules this session had loaded.
+fn reloaded_after_compaction(
+    ctx: &HookContext,
+    st: &SessionState,
+    domains: &[crate::workspace::domains::DomainSpec],
+) -> Vec<Section> {
+    let mut out = Vec::new();
+    for key in &st.loaded {
+        if let Some(id) = key.strip_prefix("domain:")
+            && let Some(d) = domains.iter().find(|d| d.id == id)
+        {
+            out.extend(layers::domain_sections(
+                &ctx.ws,
+                d,
+                "loaded earlier in this session",
+            ));
+        }
+        if let Some(rest) = key.strip_prefix("workflow:")
+            && let Some((id, name)) = rest.split_once('/')
+            && let Some(d) = domains.iter().find(|d| d.id == id)
+            && let Some(wf) = d.workflows.iter().find(|w| w.name == name)
+        {
+            let domain_loaded = st.is_loaded(&format!("domain:{id}"));
+            out.extend(layers::workflow_sections(
+                &ctx.ws,
+                d,
+                wf,
+                "loaded earlier in this session",
+                domain_loaded,
+            ));
+        }
+    }
+    out
 }

@@ -67,20 +67,6 @@ CREATE TRIGGER IF NOT EXISTS chunks_after_delete_structured AFTER DELETE ON chun
 WHEN old.source <> 'transcript' BEGIN
     DELETE FROM knowledge_fts WHERE rowid = old.id;
 END;
-CREATE TABLE IF NOT EXISTS lessons (
-    id        TEXT PRIMARY KEY,
-    scope     TEXT NOT NULL,
-    file      TEXT NOT NULL,
-    line      INTEGER NOT NULL,
-    title     TEXT NOT NULL,
-    text      TEXT NOT NULL,
-    terms     TEXT NOT NULL
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS lessons_fts USING fts5(
-    body, uni,
-    tokenize = 'unicode61 remove_diacritics 2',
-    content = '', contentless_delete = 1
-);
 -- Terms in so many transcript chunks that they select nothing (see
 -- search::mod); recomputed by the indexer when the transcript set changes.
 CREATE TABLE IF NOT EXISTS frequent_terms (

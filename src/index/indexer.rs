@@ -122,7 +122,9 @@ pub fn run(
 ) -> Result<IndexReport, IndexError> {
     let mut found = discover_workspace(ws);
     found.extend(discover_transcripts(&transcript_roots(env, cfg)));
-    sync(conn, cfg, found, None, progress)
+    let report = sync(conn, cfg, found, None, progress)?;
+    crate::lessons::store::refresh_index(ws);
+    Ok(report)
 }
 
 /// Indexes only `paths` (workspace files or transcripts), without looking at

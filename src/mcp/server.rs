@@ -28,7 +28,10 @@ decisions, people, preferences or \"what did we do about X\" (including \"yester
 redoing work that may have been done. memory_search finds files and conversations (paths like product/CLAUDE.md, \
 or cc://<project>/<session>.jsonl for a conversation). memory_search_context looks for the best passages inside one \
 of them. memory_get reads the original text around a hit by line range: quote it rather than guessing. Session \
-summaries (sessions/*.md) carry a transcript_ref pointing to the full conversation.";
+summaries (sessions/*.md) carry a transcript_ref pointing to the full conversation. Learnings staged from past \
+sessions wait for the user's confirmation: lessons_pending lists them; after the user explicitly says yes to one, \
+lessons_promote makes it a rule (reword it as an imperative: what to do, when, why); lessons_reject drops one. \
+Never promote without the user's yes.";
 
 /// Most hits one call returns.
 const MAX_LIMIT: usize = 50;
@@ -63,6 +66,33 @@ pub struct ContextArgs {
     #[serde(default)]
     pub limit: Option<u32>,
 }
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct PromoteArgs {
+    /// The pending learning's id (P-...), from lessons_pending.
+    pub id: String,
+    /// The rule as the user agreed to it: what to do, when, and why, in one line. Default: the staged text.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// Where it belongs: a domain (e.g. product) or "me" for all work. Default: the suggested domain, else me.
+    #[serde(default)]
+    pub domain: Option<String>,
+    /// If a near-duplicate rule is in force, replace its wording with this one.
+    #[serde(default)]
+    pub merge: Option<bool>,
+    /// Add it even beside a near-duplicate (the user said they differ).
+    #[serde(default)]
+    pub allow_duplicate: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct RejectArgs {
+    /// The pending learning's id (P-...).
+    pub id: String,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct NoArgs {}
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct GetArgs {
@@ -193,6 +223,106 @@ impl MemoryServer {
             )),
             Ok(out) => ok(format_hits(&a.query, &out, true)),
             Err(e) => fail(e),
+        }
+    }
+
+    #[tool(
+        description = "List the learnings staged from past sessions that wait for the user's confirmation, and the lessons in force.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    fn lessons_pending(
+        &self,
+        Parameters(_): Parameters<NoArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let items = match crate::lessons::pending::load(&self.ctx.ws) {
+            Ok(p) => p.items,
+            Err(e) => return fail(e.to_string()),
+        };
+        let rules = crate::lessons::all_rules(&self.ctx.ws);
+        let mut s = if items.is_empty() {
+            "No learnings wait for confirmation.\n".to_string()
+        } else {
+            let mut s = format!(
+                "{} learning(s) wait for the user's yes. Ask the user about them; promote only the ones they accept.\n",
+                items.len()
+            );
+            for i in items.iter().take(50) {
+                let home = i.domain.as_deref().unwrap_or("me");
+                s.push_str(&format!(
+                    "- {} [{} → {home}] {}\n",
+                    i.id,
+                    i.kind,
+                    crate::claude::transcript::truncate(&i.text, 300)
+                ));
+            }
+            s
+        };
+        s.push_str(&format!("\n{} lesson(s) in force.\n", rules.len()));
+        for r in rules.iter().take(50) {
+            s.push_str(&format!(
+                "- {} ({}) {}\n",
+                r.id,
+                r.file,
+                crate::claude::transcript::truncate(&r.text, 200)
+            ));
+        }
+        ok(s)
+    }
+
+    #[tool(
+        description = "Make a pending learning a rule in force (written to _me/lessons.md or a domain's CLAUDE.md). Call ONLY after the user has explicitly said yes to this learning in this conversation. Pass `text` to reword it as the user agreed: an imperative rule (what to do, when, why).",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            open_world_hint = false
+        )
+    )]
+    fn lessons_promote(
+        &self,
+        Parameters(a): Parameters<PromoteArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        use crate::lessons::accept::{Accepted, accept_with};
+        let (merge, force) = (a.merge.unwrap_or(false), a.allow_duplicate.unwrap_or(false));
+        match accept_with(
+            &self.ctx.ws,
+            a.id.trim(),
+            a.text.as_deref(),
+            a.domain.as_deref(),
+            merge,
+            force,
+        ) {
+            Ok(Accepted::Promoted(r)) => ok(format!(
+                "Promoted {} as rule {} in {}: {}",
+                a.id, r.id, r.file, r.text
+            )),
+            Ok(Accepted::Merged(r)) => ok(format!(
+                "Merged {} into rule {} in {}: {}",
+                a.id, r.id, r.file, r.text
+            )),
+            Ok(Accepted::Duplicate { existing, .. }) => fail(format!(
+                "Nothing changed: rule {} ({}) already says nearly the same: {}. Ask the user whether to merge \
+(call again with merge: true to replace its wording), keep both (allow_duplicate: true) or reject this learning.",
+                existing.id, existing.file, existing.text
+            )),
+            Err(e) => fail(e.to_string()),
+        }
+    }
+
+    #[tool(
+        description = "Drop a pending learning the user does not want as a rule.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            open_world_hint = false
+        )
+    )]
+    fn lessons_reject(
+        &self,
+        Parameters(a): Parameters<RejectArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        match crate::lessons::accept::reject(&self.ctx.ws, a.id.trim()) {
+            Ok(item) => ok(format!("Rejected {}: {}", item.id, item.text)),
+            Err(e) => fail(e.to_string()),
         }
     }
 

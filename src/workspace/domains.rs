@@ -4,11 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::templates;
 
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 pub struct DomainSpec {
     pub id: String,
     pub title: String,
@@ -19,7 +19,7 @@ pub struct DomainSpec {
     pub workflows: Vec<WorkflowSpec>,
 }
 
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 pub struct WorkflowSpec {
     pub name: String,
     pub title: String,

@@ -118,6 +118,10 @@ impl Workspace {
     pub fn db_path(&self) -> PathBuf {
         self.state_dir().join("index.db")
     }
+    /// The lessons index: one line per rule in force (see lessons::store).
+    pub fn lessons_index_path(&self) -> PathBuf {
+        self.state_dir().join("lessons.idx")
+    }
     pub fn manifest_path(&self) -> PathBuf {
         self.state_dir().join("manifest.json")
     }

@@ -35,7 +35,7 @@ async def main():
         tools = (await client.list_tools()).tools
         names = sorted(t.name for t in tools)
         report["tools"] = names
-        check("three memory tools", names == ["memory_get", "memory_search", "memory_search_context"], names)
+        check("the memory and lessons tools", names == ["lessons_pending", "lessons_promote", "lessons_reject", "memory_get", "memory_search", "memory_search_context"], names)
         for t in tools:
             check(f"{t.name} has an object schema", t.input_schema.get("type") == "object", t.input_schema)
 

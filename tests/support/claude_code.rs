@@ -98,6 +98,18 @@ pub fn run_claude(
     cwd: &Path,
     args: &[&str],
 ) -> Output {
+    run_claude_env(home, bin_dir, api, cwd, args, &[])
+}
+
+/// [`run_claude`] with extra environment variables (passed on to hooks).
+pub fn run_claude_env(
+    home: &TestHome,
+    bin_dir: &Path,
+    api: &FakeApi,
+    cwd: &Path,
+    args: &[&str],
+    extra: &[(&str, &str)],
+) -> Output {
     let child = Command::new(bin_dir.join("claude"))
         .args(args)
         .env_clear()
@@ -113,6 +125,7 @@ pub fn run_claude(
         .env("DISABLE_ERROR_REPORTING", "1")
         .env("CLAUDE_CODE_MAX_RETRIES", "0")
         .env("CLAUDE_CODE_TMPDIR", home.path("cc-tmp"))
+        .envs(extra.iter().copied())
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

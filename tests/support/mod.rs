@@ -70,6 +70,9 @@ impl TestHome {
             .env("HOME", self.home())
             .env("PATH", self.path_var())
             .env("LANG", "C.UTF-8")
+            // hooks' background syncs would race the assertions; tests run
+            // `pms sync` / `pms index` themselves when they need them
+            .env("PMS_NO_BACKGROUND", "1")
             .current_dir(self.home())
             .stdin(Stdio::null());
         c

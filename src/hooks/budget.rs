@@ -1,0 +1,320 @@
+//! Packing injected text into Claude Code's limit.
+//!
+//! Hook output over 10,000 characters reaches the model only as a preview
+//! and a file path, so every injection is packed into a budget below that:
+//! sections in priority order, each whole if it fits, otherwise cut at a line
+//! boundary with a note saying what was left out and where to read it.
+//! Lengths are counted in UTF-16 code units, as Claude Code (JavaScript)
+//! counts characters.
+
+/// A piece of context with a heading.
+#[derive(Debug, Clone)]
+pub struct Section {
+    pub title: String,
+    pub body: String,
+    /// Where the full text is, for the "read the rest" note.
+    pub source: Option<String>,
+}
+
+impl Section {
+    pub fn new(title: impl Into<String>, body: impl Into<String>) -> Section {
+        Section {
+            title: title.into(),
+            body: body.into(),
+            source: None,
+        }
+    }
+
+    pub fn from_file(
+        title: impl Into<String>,
+        body: impl Into<String>,
+        source: impl Into<String>,
+    ) -> Section {
+        Section {
+            title: title.into(),
+            body: body.into(),
+            source: Some(source.into()),
+        }
+    }
+}
+
+/// Characters as Claude Code counts them.
+pub fn len(s: &str) -> usize {
+    s.encode_utf16().count()
+}
+
+/// Room kept for the closing note about what did not fit.
+const NOTE_RESERVE: usize = 400;
+
+/// Room each section gets when they do not all fit: "water-filling", so a
+/// section smaller than an equal share keeps all of it and what it leaves
+/// goes to the larger ones. One huge file can then never crowd out the rest.
+fn shares(sizes: &[usize], available: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    order.sort_by_key(|&i| sizes[i]);
+    let mut out = vec![0; sizes.len()];
+    let mut left = available;
+    for (k, &i) in order.iter().enumerate() {
+        let fair = left / (sizes.len() - k);
+        out[i] = sizes[i].min(fair);
+        left -= out[i];
+    }
+    out
+}
+
+/// Joins `sections` under `header`, within `budget` characters.
+pub fn pack(header: &str, sections: &[Section], budget: usize) -> String {
+    let budget = budget.min(crate::workspace::config::HARD_CAP_CHARS);
+    let mut out = String::new();
+    if !header.is_empty() {
+        out.push_str(header.trim_end());
+        out.push_str("\n\n");
+    }
+    let wholes: Vec<String> = sections
+        .iter()
+        .map(|s| {
+            let body = s.body.trim();
+            if body.is_empty() {
+                String::new()
+            } else {
+                format!("## {}\n{body}\n\n", s.title)
+            }
+        })
+        .collect();
+    let sizes: Vec<usize> = wholes.iter().map(|w| len(w)).collect();
+    let available = budget.saturating_sub(len(&out) + NOTE_RESERVE);
+    let allotted = if sizes.iter().sum::<usize>() <= available {
+        sizes.clone()
+    } else {
+        shares(&sizes, available)
+    };
+    let mut left_out: Vec<String> = Vec::new();
+    for ((s, whole), room) in sections.iter().zip(&wholes).zip(allotted) {
+        if whole.is_empty() {
+            continue;
+        }
+        let body = s.body.trim();
+        let head = format!("## {}\n", s.title);
+        if len(whole) <= room {
+            out.push_str(whole);
+            continue;
+        }
+        // Cut at a line boundary, if a useful part fits.
+        let where_ = s
+            .source
+            .as_deref()
+            .map(|p| format!(": read {p}"))
+            .unwrap_or_default();
+        let mut part = head.clone();
+        let mut lines_left = 0;
+        let mut taking = true;
+        for line in body.lines() {
+            if taking && len(&part) + len(line) + 1 + 120 <= room {
+                part.push_str(line);
+                part.push('\n');
+            } else {
+                taking = false;
+                lines_left += 1;
+            }
+        }
+        if len(&part) > len(&head) + 40 {
+            part.push_str(&format!(
+                "[… {lines_left} more line(s) of {} left out to fit{where_}]\n\n",
+                s.title
+            ));
+            out.push_str(&part);
+        } else {
+            left_out.push(format!("{}{}", s.title, where_));
+        }
+    }
+    if !left_out.is_empty() {
+        out.push_str(&format!(
+            "[Left out to stay within {budget} characters: {}]\n",
+            left_out.join("; ")
+        ));
+    }
+    // Last guard: whatever happened above, never exceed the budget.
+    if len(&out) > budget {
+        let mut cut = String::new();
+        for line in out.lines() {
+            if len(&cut) + len(line) + 1 + 60 > budget {
+                cut.push_str("[… cut to fit the budget]\n");
+                break;
+            }
+            cut.push_str(line);
+            cut.push('\n');
+        }
+        return cut;
+    }
+    out.trim_end().to_string()
+}
+
+/// Markdown as it should be injected: HTML comments (template notes,
+/// markers) and empty placeholder bullets removed, blank runs collapsed.
+pub fn clean_markdown(text: &str) -> String {
+    let mut out = String::new();
+    let mut in_comment = false;
+    let mut blank = false;
+    for line in text.lines() {
+        let mut l = line.to_string();
+        let had_comment = in_comment || l.contains("<!--");
+        if in_comment {
+            match l.find("-->") {
+                Some(i) => {
+                    l = l[i + 3..].to_string();
+                    in_comment = false;
+                }
+                None => continue,
+            }
+        }
+        while let Some(start) = l.find("<!--") {
+            match l[start..].find("-->") {
+                Some(end) => l.replace_range(start..start + end + 3, ""),
+                None => {
+                    l.truncate(start);
+                    in_comment = true;
+                }
+            }
+        }
+        let t = l.trim();
+        if t == "-" || (t.is_empty() && had_comment) {
+            continue; // an empty placeholder bullet, or a line that was only a comment
+        }
+        if t.is_empty() {
+            if !blank && !out.is_empty() {
+                out.push('\n');
+            }
+            blank = true;
+            continue;
+        }
+        blank = false;
+        out.push_str(l.trim_end());
+        out.push('\n');
+    }
+    out.trim().to_string()
+}
+
+/// Headings with nothing under them (an unfilled template section) removed.
+pub fn drop_empty_sections(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let level = |l: &str| {
+        let n = l.chars().take_while(|c| *c == '#').count();
+        (n > 0 && l[n..].starts_with(' ')).then_some(n)
+    };
+    let mut out: Vec<&str> = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        if let Some(lv) = level(l) {
+            let has_content = lines[i + 1..]
+                .iter()
+                .take_while(|n| level(n).is_none_or(|m| m > lv))
+                .any(|n| !n.trim().is_empty() && level(n).is_none());
+            if !has_content {
+                continue;
+            }
+        }
+        out.push(l);
+    }
+    let joined = out.join("\n");
+    clean_markdown(&joined)
+}
+
+/// Every heading one level deeper, to sit under a section heading.
+pub fn demote_headings(text: &str) -> String {
+    text.lines()
+        .map(|l| {
+            if l.starts_with('#') {
+                format!("#{l}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn everything_fits_when_small() {
+        let out = pack(
+            "Header",
+            &[Section::new("A", "one\ntwo"), Section::new("B", "three")],
+            9000,
+        );
+        assert_eq!(out, "Header\n\n## A\none\ntwo\n\n## B\nthree");
+    }
+
+    #[test]
+    fn cuts_at_lines_with_a_note_and_never_exceeds() {
+        let big: String = (0..400)
+            .map(|i| format!("line {i} with some words\n"))
+            .collect();
+        let out = pack(
+            "H",
+            &[
+                Section::new("First", "keep me"),
+                Section::from_file("Big", big, "/w/_me/profile.md"),
+                Section::new("Last", "tail"),
+            ],
+            2000,
+        );
+        assert!(len(&out) <= 2000, "{}", len(&out));
+        assert!(out.contains("keep me"));
+        assert!(
+            out.contains("more line(s) of Big left out to fit: read /w/_me/profile.md"),
+            "{out}"
+        );
+        assert!(
+            out.lines()
+                .all(|l| !l.starts_with("line ") || l.ends_with("words")),
+            "cut mid-line"
+        );
+    }
+
+    #[test]
+    fn a_huge_section_leaves_room_for_the_others() {
+        let big: String = (0..2000).map(|i| format!("line {i}\n")).collect();
+        let out = pack(
+            "",
+            &[
+                Section::new("Big", big),
+                Section::new("Small", "keep all of me"),
+            ],
+            3000,
+        );
+        assert!(out.contains("keep all of me"), "{out}");
+        assert!(len(&out) <= 3000);
+        assert_eq!(shares(&[100, 5000, 50], 1000), vec![100, 850, 50]);
+    }
+
+    #[test]
+    fn the_hard_cap_wins_over_any_budget() {
+        let huge = "x\n".repeat(20_000);
+        let out = pack("", &[Section::new("Huge", huge)], 50_000);
+        assert!(len(&out) < 10_000);
+    }
+
+    #[test]
+    fn utf16_length_counts_like_javascript() {
+        assert_eq!(len("数据"), 2);
+        assert_eq!(len("😀"), 2);
+    }
+
+    #[test]
+    fn unfilled_sections_go_and_headings_nest() {
+        let md = "## Basics\n- Name: Ada\n\n## Focus\n\n## Deep\n### Inner\ntext\n";
+        assert_eq!(
+            drop_empty_sections(md),
+            "## Basics\n- Name: Ada\n\n## Deep\n### Inner\ntext"
+        );
+        assert_eq!(demote_headings("## A\nx"), "### A\nx");
+    }
+
+    #[test]
+    fn comments_and_empty_bullets_go() {
+        let md = "# Profile\n<!-- fill this in -->\n- Name: Ada\n- \n\n\n<!--\nmulti\n-->\n## Focus\n- \n";
+        assert_eq!(clean_markdown(md), "# Profile\n- Name: Ada\n\n## Focus");
+    }
+}

@@ -1,0 +1,132 @@
+//! Per-session state, `.pms/state/<session>.json`: what the hooks of one
+//! Claude Code session remember between events (rounds, rules already
+//! force-loaded, learning signals seen, files changed, how far the
+//! transcript has been read). Written atomically; deleted at session end.
+
+use serde::{Deserialize, Serialize};
+
+use crate::durable;
+use crate::workspace::Workspace;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SessionState {
+    #[serde(default)]
+    pub session_id: String,
+    #[serde(default)]
+    pub started: Option<String>,
+    #[serde(default)]
+    pub transcript_path: Option<String>,
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// Completed assistant replies (Stop events).
+    #[serde(default)]
+    pub rounds: u32,
+    /// Set by the stop hook every N rounds; cleared when delivered.
+    #[serde(default)]
+    pub heartbeat_due: bool,
+    /// "domain:<id>" and "workflow:<id>/<name>" already injected.
+    #[serde(default)]
+    pub loaded: Vec<String>,
+    #[serde(default)]
+    pub signals: Vec<Signal>,
+    #[serde(default)]
+    pub files_changed: Vec<String>,
+    /// Bytes and lines of the transcript already read.
+    #[serde(default)]
+    pub transcript_offset: u64,
+    #[serde(default)]
+    pub transcript_lines: u64,
+}
+
+/// A learning signal found in an assistant reply.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Signal {
+    pub kind: String,
+    pub text: String,
+    pub round: u32,
+}
+
+/// A session id made safe for a file name.
+fn file_stem(session_id: &str) -> String {
+    if !session_id.is_empty()
+        && session_id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        session_id.to_string()
+    } else {
+        format!(
+            "h{:016x}",
+            xxhash_rust::xxh3::xxh3_64(session_id.as_bytes())
+        )
+    }
+}
+
+impl SessionState {
+    pub fn path(ws: &Workspace, session_id: &str) -> std::path::PathBuf {
+        ws.session_state_dir()
+            .join(format!("{}.json", file_stem(session_id)))
+    }
+
+    /// The state of `session_id`, or a fresh one. A corrupt file is replaced
+    /// by a fresh state rather than failing the hook.
+    pub fn load(ws: &Workspace, session_id: &str) -> SessionState {
+        let mut st: SessionState = std::fs::read_to_string(Self::path(ws, session_id))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default();
+        st.session_id = session_id.to_string();
+        st
+    }
+
+    pub fn save(&self, ws: &Workspace) -> std::io::Result<()> {
+        let text = serde_json::to_string(self).expect("state serialises");
+        durable::write_atomic_nosync(&Self::path(ws, &self.session_id), text.as_bytes())
+    }
+
+    pub fn remove(ws: &Workspace, session_id: &str) {
+        let _ = std::fs::remove_file(Self::path(ws, session_id));
+    }
+
+    pub fn is_loaded(&self, key: &str) -> bool {
+        self.loaded.iter().any(|k| k == key)
+    }
+}
+
+/// Deletes state files untouched for a week (sessions whose end was never seen).
+pub fn prune(ws: &Workspace) {
+    let Ok(rd) = std::fs::read_dir(ws.session_state_dir()) else {
+        return;
+    };
+    let week = std::time::Duration::from_secs(7 * 86_400);
+    for e in rd.flatten() {
+        let old = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .map(|t| t.elapsed().unwrap_or_default() > week)
+            .unwrap_or(false);
+        if old {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_hostile_ids() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(dir.path());
+        let mut st = SessionState::load(&ws, "../../etc/passwd");
+        assert!(SessionState::path(&ws, "../../etc/passwd").starts_with(ws.session_state_dir()));
+        st.rounds = 3;
+        st.loaded.push("domain:product".into());
+        st.save(&ws).unwrap();
+        let back = SessionState::load(&ws, "../../etc/passwd");
+        assert_eq!(back, st);
+        std::fs::write(SessionState::path(&ws, "abc"), "{not json").unwrap();
+        assert_eq!(SessionState::load(&ws, "abc").rounds, 0);
+    }
+}
