@@ -38,6 +38,14 @@ pub enum Command {
     Sync(SyncArgs),
     /// Remove pms's hooks and MCP registrations (user data stays unless --purge)
     Uninstall(UninstallArgs),
+    /// Check every part of the install; --fix repairs what it can
+    Verify(VerifyArgs),
+    /// verify plus the environment, recent hook errors and locks, with fixes offered
+    Doctor(WorkspaceArg),
+    /// One screen: workspace, hooks, MCP, index, lessons
+    Status(StatusArgs),
+    /// Install the newest release, then bring the workspace in step (user data untouched)
+    Upgrade(UpgradeArgs),
 }
 
 #[derive(Debug, Clone, Args)]
@@ -241,4 +249,43 @@ pub enum LessonsAction {
         /// The rule (L-...)
         id: String,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// Repair what can be repaired, then check again
+    #[arg(long)]
+    pub fix: bool,
+    /// Print the report as JSON (schema in VERIFY.md)
+    #[arg(long)]
+    pub json: bool,
+    /// Skip the slow checks (starting the MCP server, running each hook)
+    #[arg(long)]
+    pub quick: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// Print as JSON
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Debug, Args)]
+pub struct UpgradeArgs {
+    /// Only show the current and the newest version
+    #[arg(long)]
+    pub check: bool,
+    /// Do not ask before replacing the binary
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Only bring the workspace in step with this binary (no download)
+    #[arg(long)]
+    pub workspace_only: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
 }

@@ -15,4 +15,6 @@ pub mod install;
 pub mod lessons;
 pub mod mcp;
 pub mod search;
+pub mod upgrade;
+pub mod verify;
 pub mod workspace;

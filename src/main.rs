@@ -26,6 +26,10 @@ fn main() -> ExitCode {
         Command::Sync(args) => cmd::sync::run(&args),
         Command::Lessons(args) => cmd::lessons::run(&args),
         Command::Uninstall(args) => cmd::uninstall::run(&args),
+        Command::Verify(args) => cmd::verify::run(&args),
+        Command::Doctor(args) => cmd::doctor::run(&args),
+        Command::Status(args) => cmd::status::run(&args),
+        Command::Upgrade(args) => cmd::upgrade::run(&args),
     };
     match result {
         Ok(code) => code,

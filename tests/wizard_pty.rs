@@ -220,3 +220,58 @@ fn reviewing_pending_learnings_by_typing() {
     );
     assert!(pms::lessons::pending::load(&ws).unwrap().items.is_empty());
 }
+
+#[test]
+fn doctor_offers_the_repairs_and_makes_them_on_yes() {
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+    let ws = home.workspace();
+    std::fs::remove_file(ws.join("_me/preferences.md")).unwrap();
+    std::fs::write(ws.join("_me/profile.md"), "my own profile").unwrap();
+
+    let mut cmd = std::process::Command::new(support::PMS);
+    cmd.args(["doctor", "--workspace", ws.to_str().unwrap()])
+        .env_clear()
+        .env("HOME", home.home())
+        .env("PATH", home.path_var())
+        .env("TERM", "xterm-256color")
+        .env("PMS_NO_BACKGROUND", "1");
+    let mut p = spawn_command(cmd, Some(30_000)).unwrap();
+    p.exp_string("Environment").unwrap();
+    p.exp_string("missing in _me/: preferences.md").unwrap();
+    p.exp_string("can be repaired automatically").unwrap();
+    p.exp_string("Repair").unwrap();
+    key(&mut p, "y");
+    p.exp_string("fixed: restored").unwrap();
+    p.exp_eof().unwrap();
+    assert!(
+        ws.join("_me/preferences.md").is_file(),
+        "the missing file is back"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("_me/profile.md")).unwrap(),
+        "my own profile",
+        "an existing user file is never overwritten"
+    );
+}
+
+#[test]
+fn declining_the_doctor_repairs_changes_nothing() {
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+    let ws = home.workspace();
+    std::fs::remove_file(ws.join("_me/preferences.md")).unwrap();
+    let mut cmd = std::process::Command::new(support::PMS);
+    cmd.args(["doctor", "--workspace", ws.to_str().unwrap()])
+        .env_clear()
+        .env("HOME", home.home())
+        .env("PATH", home.path_var())
+        .env("TERM", "xterm-256color")
+        .env("PMS_NO_BACKGROUND", "1");
+    let mut p = spawn_command(cmd, Some(30_000)).unwrap();
+    p.exp_string("Repair").unwrap();
+    key(&mut p, "n");
+    p.exp_string("Nothing changed").unwrap();
+    p.exp_eof().unwrap();
+    assert!(!ws.join("_me/preferences.md").exists());
+}

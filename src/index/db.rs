@@ -11,7 +11,14 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 
-pub const SCHEMA_VERSION: i32 = 1;
+pub const SCHEMA_VERSION: i32 = 2;
+
+/// Forward-only migrations: (version reached, SQL). Run in order, in one
+/// transaction, after a backup copy of the file (`pms upgrade`, `pms index`).
+const MIGRATIONS: &[(i32, &str)] = &[
+    // 2: when each file was last indexed (for `pms status` and verify's freshness)
+    (2, "ALTER TABLE files ADD COLUMN indexed_at TEXT;"),
+];
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS files (
@@ -32,7 +39,8 @@ CREATE TABLE IF NOT EXISTS files (
     malformed_lines INTEGER NOT NULL DEFAULT 0,
     first_ts        TEXT,
     last_ts         TEXT,
-    cwd             TEXT
+    cwd             TEXT,
+    indexed_at      TEXT
 );
 CREATE TABLE IF NOT EXISTS chunks (
     id          INTEGER PRIMARY KEY,
@@ -136,6 +144,10 @@ pub fn open_rw(path: &Path) -> Result<Connection, DbError> {
     if version == SCHEMA_VERSION {
         return Ok(conn); // schema and settings already in place
     }
+    if version > 0 {
+        migrate(&conn, path, version)?;
+        return Ok(conn);
+    }
     conn.pragma_update(None, "journal_mode", "WAL")
         .and_then(|_| conn.execute_batch(SCHEMA))
         // Let FTS5 buffer 32 MB of terms before writing a segment (default 1 MB).
@@ -147,6 +159,35 @@ pub fn open_rw(path: &Path) -> Result<Connection, DbError> {
         .and_then(|_| conn.pragma_update(None, "user_version", SCHEMA_VERSION))
         .map_err(|e| corrupt(path, e))?;
     Ok(conn)
+}
+
+/// Brings a database at `from` up to [`SCHEMA_VERSION`]: backup first, then
+/// every migration in one transaction (a failure leaves the old file as it was).
+fn migrate(conn: &Connection, path: &Path, from: i32) -> Result<(), DbError> {
+    let backup = PathBuf::from(format!("{}.schema{from}-backup", path.display()));
+    conn.execute("VACUUM INTO ?1", [backup.to_string_lossy()])
+        .map_err(|e| corrupt(path, e))?;
+    let run = || -> rusqlite::Result<()> {
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        for (to, sql) in MIGRATIONS.iter().filter(|(to, _)| *to > from) {
+            conn.execute_batch(sql)?;
+            conn.pragma_update(None, "user_version", to)?;
+        }
+        conn.execute_batch(SCHEMA)?;
+        conn.execute_batch("COMMIT")
+    };
+    if let Err(e) = run() {
+        let _ = conn.execute_batch("ROLLBACK");
+        return Err(corrupt(path, e));
+    }
+    Ok(())
+}
+
+/// The schema version of the file at `path` (0 when absent or unreadable).
+pub fn version_of(path: &Path) -> i32 {
+    Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .and_then(|c| c.pragma_query_value(None, "user_version", |r| r.get(0)))
+        .unwrap_or(0)
 }
 
 /// Opens an existing index for reading (search, hooks, the MCP server).
@@ -234,6 +275,30 @@ mod tests {
         let err = open_rw(&p).unwrap_err();
         assert!(matches!(err, DbError::Corrupt { .. }), "{err}");
         assert!(err.to_string().contains("pms index --full"));
+    }
+
+    #[test]
+    fn an_older_schema_is_migrated_after_a_backup() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("index.db");
+        let c = open_rw(&p).unwrap();
+        // make it look like schema 1: no indexed_at column
+        c.execute_batch("ALTER TABLE files DROP COLUMN indexed_at;")
+            .unwrap();
+        c.execute("INSERT INTO files(uri, abs_path, source, size, mtime_ns, content_hash) VALUES ('a.md', '/a.md', 'knowledge', 1, 1, 1)", []).unwrap();
+        c.pragma_update(None, "user_version", 1).unwrap();
+        drop(c);
+        assert_eq!(version_of(&p), 1);
+        let c = open_rw(&p).unwrap();
+        assert_eq!(version_of(&p), SCHEMA_VERSION);
+        let uri: String = c
+            .query_row("SELECT uri FROM files WHERE indexed_at IS NULL", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(uri, "a.md", "data kept");
+        assert!(dir.path().join("index.db.schema1-backup").exists());
+        assert_eq!(version_of(&dir.path().join("index.db.schema1-backup")), 1);
     }
 
     #[test]

@@ -529,6 +529,10 @@ struct FileOutcome {
     malformed: u64,
 }
 
+fn now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
 fn hash_i64(bytes: &[u8]) -> i64 {
     xxhash_rust::xxh3::xxh3_64(bytes) as i64
 }
@@ -556,7 +560,7 @@ fn upsert_file(tx: &Connection, f: &Found, hash: i64) -> rusqlite::Result<i64> {
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
          ON CONFLICT(uri) DO UPDATE SET abs_path = excluded.abs_path, source = excluded.source,
              project = excluded.project, size = excluded.size, mtime_ns = excluded.mtime_ns,
-             content_hash = excluded.content_hash",
+             content_hash = excluded.content_hash, indexed_at = NULL",
         params![
             f.uri,
             f.abs.to_string_lossy(),
@@ -712,6 +716,10 @@ fn index_markdown(
             },
         )?;
     }
+    tx.execute(
+        "UPDATE files SET indexed_at = ?1 WHERE id = ?2",
+        params![now_rfc3339(), file_id],
+    )?;
     Ok(FileOutcome {
         kind: Outcome::Indexed,
         chunks: chunks.len(),
@@ -854,7 +862,7 @@ fn index_transcript(
             indexed_lines = ?5, resume_offset = ?6, resume_line = ?7,
             malformed_lines = malformed_lines + ?8,
             session_id = COALESCE(session_id, ?9), cwd = COALESCE(cwd, ?10),
-            first_ts = COALESCE(first_ts, ?11), last_ts = COALESCE(?12, last_ts)
+            first_ts = COALESCE(first_ts, ?11), last_ts = COALESCE(?12, last_ts), indexed_at = ?14
          WHERE id = ?13",
         params![
             f.size as i64,
@@ -869,7 +877,8 @@ fn index_transcript(
             st.cwd,
             st.first_timestamp,
             st.last_timestamp,
-            file_id
+            file_id,
+            now_rfc3339()
         ],
     )?;
     Ok(FileOutcome {

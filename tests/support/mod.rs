@@ -10,6 +10,7 @@ pub mod claude_code;
 pub mod fake_api;
 pub mod python_mcp;
 pub mod retrieval;
+pub mod static_server;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

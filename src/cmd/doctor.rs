@@ -1,0 +1,130 @@
+//! `pms doctor`: the verify checks, plus the environment, the last hook
+//! errors and lock state, a summary with the next step, and (in a terminal)
+//! the fixes offered one confirmation away.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use crate::cli::WorkspaceArg;
+use crate::durable;
+use crate::env::HostEnv;
+use crate::verify::checks::{self, Options};
+use crate::verify::{Report, Status, fix};
+use crate::workspace::Workspace;
+
+pub fn run(args: &WorkspaceArg) -> Result<ExitCode> {
+    let env = HostEnv::from_process()?;
+    let ws = Workspace::locate(args.workspace.as_deref(), &env).ok();
+    println!("Environment");
+    println!("  os        {}", os_name());
+    println!(
+        "  kernel    {}",
+        std::fs::read_to_string("/proc/sys/kernel/osrelease")
+            .unwrap_or_default()
+            .trim()
+    );
+    println!("  arch      {}", std::env::consts::ARCH);
+    println!("  pms       {}", env!("CARGO_PKG_VERSION"));
+    println!("  home      {}", env.home.display());
+    println!("  claude    {}", env.display(&env.claude_dir));
+    println!();
+    let found = checks::run_all(&env, ws.as_ref(), Options::default());
+    let report = Report::new(
+        ws.as_ref().map(|w| w.root.display().to_string()),
+        found,
+        Vec::new(),
+    );
+    println!("Checks");
+    for line in report.render().lines() {
+        println!("  {line}");
+    }
+    if let Some(ws) = &ws {
+        println!("Recent hook errors ({})", env.display(&ws.hook_log()));
+        let log = std::fs::read_to_string(ws.hook_log()).unwrap_or_default();
+        let tail: Vec<&str> = log.lines().rev().take(10).collect();
+        if tail.is_empty() {
+            println!("  none");
+        }
+        for l in tail.iter().rev() {
+            println!("  {l}");
+        }
+        println!("Locks");
+        for name in ["index.lock", "pending.lock", "lessons.lock"] {
+            let p = ws.state_dir().join(name);
+            let held = p.exists()
+                && durable::try_lock_exclusive(&p)
+                    .map(|l| l.is_none())
+                    .unwrap_or(false);
+            println!(
+                "  {name:<13} {}",
+                if held {
+                    "held by a running pms (an index run or a hook)"
+                } else {
+                    "free"
+                }
+            );
+        }
+    }
+    let failing: Vec<_> = report
+        .checks
+        .iter()
+        .filter(|c| c.status != Status::Ok)
+        .collect();
+    println!();
+    if failing.is_empty() {
+        println!("Everything is in order.");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let fixable = failing.iter().filter(|c| c.fix.is_some()).count();
+    println!(
+        "{} problem(s); {fixable} can be repaired automatically.",
+        failing.len()
+    );
+    if fixable > 0 && std::io::stdin().is_terminal() && ws.is_some() {
+        let yes = dialoguer::Confirm::new()
+            .with_prompt(format!("Repair {fixable} problem(s) now?"))
+            .default(true)
+            .interact()?;
+        if yes {
+            let ctx = super::context_lenient(args)?;
+            for f in fix::apply(&ctx, &report.checks)? {
+                println!("  fixed: {f}");
+            }
+            let after = Report::new(
+                None,
+                checks::run_all(&env, ws.as_ref(), Options::default()),
+                Vec::new(),
+            );
+            println!("{} failure(s) left.", after.counts.fail);
+            return Ok(if after.ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            });
+        }
+        println!("Nothing changed. `pms verify --fix` makes the same repairs later.");
+    } else if fixable > 0 {
+        println!("Next: run `pms verify --fix`.");
+    } else {
+        println!("Next: follow the \"by hand\" notes above (VERIFY.md explains each check).");
+    }
+    Ok(if report.ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn os_name() -> String {
+    std::fs::read_to_string("/etc/os-release")
+        .ok()
+        .and_then(|t| {
+            t.lines().find_map(|l| {
+                l.strip_prefix("PRETTY_NAME=")
+                    .map(|v| v.trim_matches('"').to_string())
+            })
+        })
+        .unwrap_or_else(|| std::env::consts::OS.to_string())
+}

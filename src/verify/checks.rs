@@ -1,0 +1,663 @@
+//! The checks, one function per area. Each reads; none writes (the index
+//! integrity checks open the database read-write only because FTS5's
+//! `integrity-check` command is an INSERT, which changes nothing).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::{Check, Fix};
+use crate::claude::json_file::JsonFile;
+use crate::claude::mcp_registration as mcp;
+use crate::claude::settings::{self, HOOK_EVENTS};
+use crate::env::HostEnv;
+use crate::index::db;
+use crate::install::InstallRecord;
+use crate::lessons;
+use crate::workspace::config::{self, Config};
+use crate::workspace::domains::DomainSpec;
+use crate::workspace::markers::{self, ROOT_BLOCK};
+use crate::workspace::{ME_FILES, Workspace};
+
+/// Which slow checks to run.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// Start `pms serve` and talk to it.
+    pub probe_mcp: bool,
+    /// Run each hook once with a sample payload.
+    pub run_hooks: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            probe_mcp: true,
+            run_hooks: true,
+        }
+    }
+}
+
+pub fn run_all(env: &HostEnv, ws: Option<&Workspace>, opts: Options) -> Vec<Check> {
+    let binary = crate::env::current_binary().unwrap_or_default();
+    let mut out = vec![Check::ok(
+        "binary",
+        format!("pms {} at {}", env!("CARGO_PKG_VERSION"), binary.display()),
+    )];
+    let Some(ws) = ws else {
+        out.push(
+            Check::fail("workspace", "no pms workspace found")
+                .hint("run `pms init`, or pass --workspace <dir>"),
+        );
+        return out;
+    };
+    out.push(Check::ok("workspace", env.display(&ws.root).to_string()));
+    out.push(me_files(ws));
+    out.push(root_block(ws));
+    out.extend(config_check(ws));
+    out.push(domains(ws));
+    out.extend(hooks(env, ws, &binary));
+    out.push(mcp_registration(env, ws, &binary));
+    if opts.probe_mcp {
+        out.push(mcp_answers(ws, &binary));
+    }
+    out.extend(index(ws, env));
+    out.push(lessons_index(ws));
+    out.push(pending(ws));
+    if opts.run_hooks {
+        out.extend(run_hooks(ws, &binary));
+    }
+    out.push(cli("claude", "claude"));
+    if InstallRecord::load(ws).is_some_and(|r| r.codex_config.is_some()) {
+        out.push(cli("codex", "codex"));
+    }
+    out
+}
+
+fn me_files(ws: &Workspace) -> Check {
+    let missing: Vec<&str> = ME_FILES
+        .iter()
+        .copied()
+        .filter(|f| !ws.me_file(f).is_file())
+        .collect();
+    if missing.is_empty() {
+        Check::ok("workspace.me", "all six _me/ files present")
+    } else {
+        Check::fail(
+            "workspace.me",
+            format!("missing in _me/: {}", missing.join(", ")),
+        )
+        .fixable(Fix::RestoreFiles)
+        .hint("create the file (any content); --fix creates it from the template")
+    }
+}
+
+fn root_block(ws: &Workspace) -> Check {
+    match std::fs::read_to_string(ws.claude_md()) {
+        Err(_) => Check::fail("workspace.claude_md", "the root CLAUDE.md is missing")
+            .fixable(Fix::RefreshBlock),
+        Ok(text) => match markers::inner(&text, ROOT_BLOCK) {
+            Some(_) => Check::ok("workspace.claude_md", "root CLAUDE.md has the pms block"),
+            None => Check::fail(
+                "workspace.claude_md",
+                "root CLAUDE.md has no pms block (the layered-loading rules)",
+            )
+            .fixable(Fix::RefreshBlock)
+            .hint("--fix adds the block at the end; your text stays"),
+        },
+    }
+}
+
+fn config_check(ws: &Workspace) -> Vec<Check> {
+    let path = ws.config_path();
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(_) => {
+            return vec![
+                Check::warn("config", "config.toml is missing (the defaults apply)")
+                    .fixable(Fix::AddConfigKeys),
+            ];
+        }
+    };
+    let mut out = Vec::new();
+    match Config::parse(&path, &text) {
+        Ok(_) => out.push(Check::ok(
+            "config",
+            "config.toml parses and its values are valid",
+        )),
+        Err(e) => out.push(
+            Check::fail("config", e.to_string())
+                .hint("correct the value; hooks use the defaults meanwhile"),
+        ),
+    }
+    if let Ok(doc) = text.parse::<toml_edit::DocumentMut>() {
+        let unknown = config::unknown_keys(&doc);
+        if !unknown.is_empty() {
+            out.push(Check::warn(
+                "config.keys",
+                format!("unknown keys (typos?): {}", unknown.join(", ")),
+            ));
+        }
+        let mut probe = doc.clone();
+        let missing = config::add_missing_keys(&mut probe);
+        if !missing.is_empty() {
+            out.push(
+                Check::warn(
+                    "config.keys",
+                    format!(
+                        "keys not yet in the file (defaults apply): {}",
+                        missing.join(", ")
+                    ),
+                )
+                .fixable(Fix::AddConfigKeys),
+            );
+        }
+    }
+    out
+}
+
+fn domains(ws: &Workspace) -> Check {
+    let ids = ws.installed_domains();
+    let mut problems = Vec::new();
+    for id in &ids {
+        let dir = ws.domain_dir(id);
+        match DomainSpec::load(&dir) {
+            Err(e) => problems.push(e.to_string()),
+            Ok(spec) => {
+                for f in ["CLAUDE.md", "content-index.md"] {
+                    if !dir.join(f).is_file() {
+                        problems.push(format!("{id}/{f} is missing"));
+                    }
+                }
+                for wf in &spec.workflows {
+                    for f in &wf.load {
+                        if !dir.join(f).is_file() {
+                            problems.push(format!("{id}/{f} (workflow {}) is missing", wf.name));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if problems.is_empty() {
+        Check::ok(
+            "workspace.domains",
+            format!("{} domain(s) complete: {}", ids.len(), ids.join(", ")),
+        )
+    } else {
+        Check::fail("workspace.domains", problems.join("; "))
+            .fixable(Fix::RestoreFiles)
+            .hint("--fix restores missing files from the shipped templates; a broken domain.toml must be corrected or deleted first")
+    }
+}
+
+/// The settings file the install record names, else the user's.
+pub fn settings_path(env: &HostEnv, ws: &Workspace) -> PathBuf {
+    InstallRecord::load(ws)
+        .map(|r| r.settings_path)
+        .unwrap_or_else(|| env.user_settings())
+}
+
+fn hooks(env: &HostEnv, ws: &Workspace, binary: &Path) -> Vec<Check> {
+    let main = settings_path(env, ws);
+    let other = if main == env.user_settings() {
+        ws.local_settings()
+    } else {
+        env.user_settings()
+    };
+    let shown = env.display(&main);
+    let doc = match JsonFile::load(&main) {
+        Ok(f) => f.doc,
+        Err(e) => {
+            return vec![
+                Check::fail("hooks", e.to_string())
+                    .hint("correct the JSON, then `pms verify --fix`"),
+            ];
+        }
+    };
+    let mine = settings::installed_handlers(&doc);
+    let theirs = JsonFile::load(&other)
+        .map(|f| settings::installed_handlers(&f.doc))
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    let missing: Vec<&str> = HOOK_EVENTS
+        .iter()
+        .filter(|e| !mine.iter().any(|(ev, _)| ev == e.name))
+        .map(|e| e.name)
+        .collect();
+    out.push(if missing.is_empty() {
+        Check::ok("hooks.present", format!("all five hooks in {shown}"))
+    } else {
+        Check::fail(
+            "hooks.present",
+            format!("missing in {shown}: {}", missing.join(", ")),
+        )
+        .fixable(Fix::MergeHooks)
+    });
+    let want_cmd = binary.to_string_lossy();
+    let want_ws = ws.root.to_string_lossy();
+    let stale: Vec<String> = mine
+        .iter()
+        .filter(|(_, h)| {
+            h["command"].as_str() != Some(&*want_cmd)
+                || h["args"].get(3).and_then(Value::as_str) != Some(&*want_ws)
+        })
+        .map(|(e, h)| format!("{e} → {}", h["command"].as_str().unwrap_or("?")))
+        .collect();
+    out.push(if stale.is_empty() {
+        Check::ok("hooks.binary", "hooks run this binary on this workspace")
+    } else {
+        Check::fail(
+            "hooks.binary",
+            format!(
+                "stale hooks (old binary path or workspace): {}",
+                stale.join(", ")
+            ),
+        )
+        .fixable(Fix::MergeHooks)
+    });
+    let untimed: Vec<&String> = mine
+        .iter()
+        .filter(|(_, h)| h.get("timeout").is_none())
+        .map(|(e, _)| e)
+        .collect();
+    out.push(if untimed.is_empty() {
+        Check::ok("hooks.timeouts", "every hook declares a timeout")
+    } else {
+        Check::warn(
+            "hooks.timeouts",
+            format!(
+                "no timeout on: {:?} (SessionEnd then gets only 1.5 s)",
+                untimed
+            ),
+        )
+        .fixable(Fix::MergeHooks)
+    });
+    let mut dups = Vec::new();
+    for e in HOOK_EVENTS {
+        let n = mine
+            .iter()
+            .chain(theirs.iter())
+            .filter(|(ev, _)| ev == e.name)
+            .count();
+        if n > 1 {
+            dups.push(format!("{} ×{n}", e.name));
+        }
+    }
+    out.push(if dups.is_empty() {
+        Check::ok("hooks.duplicates", "one pms handler per event")
+    } else {
+        Check::fail(
+            "hooks.duplicates",
+            format!(
+                "pms runs more than once per event ({}), counting {}",
+                dups.join(", "),
+                env.display(&other)
+            ),
+        )
+        .fixable(Fix::MergeHooks)
+    });
+    let plugin_copies = plugin_hooks(env);
+    if !plugin_copies.is_empty() {
+        out.push(
+            Check::warn(
+                "hooks.plugin",
+                format!(
+                    "a plugin also registers pms hooks: {}",
+                    plugin_copies.join(", ")
+                ),
+            )
+            .hint("disable that plugin (`claude plugin`), or its hooks run beside these"),
+        );
+    }
+    out
+}
+
+/// Plugin hook files that run `pms hook`.
+fn plugin_hooks(env: &HostEnv) -> Vec<String> {
+    let mut out = Vec::new();
+    fn walk(dir: &Path, depth: usize, out: &mut Vec<String>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() && depth < 6 {
+                walk(&p, depth + 1, out);
+            } else if p.file_name().is_some_and(|n| n == "hooks.json")
+                && let Ok(text) = std::fs::read_to_string(&p)
+                && let Ok(doc) = serde_json::from_str::<Value>(&text)
+                && !settings::installed_handlers(&doc).is_empty()
+            {
+                out.push(p.display().to_string());
+            }
+        }
+    }
+    walk(&env.claude_dir.join("plugins"), 0, &mut out);
+    out
+}
+
+fn mcp_registration(env: &HostEnv, ws: &Workspace, binary: &Path) -> Check {
+    let want = mcp::server_entry(binary, &ws.root);
+    match mcp::read_entry(&env.claude_json) {
+        Err(e) => Check::fail("mcp.registered", e.to_string()),
+        Ok(None) => Check::fail(
+            "mcp.registered",
+            format!("no `pms` MCP server in {}", env.display(&env.claude_json)),
+        )
+        .fixable(Fix::RegisterMcp),
+        Ok(Some(cur)) if mcp::same_server(&cur, &want) => Check::ok(
+            "mcp.registered",
+            "user-scope MCP server `pms` runs this binary on this workspace",
+        ),
+        Ok(Some(cur)) => Check::fail(
+            "mcp.registered",
+            format!(
+                "the `pms` MCP server points elsewhere: {} {}",
+                cur["command"], cur["args"]
+            ),
+        )
+        .fixable(Fix::RegisterMcp),
+    }
+}
+
+fn mcp_answers(ws: &Workspace, binary: &Path) -> Check {
+    let t = Instant::now();
+    match super::mcp_probe::probe(binary, &ws.root, Duration::from_secs(2)) {
+        Ok(tools) => Check::ok(
+            "mcp.answers",
+            format!(
+                "`pms serve` answered initialize and tools/list in {} ms ({} tools)",
+                t.elapsed().as_millis(),
+                tools.len()
+            ),
+        ),
+        Err(e) => Check::fail("mcp.answers", format!("`pms serve` did not answer: {e}"))
+            .hint("run `pms serve --workspace <dir>` by hand and read its error"),
+    }
+}
+
+fn index(ws: &Workspace, env: &HostEnv) -> Vec<Check> {
+    let path = ws.db_path();
+    if !path.exists() {
+        return vec![Check::warn("index", "no search index yet").fixable(Fix::Reindex)];
+    }
+    let conn = match db::open_ro(&path) {
+        Ok(c) => c,
+        Err(db::DbError::Newer { .. }) => {
+            return vec![
+                Check::fail("index", "the index was written by a newer pms").hint("`pms upgrade`"),
+            ];
+        }
+        Err(e) => return vec![Check::fail("index", e.to_string()).fixable(Fix::RebuildIndex)],
+    };
+    let mut out = Vec::new();
+    let integrity: String = conn
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap_or_else(|e| e.to_string());
+    let rw = rusqlite::Connection::open(&path);
+    let fts = rw.map_err(|e| e.to_string()).and_then(|c| {
+        for t in ["knowledge_fts", "transcript_fts"] {
+            c.execute(
+                &format!("INSERT INTO {t}({t}) VALUES ('integrity-check')"),
+                [],
+            )
+            .map_err(|e| format!("{t}: {e}"))?;
+        }
+        Ok(())
+    });
+    out.push(match (integrity.as_str(), fts) {
+        ("ok", Ok(())) => {
+            let chunks: i64 = conn
+                .query_row("SELECT COUNT(*) FROM chunks", [], |r| r.get(0))
+                .unwrap_or(0);
+            Check::ok(
+                "index",
+                format!(
+                    "schema {}, integrity ok, {chunks} chunks",
+                    db::SCHEMA_VERSION
+                ),
+            )
+        }
+        (other, fts) => Check::fail(
+            "index",
+            format!(
+                "integrity check failed: {other}{}",
+                fts.err().map(|e| format!("; {e}")).unwrap_or_default()
+            ),
+        )
+        .fixable(Fix::RebuildIndex),
+    });
+    // freshness: workspace files changed since the last run
+    let last = db::get_meta(&conn, "last_index")
+        .and_then(|t| chrono::DateTime::parse_from_rfc3339(&t).ok())
+        .map(|t| t.with_timezone(&chrono::Utc));
+    let newer = changed_since(&ws.root, last);
+    let _ = env;
+    out.push(match (last, newer) {
+        (None, _) => Check::warn("index.fresh", "never indexed").fixable(Fix::Reindex),
+        (Some(_), 0) => Check::ok(
+            "index.fresh",
+            "no workspace file changed since the last index run",
+        ),
+        (Some(_), n) => Check::warn(
+            "index.fresh",
+            format!("{n} workspace file(s) changed since the last index run"),
+        )
+        .fixable(Fix::Reindex),
+    });
+    out
+}
+
+/// Markdown files under `root` modified after `since`.
+fn changed_since(root: &Path, since: Option<chrono::DateTime<chrono::Utc>>) -> usize {
+    let Some(since) = since else { return 0 };
+    let since: std::time::SystemTime = since.into();
+    fn walk(dir: &Path, since: std::time::SystemTime, depth: usize) -> usize {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return 0;
+        };
+        let mut n = 0;
+        for e in rd.flatten() {
+            let name = e.file_name();
+            if name.to_string_lossy().starts_with('.') {
+                continue;
+            }
+            let p = e.path();
+            if p.is_dir() && depth < 8 {
+                n += walk(&p, since, depth + 1);
+            } else if p.extension().is_some_and(|x| x == "md")
+                && e.metadata()
+                    .and_then(|m| m.modified())
+                    .is_ok_and(|t| t > since)
+            {
+                n += 1;
+            }
+        }
+        n
+    }
+    walk(root, since, 0)
+}
+
+fn lessons_index(ws: &Workspace) -> Check {
+    let rules = lessons::all_rules(ws).len();
+    let lines = std::fs::read_to_string(ws.lessons_index_path())
+        .map(|t| t.lines().count())
+        .ok();
+    match lines {
+        Some(n) if n == rules => Check::ok(
+            "lessons.index",
+            format!("{rules} lesson(s) in force, all indexed"),
+        ),
+        None if rules == 0 => Check::ok("lessons.index", "no lessons in force yet"),
+        Some(n) => Check::warn(
+            "lessons.index",
+            format!("{rules} lesson(s) in force but {n} indexed"),
+        )
+        .fixable(Fix::RefreshLessons),
+        None => Check::warn(
+            "lessons.index",
+            format!("{rules} lesson(s) in force, none indexed"),
+        )
+        .fixable(Fix::RefreshLessons),
+    }
+}
+
+fn pending(ws: &Workspace) -> Check {
+    match lessons::pending::load(ws) {
+        Ok(p) => Check::ok(
+            "pending",
+            format!("{} learning(s) waiting for confirmation", p.items.len()),
+        ),
+        Err(e) => Check::fail("pending", e.to_string()),
+    }
+}
+
+/// Runs each hook once, as Claude Code would, with a sample payload.
+fn run_hooks(ws: &Workspace, binary: &Path) -> Vec<Check> {
+    let sid = format!("pms-verify-{}", std::process::id());
+    let log_before = std::fs::metadata(ws.hook_log())
+        .map(|m| m.len())
+        .unwrap_or(0);
+    let mut out = Vec::new();
+    let mut results = Vec::new();
+    let mut cap_check = None;
+    for e in HOOK_EVENTS {
+        let mut payload = json!({"session_id": sid, "hook_event_name": e.name, "cwd": ws.root});
+        match e.arg {
+            "session-start" => payload["source"] = json!("startup"),
+            "user-prompt" => payload["prompt"] = json!("verify that the pms hooks answer"),
+            "stop" => payload["last_assistant_message"] = json!("Done."),
+            "pre-compact" => payload["trigger"] = json!("manual"),
+            _ => payload["reason"] = json!("other"),
+        }
+        let t = Instant::now();
+        let run = run_one(
+            binary,
+            ws,
+            e.arg,
+            &payload,
+            Duration::from_secs(u64::from(e.timeout_secs)),
+        );
+        let took = t.elapsed();
+        match run {
+            Err(err) => results.push(format!("{}: {err}", e.arg)),
+            Ok(stdout) if stdout.trim().is_empty() => {}
+            Ok(stdout) => match serde_json::from_str::<Value>(stdout.trim()) {
+                Ok(v) if v["hookSpecificOutput"]["hookEventName"] == e.name => {
+                    if e.arg == "session-start" {
+                        let ctx = v["hookSpecificOutput"]["additionalContext"]
+                            .as_str()
+                            .unwrap_or("");
+                        cap_check = Some(ctx.encode_utf16().count());
+                    }
+                }
+                _ => results.push(format!(
+                    "{}: output is not one JSON object for {}",
+                    e.arg, e.name
+                )),
+            },
+        }
+        if took > Duration::from_secs(u64::from(e.timeout_secs)) {
+            results.push(format!(
+                "{} took {} ms, over its {} s timeout",
+                e.arg,
+                took.as_millis(),
+                e.timeout_secs
+            ));
+        }
+    }
+    crate::hooks::state::SessionState::remove(ws, &sid);
+    let logged = std::fs::read_to_string(ws.hook_log())
+        .map(|t| {
+            t.get(log_before as usize..)
+                .unwrap_or("")
+                .trim()
+                .to_string()
+        })
+        .unwrap_or_default();
+    if !logged.is_empty() {
+        results.push(format!(
+            "errors logged: {}",
+            logged.lines().next().unwrap_or("")
+        ));
+    }
+    out.push(if results.is_empty() {
+        Check::ok(
+            "hooks.run",
+            "each hook ran on a sample payload and answered correctly",
+        )
+    } else {
+        Check::fail("hooks.run", results.join("; ")).hint("see .pms/logs/hooks.log")
+    });
+    out.push(match cap_check {
+        Some(n) if n < 10_000 => Check::ok("hooks.cap", format!("the session-start injection is {n} characters (Claude Code's cap: 10,000)")),
+        Some(n) => Check::fail("hooks.cap", format!("the session-start injection is {n} characters: Claude Code shows only a preview over 10,000"))
+            .hint("lower hooks.budget_chars in config.toml"),
+        None => Check::fail("hooks.cap", "session-start gave no injection"),
+    });
+    out
+}
+
+fn run_one(
+    binary: &Path,
+    ws: &Workspace,
+    event: &str,
+    payload: &Value,
+    limit: Duration,
+) -> Result<String, String> {
+    use std::io::{Read, Write};
+    let mut child = Command::new(binary)
+        .args(["hook", event, "--workspace"])
+        .arg(&ws.root)
+        .env("PMS_NO_BACKGROUND", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    child
+        .stdin
+        .take()
+        .expect("piped")
+        .write_all(payload.to_string().as_bytes())
+        .map_err(|e| e.to_string())?;
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            let mut s = String::new();
+            if let Some(mut o) = child.stdout.take() {
+                let _ = o.read_to_string(&mut s);
+            }
+            return if status.success() {
+                Ok(s)
+            } else {
+                Err(format!("exited with {status}"))
+            };
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            return Err(format!("no answer within {} s", limit.as_secs()));
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn cli(id: &'static str, name: &str) -> Check {
+    match which::which(name) {
+        Err(_) => Check::warn(id, format!("`{name}` is not on PATH")),
+        Ok(path) => {
+            let version = Command::new(&path)
+                .arg("--version")
+                .stdin(Stdio::null())
+                .stderr(Stdio::null())
+                .output()
+                .ok()
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+                .filter(|v| !v.is_empty())
+                .unwrap_or_else(|| "version unknown".into());
+            Check::ok(id, format!("{version} at {}", path.display()))
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! `pms verify --fix`: repair what the checks found, then check again.
+//!
+//! A missing user file is created from its template only when absent (an
+//! existing one is never overwritten); missing system files are restored;
+//! hooks and the MCP registration are re-merged with the same non-destructive
+//! code init uses; the index, being derived data, is rebuilt.
+
+use std::collections::BTreeSet;
+
+use anyhow::{Context, Result};
+
+use super::{Check, Fix};
+use crate::claude::json_file::JsonFile;
+use crate::claude::{mcp_registration as mcp, settings};
+use crate::cmd::Context as CmdContext;
+use crate::index::db;
+use crate::index::indexer;
+use crate::workspace::scaffold::{self, Answers, FileAction, FileClass};
+use crate::workspace::{Workspace, config, markers, templates};
+
+/// Applies the fixes the checks asked for; returns what was done.
+pub fn apply(ctx: &CmdContext, checks: &[Check]) -> Result<Vec<String>> {
+    let wanted: BTreeSet<String> = checks
+        .iter()
+        .filter_map(|c| c.fix)
+        .map(|f| format!("{f:?}"))
+        .collect();
+    let has = |f: Fix| wanted.contains(&format!("{f:?}"));
+    let mut done = Vec::new();
+    let binary = crate::env::current_binary()?;
+    let ws = &ctx.ws;
+    if has(Fix::RestoreFiles) {
+        let n = restore_files(ws)?;
+        done.push(format!("restored {n} missing file(s) from the templates"));
+    }
+    if has(Fix::RefreshBlock) {
+        refresh_block(ws)?;
+        done.push("wrote the pms block of the root CLAUDE.md".into());
+    }
+    if has(Fix::AddConfigKeys) {
+        let added = add_config_keys(ws)?;
+        done.push(format!(
+            "config.toml: added {}",
+            if added.is_empty() {
+                "the file".into()
+            } else {
+                added.join(", ")
+            }
+        ));
+    }
+    if has(Fix::MergeHooks) {
+        let path = super::checks::settings_path(&ctx.env, ws);
+        let mut f = JsonFile::load(&path)?;
+        settings::merge_hooks(
+            &mut f.doc,
+            &path,
+            &settings::pms_handlers(&binary, &ws.root),
+        )?;
+        f.save()?;
+        // a copy in the other scope would make each hook run twice
+        let other = if path == ctx.env.user_settings() {
+            ws.local_settings()
+        } else {
+            ctx.env.user_settings()
+        };
+        if let Ok(mut o) = JsonFile::load(&other)
+            && settings::remove_hooks(&mut o.doc, None).removed > 0
+        {
+            o.save()?;
+        }
+        done.push(format!("merged the hooks into {}", ctx.env.display(&path)));
+    }
+    if has(Fix::RegisterMcp) {
+        let cli = which::which("claude").ok();
+        mcp::register(
+            &ctx.env.claude_json,
+            &mcp::server_entry(&binary, &ws.root),
+            cli.as_deref(),
+        )?;
+        done.push("registered the `pms` MCP server".into());
+    }
+    if has(Fix::RebuildIndex) {
+        db::remove(&ws.db_path()).context("removing the index")?;
+        crate::cmd::index::index_now(ctx, &indexer::Quiet, false)?;
+        done.push("rebuilt the search index".into());
+    } else if has(Fix::Reindex) {
+        crate::cmd::index::index_now(ctx, &indexer::Quiet, false)?;
+        done.push("updated the search index".into());
+    }
+    if has(Fix::RefreshLessons) && !has(Fix::Reindex) && !has(Fix::RebuildIndex) {
+        crate::lessons::store::refresh_index(ws);
+        done.push("rebuilt the lessons index".into());
+    }
+    Ok(done)
+}
+
+/// The wizard's answers, recovered from the profile as well as they can be.
+fn answers_from_workspace(ws: &Workspace) -> Answers {
+    let profile = std::fs::read_to_string(ws.me_file("profile.md")).unwrap_or_default();
+    let field = |name: &str| {
+        profile
+            .lines()
+            .find_map(|l| {
+                l.trim()
+                    .strip_prefix(&format!("- {name}:"))
+                    .map(|v| v.trim().to_string())
+            })
+            .filter(|v| !v.is_empty())
+    };
+    Answers {
+        name: field("Name").unwrap_or_else(|| "the user".into()),
+        role: field("Role").unwrap_or_default(),
+        domains: ws.installed_domains(),
+        languages: field("Answers in")
+            .map(|l| vec![l])
+            .unwrap_or_else(|| vec!["English".into()]),
+        tone: "Direct and concise".into(),
+    }
+}
+
+/// Creates files that are missing; never touches an existing one.
+fn restore_files(ws: &Workspace) -> Result<usize> {
+    let today = chrono::Local::now().format("%Y-%m-%d").to_string();
+    let plan = scaffold::plan(ws, &answers_from_workspace(ws), &today)?;
+    let mut n = 0;
+    for f in plan
+        .files
+        .iter()
+        .filter(|f| f.action == FileAction::Create && f.rel != "CLAUDE.md")
+    {
+        let p = ws.root.join(&f.rel);
+        crate::durable::write_atomic(&p, f.content.as_bytes())?;
+        if f.class == FileClass::System {
+            let mut m = crate::workspace::manifest::Manifest::load(&ws.manifest_path())?;
+            m.record(&f.rel, &f.content);
+            m.save(&ws.manifest_path())?;
+        }
+        n += 1;
+    }
+    for d in &plan.dirs {
+        std::fs::create_dir_all(ws.root.join(d))?;
+    }
+    Ok(n)
+}
+
+fn refresh_block(ws: &Workspace) -> Result<()> {
+    let a = answers_from_workspace(ws);
+    let vars = templates::Vars {
+        name: a.name.clone(),
+        role: a.role.clone(),
+        ..templates::Vars::default()
+    };
+    let inner = scaffold::root_block_inner(&vars, &ws.installed_domains());
+    let path = ws.claude_md();
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let new = markers::replace_inner(&text, markers::ROOT_BLOCK, &inner)
+        .unwrap_or_else(|| markers::append_block(&text, markers::ROOT_BLOCK, &inner));
+    crate::durable::write_atomic(&path, new.as_bytes())?;
+    let mut m = crate::workspace::manifest::Manifest::load(&ws.manifest_path())?;
+    m.record("CLAUDE.md#pms-block", &inner);
+    m.save(&ws.manifest_path())?;
+    Ok(())
+}
+
+/// Adds missing keys (or the whole file) keeping the user's values and comments.
+pub fn add_config_keys(ws: &Workspace) -> Result<Vec<String>> {
+    let path = ws.config_path();
+    let (mut doc, added) = match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            let mut doc: toml_edit::DocumentMut = text.parse().with_context(|| {
+                format!("{} is not valid TOML; correct it first", path.display())
+            })?;
+            let added = config::add_missing_keys(&mut doc);
+            (doc, added)
+        }
+        Err(_) => (config::default_document(), Vec::new()),
+    };
+    crate::durable::write_atomic(&path, doc.to_string().as_bytes())?;
+    let _ = &mut doc;
+    Ok(added)
+}
+
+/// Adds keys a newer version introduced; writes nothing when none is missing
+/// (and nothing when the file is absent: the defaults apply).
+pub fn add_config_keys_if_missing(ws: &Workspace) -> Result<Vec<String>> {
+    let path = ws.config_path();
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(Vec::new());
+    };
+    let mut doc: toml_edit::DocumentMut = text
+        .parse()
+        .with_context(|| format!("{} is not valid TOML; correct it first", path.display()))?;
+    let added = config::add_missing_keys(&mut doc);
+    if !added.is_empty() {
+        crate::durable::write_atomic(&path, doc.to_string().as_bytes())?;
+    }
+    Ok(added)
+}
