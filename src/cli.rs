@@ -46,6 +46,31 @@ pub enum Command {
     Status(StatusArgs),
     /// Install the newest release, then bring the workspace in step (user data untouched)
     Upgrade(UpgradeArgs),
+    /// Semantic recall: the embedding provider's state, and installing the local model
+    Embeddings(EmbeddingsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct EmbeddingsArgs {
+    #[command(subcommand)]
+    pub action: Option<EmbeddingsAction>,
+    /// Print the status as JSON
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EmbeddingsAction {
+    /// Which provider is in use, the local model's files, and how much of the index has vectors
+    Status,
+    /// Download the local model (embeddings.model) with checksums, or install it from a folder
+    Install {
+        /// A folder holding the model's config.json, tokenizer.json and model.safetensors
+        #[arg(long, value_name = "DIR")]
+        from: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Clone, Args)]
@@ -166,6 +191,9 @@ pub struct SearchArgs {
     /// Print results as JSON
     #[arg(long)]
     pub json: bool,
+    /// Keyword search only: skip loading the embedding model (it can take a second or two)
+    #[arg(long)]
+    pub keyword: bool,
     #[command(flatten)]
     pub ws: WorkspaceArg,
 }

@@ -33,6 +33,8 @@ pub struct HostEnv {
     pub codex_home: PathBuf,
     /// `$XDG_CONFIG_HOME/pms` or `~/.config/pms`: remembers where the workspace is.
     pub pms_config_dir: PathBuf,
+    /// `$XDG_CACHE_HOME/pms` or `~/.cache/pms`: downloaded embedding models.
+    pub pms_cache_dir: PathBuf,
 }
 
 impl HostEnv {
@@ -69,12 +71,16 @@ impl HostEnv {
         let pms_config_dir = var("XDG_CONFIG_HOME")
             .unwrap_or_else(|| home.join(".config"))
             .join("pms");
+        let pms_cache_dir = var("XDG_CACHE_HOME")
+            .unwrap_or_else(|| home.join(".cache"))
+            .join("pms");
         Ok(HostEnv {
             home,
             claude_dir,
             claude_json,
             codex_home,
             pms_config_dir,
+            pms_cache_dir,
         })
     }
 

@@ -8,6 +8,7 @@ pub mod claude;
 pub mod cli;
 pub mod cmd;
 pub mod durable;
+pub mod embed;
 pub mod env;
 pub mod hooks;
 pub mod index;

@@ -30,6 +30,7 @@ fn main() -> ExitCode {
         Command::Doctor(args) => cmd::doctor::run(&args),
         Command::Status(args) => cmd::status::run(&args),
         Command::Upgrade(args) => cmd::upgrade::run(&args),
+        Command::Embeddings(args) => cmd::embeddings::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -64,3 +64,45 @@ fn the_python_sdk_uses_every_tool_in_the_modern_era() {
 fn the_python_sdk_uses_every_tool_with_the_initialize_handshake() {
     probe("legacy");
 }
+
+#[test]
+fn the_python_sdk_gets_semantic_hits_once_a_model_is_installed() {
+    let Some(sdk) = support::python_mcp::sdk_path() else {
+        return;
+    };
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+    let notes = home.workspace().join("product/notes");
+    std::fs::create_dir_all(&notes).unwrap();
+    std::fs::write(
+        notes.join("auth.md"),
+        "# Authentication\n\nWe use JWT tokens; the endpoint checks the password hash.\n",
+    )
+    .unwrap();
+    let model = support::models::tiny_model(&home.path("tiny-model"));
+    home.ok(&["embeddings", "install", "--from", model.to_str().unwrap()]);
+    home.ok(&["index", "--quiet"]);
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_client/semantic.py");
+    let out = std::process::Command::new("python3")
+        .arg(script)
+        .arg(support::PMS)
+        .arg(home.workspace())
+        .arg("login credentials")
+        .env_clear()
+        .env("HOME", home.home())
+        .env("PATH", home.path_var())
+        .env("PYTHONPATH", &sdk)
+        .env("LANG", "C.UTF-8")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.starts_with("OK"), "{text}");
+    assert!(text.contains("close in meaning"), "{text}");
+    let first = text.lines().find(|l| l.starts_with("1. ")).unwrap_or("");
+    assert!(first.contains("product/notes/auth.md"), "{text}");
+}

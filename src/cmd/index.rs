@@ -7,8 +7,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::IndexArgs;
 use crate::durable;
-use crate::index::db;
+use crate::embed::{Plan, download};
 use crate::index::indexer::{self, IndexReport, Progress};
+use crate::index::{db, vectors};
 
 pub fn run(args: &IndexArgs) -> Result<ExitCode> {
     let ctx = super::context(&args.ws)?;
@@ -42,8 +43,13 @@ pub fn run(args: &IndexArgs) -> Result<ExitCode> {
         Some(b) => b,
         None => &indexer::Quiet,
     };
-    let (report, stats) = if args.paths.is_empty() {
-        index_now(&ctx, progress, !args.quiet)?
+    let show = !args.quiet && !args.json;
+    let IndexOutcome {
+        report,
+        stats,
+        vectors,
+    } = if args.paths.is_empty() {
+        index_now(&ctx, progress, !args.quiet, show)?
     } else {
         let mut conn = db::open_rw(&ctx.ws.db_path())?;
         let paths: Vec<std::path::PathBuf> = args
@@ -51,8 +57,14 @@ pub fn run(args: &IndexArgs) -> Result<ExitCode> {
             .iter()
             .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
             .collect();
-        let r = indexer::run_paths(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, &paths)?;
-        (r, indexer::history_stats(&conn)?)
+        let report = indexer::run_paths(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, &paths)?;
+        // Hooks run this in the background: embed what they added, never download.
+        let vectors = embed_now(&ctx, &mut conn, false, false);
+        IndexOutcome {
+            report,
+            stats: indexer::history_stats(&conn)?,
+            vectors,
+        }
     };
     if args.json {
         println!(
@@ -72,12 +84,129 @@ pub fn run(args: &IndexArgs) -> Result<ExitCode> {
                 "first": stats.first,
                 "last": stats.last,
                 "chunks": stats.chunks,
+                "vectors": {
+                    "provider": vectors.provider,
+                    "embedded": vectors.embedded,
+                    "elapsed_ms": vectors.elapsed_ms,
+                    "error": vectors.error,
+                },
             })
         );
     } else if !args.quiet {
         print_report(&report, &stats);
+        print_vectors(&vectors);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What one index run did.
+pub struct IndexOutcome {
+    pub report: IndexReport,
+    pub stats: indexer::HistoryStats,
+    pub vectors: VectorOutcome,
+}
+
+/// What the embedding pass did.
+#[derive(Debug, Default)]
+pub struct VectorOutcome {
+    /// The provider, or why there is none.
+    pub provider: String,
+    pub embedded: usize,
+    pub elapsed_ms: u128,
+    /// A provider that failed: the keyword index is complete regardless.
+    pub error: Option<String>,
+}
+
+/// Embeds the chunks that have no vector. With `download`, an explicitly
+/// chosen local model that is not installed yet is downloaded first (its
+/// first use); background runs never download. Failures are reported, not
+/// raised: the keyword index is already complete and usable.
+pub fn embed_now(
+    ctx: &super::Context,
+    conn: &mut rusqlite::Connection,
+    download: bool,
+    show: bool,
+) -> VectorOutcome {
+    let plan = Plan::resolve(&ctx.cfg.embeddings, &ctx.env);
+    let mut out = VectorOutcome {
+        provider: plan.describe(&ctx.env),
+        ..Default::default()
+    };
+    if ctx.cfg.embeddings.provider == "none" {
+        // Switched off: vectors nobody will read are only weight.
+        let _ = vectors::clear(conn);
+    }
+    if let Plan::Local {
+        model,
+        dir,
+        installed: false,
+    } = &plan
+        && download
+    {
+        if show {
+            eprintln!(
+                "Downloading the embedding model {model} (once) from {}...",
+                ctx.cfg.embeddings.download_url
+            );
+        }
+        let bar = show.then(ByteBar::new);
+        let progress: &dyn crate::embed::download::Progress = match &bar {
+            Some(b) => b,
+            None => &crate::embed::download::Quiet,
+        };
+        if let Err(e) = download::install(&ctx.cfg.embeddings.download_url, model, dir, progress) {
+            out.error = Some(e.to_string());
+            return out;
+        }
+    }
+    let plan = Plan::resolve(&ctx.cfg.embeddings, &ctx.env);
+    out.provider = plan.describe(&ctx.env);
+    let embedder = match plan {
+        Plan::Off(_) => return out,
+        Plan::Local {
+            installed: false, ..
+        } => {
+            out.error =
+                Some("the local model is not installed: run `pms embeddings install`".into());
+            return out;
+        }
+        _ => match plan.load() {
+            Ok(e) => e,
+            Err(e) => {
+                out.error = Some(e);
+                return out;
+            }
+        },
+    };
+    let bar = show.then(ChunkBar::new);
+    let progress: &dyn vectors::Progress = match &bar {
+        Some(b) => b,
+        None => &vectors::Quiet,
+    };
+    match vectors::embed_missing(conn, embedder.as_ref(), progress) {
+        Ok(r) => {
+            out.embedded = r.chunks;
+            out.elapsed_ms = r.elapsed_ms;
+        }
+        Err(e) => out.error = Some(e.to_string()),
+    }
+    out
+}
+
+pub fn print_vectors(v: &VectorOutcome) {
+    if let Some(e) = &v.error {
+        println!("Semantic search: not updated ({e}). Keyword search is up to date.");
+    } else if v.embedded > 0 {
+        println!(
+            "Semantic search: {} chunk(s) embedded in {} ms ({}).",
+            v.embedded, v.elapsed_ms, v.provider
+        );
+    } else if v.provider.starts_with("keyword only") {
+        println!(
+            "Semantic search: off, {}.",
+            v.provider.trim_start_matches("keyword only: ")
+        );
+    }
 }
 
 /// Opens (or rebuilds, if unusable) the index and runs one pass. The caller
@@ -86,7 +215,8 @@ pub fn index_now(
     ctx: &super::Context,
     progress: &dyn Progress,
     tell: bool,
-) -> Result<(IndexReport, indexer::HistoryStats)> {
+    download: bool,
+) -> Result<IndexOutcome> {
     let db_path = ctx.ws.db_path();
     let mut conn = match db::open_rw(&db_path) {
         Ok(c) => c,
@@ -104,8 +234,13 @@ pub fn index_now(
         Err(e) => return Err(e.into()),
     };
     let report = indexer::run(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, progress)?;
+    let vectors = embed_now(ctx, &mut conn, download, tell);
     let stats = indexer::history_stats(&conn)?;
-    Ok((report, stats))
+    Ok(IndexOutcome {
+        report,
+        stats,
+        vectors,
+    })
 }
 
 pub fn print_report(r: &IndexReport, s: &indexer::HistoryStats) {
@@ -186,5 +321,67 @@ impl Progress for Bar {
     }
     fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+}
+
+/// A download bar in bytes.
+pub struct ByteBar(ProgressBar);
+
+impl ByteBar {
+    pub fn new() -> ByteBar {
+        ByteBar(
+            ProgressBar::new(0).with_style(
+                ProgressStyle::with_template(
+                    "  {bar:30} {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} eta {eta}",
+                )
+                .expect("static template")
+                .progress_chars("=> "),
+            ),
+        )
+    }
+}
+
+impl Default for ByteBar {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl download::Progress for ByteBar {
+    fn start(&self, total: u64) {
+        self.0.set_length(total);
+    }
+    fn advance(&self, bytes: u64) {
+        self.0.inc(bytes);
+    }
+    fn finish(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
+/// An embedding bar in chunks.
+struct ChunkBar(ProgressBar);
+
+impl ChunkBar {
+    fn new() -> ChunkBar {
+        ChunkBar(
+            ProgressBar::new(0).with_style(
+                ProgressStyle::with_template("  {bar:30} {pos}/{len} chunks embedded {per_sec}")
+                    .expect("static template")
+                    .progress_chars("=> "),
+            ),
+        )
+    }
+}
+
+impl vectors::Progress for ChunkBar {
+    fn start(&self, chunks: u64) {
+        self.0.set_length(chunks);
+    }
+    fn advance(&self, chunks: u64) {
+        self.0.inc(chunks);
+    }
+    fn finish(&self) {
+        self.0.finish_and_clear();
     }
 }

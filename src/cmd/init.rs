@@ -228,10 +228,10 @@ fn bootstrap_index(asker: &Asker, env: &HostEnv, ws_root: &Path, skip: bool) -> 
     }
     let lock = crate::durable::lock_exclusive(&ctx.ws.state_dir().join("index.lock"))?;
     let bar = super::index::Bar::new();
-    let (report, stats) = super::index::index_now(&ctx, &bar, true)?;
+    let outcome = super::index::index_now(&ctx, &bar, true, false)?;
     drop(lock);
     println!();
-    super::index::print_report(&report, &stats);
+    super::index::print_report(&outcome.report, &outcome.stats);
     Ok(())
 }
 

@@ -2,6 +2,7 @@
 //! library modules and prints the result for a person (or as JSON).
 
 pub mod doctor;
+pub mod embeddings;
 pub mod get;
 pub mod hook;
 pub mod index;

@@ -5,9 +5,11 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 
 use crate::cli::SearchArgs;
+use crate::embed::Plan;
 use crate::index::db;
 use crate::index::indexer::Source;
-use crate::search::{self, SearchParams};
+use crate::search::SearchParams;
+use crate::search::hybrid::{self, Semantic};
 
 pub fn run(args: &SearchArgs) -> Result<ExitCode> {
     let ctx = super::context(&args.ws)?;
@@ -29,7 +31,21 @@ pub fn run(args: &SearchArgs) -> Result<ExitCode> {
         per_file: 1,
     };
     let conn = db::open_ro(&ctx.ws.db_path())?;
-    let out = search::search(&conn, &ctx.cfg.search, &params)?;
+    let plan = if args.keyword {
+        Plan::Off("--keyword".into())
+    } else {
+        Plan::resolve(&ctx.cfg.embeddings, &ctx.env)
+    };
+    let loaded = plan.load();
+    let semantic = match &loaded {
+        Ok(e) => Semantic::On {
+            embedder: e.as_ref(),
+            weight: ctx.cfg.embeddings.vector_weight,
+            cache: None,
+        },
+        Err(reason) => Semantic::Off(reason.clone()),
+    };
+    let out = hybrid::search(&conn, &ctx.cfg.search, &params, &semantic)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(ExitCode::SUCCESS);
@@ -60,6 +76,11 @@ pub fn run(args: &SearchArgs) -> Result<ExitCode> {
         println!("(no result had every word; these have some of them)");
     } else if out.matched == "single-character" {
         println!("(no result had the words; these share single characters with the query)");
+    } else if out.matched == "semantic" {
+        println!("(no result had the words; these are close in meaning)");
+    }
+    if let (Some(reason), false) = (&out.mode_reason, matches!(plan, Plan::Off(_))) {
+        println!("(keyword search only: {reason})");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -21,16 +21,18 @@ pub fn run(args: &StatusArgs) -> Result<ExitCode> {
         .map(|f| settings::installed_handlers(&f.doc).len())
         .unwrap_or(0);
     let mcp_ok = mcp::read_entry(&env.claude_json).ok().flatten().is_some();
-    let (chunks, files, last_index) = match db::open_ro(&ws.db_path()) {
+    let (chunks, files, last_index, vectors) = match db::open_ro(&ws.db_path()) {
         Ok(c) => (
             c.query_row("SELECT COUNT(*) FROM chunks", [], |r| r.get::<_, i64>(0))
                 .unwrap_or(0),
             c.query_row("SELECT COUNT(*) FROM files", [], |r| r.get::<_, i64>(0))
                 .unwrap_or(0),
             db::get_meta(&c, "last_index"),
+            crate::index::vectors::count(&c).unwrap_or(0),
         ),
-        Err(_) => (0, 0, None),
+        Err(_) => (0, 0, None, 0),
     };
+    let semantic = crate::embed::Plan::resolve(&ctx.cfg.embeddings, env);
     let db_bytes = std::fs::metadata(ws.db_path())
         .map(|m| m.len())
         .unwrap_or(0);
@@ -52,7 +54,8 @@ pub fn run(args: &StatusArgs) -> Result<ExitCode> {
             "settings": settings_path,
             "hooks": hooks,
             "mcp_registered": mcp_ok,
-            "index": {"files": files, "chunks": chunks, "bytes": db_bytes, "last_index": last_index},
+            "index": {"files": files, "chunks": chunks, "vectors": vectors, "bytes": db_bytes, "last_index": last_index},
+            "search": semantic.describe(env),
             "sessions": {"summaries": summaries.len(), "last": summaries.last()},
             "lessons": {"in_force": rules, "pending": waiting},
         });
@@ -80,6 +83,15 @@ pub fn run(args: &StatusArgs) -> Result<ExitCode> {
             .as_deref()
             .map(ago)
             .unwrap_or_else(|| "never (pms index)".into())
+    );
+    println!(
+        "Search     {}{}",
+        semantic.describe(env),
+        if matches!(semantic, crate::embed::Plan::Off(_)) {
+            String::new()
+        } else {
+            format!("; {vectors} of {chunks} chunks have vectors")
+        }
     );
     println!(
         "Sessions   {} summaries{}",

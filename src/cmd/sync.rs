@@ -37,7 +37,7 @@ pub fn run(args: &SyncArgs) -> Result<ExitCode> {
             &format!("recovering summaries: {e:#}"),
         );
     }
-    super::index::index_now(&ctx, &indexer::Quiet, false)?;
+    super::index::index_now(&ctx, &indexer::Quiet, false, false)?;
     Ok(ExitCode::SUCCESS)
 }
 

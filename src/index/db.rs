@@ -11,13 +11,15 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 
-pub const SCHEMA_VERSION: i32 = 2;
+pub const SCHEMA_VERSION: i32 = 3;
 
 /// Forward-only migrations: (version reached, SQL). Run in order, in one
 /// transaction, after a backup copy of the file (`pms upgrade`, `pms index`).
 const MIGRATIONS: &[(i32, &str)] = &[
     // 2: when each file was last indexed (for `pms status` and verify's freshness)
     (2, "ALTER TABLE files ADD COLUMN indexed_at TEXT;"),
+    // 3: chunk embeddings (created by SCHEMA, which every migration re-applies)
+    (3, ""),
 ];
 
 const SCHEMA: &str = r#"
@@ -81,6 +83,14 @@ CREATE TABLE IF NOT EXISTS frequent_terms (
     term  TEXT PRIMARY KEY,
     docs  INTEGER NOT NULL
 ) WITHOUT ROWID;
+-- One quantised unit vector per chunk (see index::vectors), dropped with it.
+CREATE TABLE IF NOT EXISTS chunk_vectors (
+    chunk_id  INTEGER PRIMARY KEY,
+    vec       BLOB NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS chunks_after_delete_vector AFTER DELETE ON chunks BEGIN
+    DELETE FROM chunk_vectors WHERE chunk_id = old.id;
+END;
 CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL

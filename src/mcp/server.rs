@@ -4,7 +4,8 @@
 //! message and correct itself; every result is bounded well below Claude
 //! Code's 25,000-token tool output cap.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -16,8 +17,10 @@ use rusqlite::Connection;
 use serde::Deserialize;
 
 use crate::cmd::Context;
+use crate::embed::{Embedder, Plan};
 use crate::index::db;
 use crate::index::indexer::{Source, transcript_roots};
+use crate::search::hybrid::{self, Semantic, VectorCache};
 use crate::search::{self, SearchParams, fetch};
 
 /// Shown to the agent with the tool names (Claude Code defers MCP tool
@@ -109,8 +112,15 @@ pub struct GetArgs {
 pub struct MemoryServer {
     ctx: Context,
     conn: Mutex<Option<Connection>>,
+    /// The embedding provider, loaded on a thread at start-up (a large
+    /// tokenizer takes a second or two) so the first search rarely waits.
+    embedder: Arc<OnceLock<Result<Box<dyn Embedder>, String>>>,
+    vectors: VectorCache,
     tool_router: ToolRouter<Self>,
 }
+
+/// Longest a search waits for the embedding model before going keyword-only.
+const EMBEDDER_WAIT: Duration = Duration::from_secs(10);
 
 fn fail(msg: impl Into<String>) -> Result<CallToolResult, McpError> {
     Ok(CallToolResult::error(vec![Content::text(msg.into())]))
@@ -127,10 +137,39 @@ fn clamp_query(q: &str) -> String {
 #[tool_router]
 impl MemoryServer {
     pub fn new(ctx: Context) -> Self {
+        let embedder = Arc::new(OnceLock::new());
+        let plan = Plan::resolve(&ctx.cfg.embeddings, &ctx.env);
+        let slot = Arc::clone(&embedder);
+        std::thread::spawn(move || {
+            let _ = slot.set(plan.load());
+        });
         MemoryServer {
             ctx,
             conn: Mutex::new(None),
+            embedder,
+            vectors: VectorCache::new(),
             tool_router: Self::tool_router(),
+        }
+    }
+
+    /// The semantic side of a search: the loaded provider, or why not.
+    fn semantic(&self) -> Semantic<'_> {
+        let deadline = Instant::now() + EMBEDDER_WAIT;
+        loop {
+            match self.embedder.get() {
+                Some(Ok(e)) => {
+                    return Semantic::On {
+                        embedder: e.as_ref(),
+                        weight: self.ctx.cfg.embeddings.vector_weight,
+                        cache: Some(&self.vectors),
+                    };
+                }
+                Some(Err(reason)) => return Semantic::Off(reason.clone()),
+                None if Instant::now() > deadline => {
+                    return Semantic::Off("the embedding model is still loading".into());
+                }
+                None => std::thread::sleep(Duration::from_millis(10)),
+            }
         }
     }
 
@@ -188,7 +227,10 @@ impl MemoryServer {
             per_file: 1,
         };
         let cfg = &self.ctx.cfg.search;
-        match self.with_db(|c| search::search(c, cfg, &params).map_err(|e| e.to_string())) {
+        let semantic = self.semantic();
+        match self
+            .with_db(|c| hybrid::search(c, cfg, &params, &semantic).map_err(|e| e.to_string()))
+        {
             Ok(out) => ok(format_hits(&a.query, &out, false)),
             Err(e) => fail(e),
         }
@@ -216,7 +258,10 @@ impl MemoryServer {
             ..SearchParams::default()
         };
         let cfg = &self.ctx.cfg.search;
-        match self.with_db(|c| search::search(c, cfg, &params).map_err(|e| e.to_string())) {
+        let semantic = self.semantic();
+        match self
+            .with_db(|c| hybrid::search(c, cfg, &params, &semantic).map_err(|e| e.to_string()))
+        {
             Ok(out) if out.hits.is_empty() => ok(format!(
                 "No passage of {uri} matches {:?}. It may not be indexed yet, or use memory_get to read it.",
                 shown(&a.query)
@@ -371,6 +416,8 @@ fn format_hits(query: &str, out: &search::SearchOutcome, inside: bool) -> String
         s.push_str("(No hit has every word; these have some.)\n");
     } else if out.matched == "single-character" {
         s.push_str("(No hit has the words; these share characters with the query.)\n");
+    } else if out.matched == "semantic" {
+        s.push_str("(No hit has the words; these are close in meaning.)\n");
     }
     for (i, h) in out.hits.iter().enumerate() {
         let date = h

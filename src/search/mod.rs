@@ -14,6 +14,7 @@
 //! are deduplicated per file (a conversation counts as one file).
 
 pub mod fetch;
+pub mod hybrid;
 
 use std::collections::HashMap;
 
@@ -63,8 +64,12 @@ pub struct SearchOutcome {
     pub hits: Vec<Hit>,
     /// "all-terms", "most-terms" (at least two), "any-term", "single-character" or "none".
     pub matched: &'static str,
-    /// Always "keyword" until an embedding provider is configured.
+    /// "keyword", or "hybrid" when vectors took part in the ranking.
     pub mode: &'static str,
+    /// Why the search is keyword only although semantic recall exists (no
+    /// provider, model not installed, index not embedded yet, provider error).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode_reason: Option<String>,
 }
 
 const UNIGRAM_WEIGHT: f64 = 0.5;
@@ -74,14 +79,25 @@ pub fn search(
     cfg: &SearchConfig,
     params: &SearchParams,
 ) -> rusqlite::Result<SearchOutcome> {
-    let q = Query::parse(&params.query);
-    let mut outcome = SearchOutcome {
-        hits: Vec::new(),
-        matched: "none",
+    let (raw, matched, weight) = keyword_candidates(conn, params)?;
+    let scored = normalised_bm25(raw, weight);
+    Ok(SearchOutcome {
+        hits: finish(scored, cfg, params),
+        matched,
         mode: "keyword",
-    };
+        mode_reason: None,
+    })
+}
+
+/// The keyword candidates of the first round that matches anything, the
+/// round's name and its weight.
+fn keyword_candidates(
+    conn: &Connection,
+    params: &SearchParams,
+) -> rusqlite::Result<(Vec<Raw>, &'static str, f64)> {
+    let q = Query::parse(&params.query);
     if q.is_empty() {
-        return Ok(outcome);
+        return Ok((Vec::new(), "none", 1.0));
     }
     // In the transcript table, very common terms select nothing and cost the
     // most: match on the rarer terms when there are any.
@@ -123,18 +139,11 @@ pub fn search(
             bm25_weights,
             broad,
         )?;
-        if raw.is_empty() {
-            continue;
+        if !raw.is_empty() {
+            return Ok((raw, name, weight));
         }
-        outcome.hits = rank(raw, cfg, params, weight);
-        outcome.matched = name;
-        break;
     }
-    let highlight = highlight_terms(&params.query);
-    for h in &mut outcome.hits {
-        h.snippet = snippet(&h.snippet, &highlight, 240);
-    }
-    Ok(outcome)
+    Ok((Vec::new(), "none", 1.0))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -267,22 +276,7 @@ fn run_fts(
             filters.push_str(&format!(" AND {table}.rowid >= ?{}", args.len()));
         }
     }
-    if let Some(project) = &p.project {
-        args.push(SqlValue::Text(project.clone()));
-        filters.push_str(&format!(" AND f.project = ?{}", args.len()));
-    }
-    if let Some(since) = &p.since {
-        args.push(SqlValue::Text(since.clone()));
-        filters.push_str(&format!(" AND c.ts >= ?{}", args.len()));
-    }
-    if let Some(until) = &p.until {
-        args.push(SqlValue::Text(until.clone()));
-        filters.push_str(&format!(" AND c.ts < ?{}", args.len()));
-    }
-    if let Some(within) = &p.within {
-        args.push(SqlValue::Text(within.clone()));
-        filters.push_str(&format!(" AND f.uri = ?{}", args.len()));
-    }
+    filters.push_str(&filter_clause(p, &mut args));
     args.push(SqlValue::Integer(pool as i64));
     let limit_arg = args.len();
     // Without filters, let FTS5 pick the best rows before the joins.
@@ -323,18 +317,50 @@ fn run_fts(
     rows.collect()
 }
 
-fn rank(raw: Vec<Raw>, cfg: &SearchConfig, p: &SearchParams, round_weight: f64) -> Vec<Hit> {
+/// The `AND ...` conditions (on `c` = chunks, `f` = files) for the project,
+/// date and file filters, their values appended to `args`.
+fn filter_clause(p: &SearchParams, args: &mut Vec<SqlValue>) -> String {
+    let mut filters = String::new();
+    if let Some(project) = &p.project {
+        args.push(SqlValue::Text(project.clone()));
+        filters.push_str(&format!(" AND f.project = ?{}", args.len()));
+    }
+    if let Some(since) = &p.since {
+        args.push(SqlValue::Text(since.clone()));
+        filters.push_str(&format!(" AND c.ts >= ?{}", args.len()));
+    }
+    if let Some(until) = &p.until {
+        args.push(SqlValue::Text(until.clone()));
+        filters.push_str(&format!(" AND c.ts < ?{}", args.len()));
+    }
+    if let Some(within) = &p.within {
+        args.push(SqlValue::Text(within.clone()));
+        filters.push_str(&format!(" AND f.uri = ?{}", args.len()));
+    }
+    filters
+}
+
+/// Keyword candidates scored 0..1: BM25 over the best BM25, times the round's weight.
+fn normalised_bm25(raw: Vec<Raw>, round_weight: f64) -> Vec<(Hit, f64)> {
     let best = raw.iter().map(|r| r.bm25).fold(f64::MIN_POSITIVE, f64::max);
+    raw.into_iter()
+        .map(|r| (r.hit, r.bm25 / best * round_weight))
+        .collect()
+}
+
+/// Final ranking: source weight and recency on top of each candidate's base
+/// score, best first, at most `per_file` hits per file, `limit` in all.
+fn finish(scored: Vec<(Hit, f64)>, cfg: &SearchConfig, p: &SearchParams) -> Vec<Hit> {
     let now = chrono::Utc::now();
-    let mut hits: Vec<Hit> = raw
+    let mut hits: Vec<Hit> = scored
         .into_iter()
-        .map(|mut r| {
-            let source_weight = if r.hit.source == "transcript" {
+        .map(|(mut hit, base)| {
+            let source_weight = if hit.source == "transcript" {
                 1.0
             } else {
                 cfg.structured_weight
             };
-            let recency = match (&r.hit.date, cfg.recency_half_life_days) {
+            let recency = match (&hit.date, cfg.recency_half_life_days) {
                 (Some(d), half) if half > 0.0 => chrono::DateTime::parse_from_rfc3339(d)
                     .map(|t| {
                         let days =
@@ -344,8 +370,8 @@ fn rank(raw: Vec<Raw>, cfg: &SearchConfig, p: &SearchParams, round_weight: f64) 
                     .unwrap_or(1.0),
                 _ => 1.0,
             };
-            r.hit.score = (r.bm25 / best) * source_weight * recency * round_weight;
-            r.hit
+            hit.score = base * source_weight * recency;
+            hit
         })
         .collect();
     hits.sort_by(|a, b| {
@@ -361,8 +387,10 @@ fn rank(raw: Vec<Raw>, cfg: &SearchConfig, p: &SearchParams, round_weight: f64) 
         *n <= per_file
     });
     hits.truncate(p.limit.max(1));
+    let highlight = highlight_terms(&p.query);
     for h in &mut hits {
         h.score = (h.score * 1000.0).round() / 1000.0;
+        h.snippet = snippet(&h.snippet, &highlight, 240);
     }
     hits
 }

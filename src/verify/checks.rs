@@ -63,6 +63,7 @@ pub fn run_all(env: &HostEnv, ws: Option<&Workspace>, opts: Options) -> Vec<Chec
         out.push(mcp_answers(ws, &binary));
     }
     out.extend(index(ws, env));
+    out.extend(embeddings(ws, env));
     out.push(lessons_index(ws));
     out.push(pending(ws));
     if opts.run_hooks {
@@ -478,6 +479,118 @@ fn changed_since(root: &Path, since: Option<chrono::DateTime<chrono::Utc>>) -> u
         n
     }
     walk(root, since, 0)
+}
+
+/// The embedding provider and the vectors in the index.
+fn embeddings(ws: &Workspace, env: &HostEnv) -> Vec<Check> {
+    use crate::embed::{Plan, download::Installed};
+    let cfg = Config::load(&ws.config_path()).unwrap_or_default();
+    let plan = Plan::resolve(&cfg.embeddings, env);
+    let mut out = Vec::new();
+    let id = match &plan {
+        Plan::Off(reason) => {
+            out.push(Check::ok(
+                "embeddings",
+                format!("keyword search only: {reason}"),
+            ));
+            return out;
+        }
+        Plan::Local {
+            installed: false,
+            model,
+            ..
+        } => {
+            out.push(
+                Check::warn(
+                    "embeddings",
+                    format!("the local model {model} is not installed, so search is keyword only"),
+                )
+                .hint("`pms embeddings install` (or the next `pms index`) downloads it"),
+            );
+            return out;
+        }
+        Plan::Local { dir, model, .. } => {
+            let changed = Installed::load(dir)
+                .map(|i| i.size_mismatches(dir))
+                .unwrap_or_default();
+            if !changed.is_empty() {
+                out.push(
+                    Check::fail(
+                        "embeddings",
+                        format!(
+                            "model files changed since they were installed: {}",
+                            changed.join(", ")
+                        ),
+                    )
+                    .hint("`pms embeddings install` installs them again"),
+                );
+                return out;
+            }
+            match crate::embed::local::Local::load(dir, model) {
+                Ok(m) => {
+                    out.push(Check::ok(
+                        "embeddings",
+                        format!(
+                            "local {model}: loads in {} ms, {} dimensions",
+                            m.load_ms,
+                            m.dim()
+                        ),
+                    ));
+                    crate::embed::Embedder::id(&m).to_string()
+                }
+                Err(e) => {
+                    out.push(
+                        Check::fail("embeddings", e.to_string()).hint("`pms embeddings install`"),
+                    );
+                    return out;
+                }
+            }
+        }
+        Plan::OpenAi {
+            url,
+            model,
+            key_env,
+        } => {
+            let key = std::env::var_os(key_env).is_some_and(|k| !k.is_empty());
+            let local = url.contains("://localhost") || url.contains("://127.0.0.1");
+            out.push(if key || local {
+                Check::ok("embeddings", format!("openai-compatible {model} at {url}"))
+            } else {
+                Check::warn(
+                    "embeddings",
+                    format!("openai-compatible {model} at {url}, but {key_env} is not set"),
+                )
+                .hint(format!(
+                    "export {key_env}=<your key> where Claude Code runs"
+                ))
+            });
+            crate::embed::openai::OpenAi::new(url, model, key_env).id_string()
+        }
+    };
+    let Ok(conn) = db::open_ro(&ws.db_path()) else {
+        return out;
+    };
+    let chunks: i64 = conn
+        .query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))
+        .unwrap_or(0);
+    let with = crate::index::vectors::count(&conn).unwrap_or(0);
+    let stored = crate::index::vectors::stored_model(&conn);
+    out.push(if stored.as_deref() != Some(id.as_str()) && chunks > 0 {
+        Check::warn(
+            "index.vectors",
+            format!("the index has no vectors from {id} yet (search is keyword only)"),
+        )
+        .fixable(Fix::Reindex)
+    } else if with < chunks {
+        Check::warn(
+            "index.vectors",
+            format!("{with} of {chunks} chunks have vectors"),
+        )
+        .fixable(Fix::Reindex)
+    } else {
+        Check::ok("index.vectors", format!("all {chunks} chunks have vectors"))
+    });
+    out
 }
 
 fn lessons_index(ws: &Workspace) -> Check {

@@ -81,10 +81,10 @@ pub fn apply(ctx: &CmdContext, checks: &[Check]) -> Result<Vec<String>> {
     }
     if has(Fix::RebuildIndex) {
         db::remove(&ws.db_path()).context("removing the index")?;
-        crate::cmd::index::index_now(ctx, &indexer::Quiet, false)?;
+        crate::cmd::index::index_now(ctx, &indexer::Quiet, false, false)?;
         done.push("rebuilt the search index".into());
     } else if has(Fix::Reindex) {
-        crate::cmd::index::index_now(ctx, &indexer::Quiet, false)?;
+        crate::cmd::index::index_now(ctx, &indexer::Quiet, false, false)?;
         done.push("updated the search index".into());
     }
     if has(Fix::RefreshLessons) && !has(Fix::Reindex) && !has(Fix::RebuildIndex) {

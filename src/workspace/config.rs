@@ -117,6 +117,48 @@ pub const KEYS: &[KeyDoc] = &[
         default: "10",
         doc: "Results returned when a search does not say how many.",
     },
+    KeyDoc {
+        table: "embeddings",
+        key: "provider",
+        default: "\"auto\"",
+        doc: "\"auto\" (local when its model is installed, else keyword only), \"none\", \"local\" (in-process model, downloaded on first `pms index`) or \"openai-compatible\" (any /v1/embeddings server).",
+    },
+    KeyDoc {
+        table: "embeddings",
+        key: "model",
+        default: "\"minishlab/potion-multilingual-128M\"",
+        doc: "Local model: a Model2Vec model id on Hugging Face (kept in ~/.cache/pms/models) or the path of a folder holding one.",
+    },
+    KeyDoc {
+        table: "embeddings",
+        key: "download_url",
+        default: "\"https://huggingface.co\"",
+        doc: "Where local models are downloaded from (a Hugging Face mirror works too, e.g. https://hf-mirror.com).",
+    },
+    KeyDoc {
+        table: "embeddings",
+        key: "vector_weight",
+        default: "0.6",
+        doc: "Hybrid ranking: score = vector_weight * semantic + (1 - vector_weight) * keyword, both normalised to 0..1.",
+    },
+    KeyDoc {
+        table: "embeddings",
+        key: "api_url",
+        default: "\"https://api.openai.com/v1\"",
+        doc: "openai-compatible: the API base; POST <api_url>/embeddings (Ollama: http://localhost:11434/v1, LM Studio: http://localhost:1234/v1).",
+    },
+    KeyDoc {
+        table: "embeddings",
+        key: "api_model",
+        default: "\"text-embedding-3-small\"",
+        doc: "openai-compatible: the model name sent with each request.",
+    },
+    KeyDoc {
+        table: "embeddings",
+        key: "api_key_env",
+        default: "\"OPENAI_API_KEY\"",
+        doc: "openai-compatible: the environment variable holding the API key (never stored in the workspace; unset means no key, as local servers need).",
+    },
 ];
 
 const TABLE_DOCS: &[(&str, &str)] = &[
@@ -133,6 +175,10 @@ const TABLE_DOCS: &[(&str, &str)] = &[
         "search",
         "Ranking of `pms search` and the MCP memory_search tool.",
     ),
+    (
+        "embeddings",
+        "Semantic recall: vectors next to the chunks, ranked together with keywords. Not used by the per-prompt hook.",
+    ),
 ];
 
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
@@ -142,7 +188,37 @@ pub struct Config {
     pub sessions: SessionsConfig,
     pub index: IndexConfig,
     pub search: SearchConfig,
+    pub embeddings: EmbeddingsConfig,
 }
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct EmbeddingsConfig {
+    pub provider: String,
+    pub model: String,
+    pub download_url: String,
+    pub vector_weight: f64,
+    pub api_url: String,
+    pub api_model: String,
+    pub api_key_env: String,
+}
+
+impl Default for EmbeddingsConfig {
+    fn default() -> Self {
+        EmbeddingsConfig {
+            provider: "auto".into(),
+            model: "minishlab/potion-multilingual-128M".into(),
+            download_url: "https://huggingface.co".into(),
+            vector_weight: 0.6,
+            api_url: "https://api.openai.com/v1".into(),
+            api_model: "text-embedding-3-small".into(),
+            api_key_env: "OPENAI_API_KEY".into(),
+        }
+    }
+}
+
+/// The values `embeddings.provider` accepts.
+pub const PROVIDERS: [&str; 4] = ["auto", "none", "local", "openai-compatible"];
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(default)]
@@ -312,6 +388,22 @@ impl Config {
                 self.search.structured_weight.to_string(),
                 "must be above 0",
                 "use 1.0 for no preference, more to favour knowledge files",
+            );
+        }
+        if !PROVIDERS.contains(&self.embeddings.provider.as_str()) {
+            return bad(
+                "embeddings.provider",
+                format!("{:?}", self.embeddings.provider),
+                "is not a known provider",
+                "use \"auto\", \"none\", \"local\" or \"openai-compatible\"",
+            );
+        }
+        if !(0.0..=1.0).contains(&self.embeddings.vector_weight) {
+            return bad(
+                "embeddings.vector_weight",
+                self.embeddings.vector_weight.to_string(),
+                "is outside 0..1",
+                "use a share between 0 (keyword only) and 1 (semantic only), such as 0.6",
             );
         }
         if self.search.recency_half_life_days < 0.0 {

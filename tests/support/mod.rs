@@ -8,6 +8,7 @@
 
 pub mod claude_code;
 pub mod fake_api;
+pub mod models;
 pub mod python_mcp;
 pub mod retrieval;
 pub mod static_server;

@@ -1,12 +1,35 @@
-//! A tiny HTTP server on 127.0.0.1 serving fixed responses by path: enough
-//! to stand in for GitHub's release API in the upgrade test. Routes can be
-//! set after start, since responses often need the server's own port.
+//! A tiny HTTP/1.1 server on 127.0.0.1: fixed responses by path (GitHub's
+//! release API in the upgrade test, a model hub in the embeddings tests) or
+//! a handler that sees the request (an `/v1/embeddings` endpoint). Routes
+//! can be set after start, since responses often need the server's port.
+#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
-type Routes = Arc<Mutex<Vec<(String, String, Vec<u8>)>>>;
+/// A request as a handler sees it.
+pub struct Request {
+    pub method: String,
+    pub path: String,
+    /// Header names in lower case.
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Request {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// (status code, content type, body)
+pub type Response = (u16, String, Vec<u8>);
+type Handler = Arc<dyn Fn(&Request) -> Response + Send + Sync>;
+type Routes = Arc<Mutex<Vec<(String, Handler)>>>;
 
 pub struct StaticServer {
     pub port: u16,
@@ -27,36 +50,22 @@ impl StaticServer {
                 std::thread::spawn(move || {
                     let mut reader = BufReader::new(conn.try_clone().unwrap());
                     let mut out = conn;
-                    loop {
-                        let mut line = String::new();
-                        if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                            return;
-                        }
-                        let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
-                        loop {
-                            let mut h = String::new();
-                            if reader.read_line(&mut h).unwrap_or(0) == 0 || h.trim().is_empty() {
-                                break;
-                            }
-                        }
-                        seen.lock().unwrap().push(path.clone());
-                        let key = path.split('?').next().unwrap_or("").to_string();
-                        let found = table
+                    while let Some(req) = read_request(&mut reader) {
+                        seen.lock().unwrap().push(req.path.clone());
+                        let key = req.path.split('?').next().unwrap_or("").to_string();
+                        let handler = table
                             .lock()
                             .unwrap()
                             .iter()
-                            .find(|(p, _, _)| *p == key)
-                            .cloned();
-                        let (status, ctype, body) = match found {
-                            Some((_, t, b)) => ("200 OK", t, b),
-                            None => (
-                                "404 Not Found",
-                                "text/plain".to_string(),
-                                b"not found".to_vec(),
-                            ),
+                            .find(|(p, _)| *p == key)
+                            .map(|(_, h)| h.clone());
+                        let (status, ctype, body) = match handler {
+                            Some(h) => h(&req),
+                            None => (404, "text/plain".into(), b"not found".to_vec()),
                         };
                         let head = format!(
-                            "HTTP/1.1 {status}\r\ncontent-type: {ctype}\r\ncontent-length: {}\r\n\r\n",
+                            "HTTP/1.1 {status} {}\r\ncontent-type: {ctype}\r\ncontent-length: {}\r\n\r\n",
+                            if status == 200 { "OK" } else { "Error" },
                             body.len()
                         );
                         if out
@@ -75,9 +84,55 @@ impl StaticServer {
 
     /// Serves `body` with `content_type` at `path`.
     pub fn route(&self, path: &str, content_type: &str, body: Vec<u8>) {
-        self.routes
-            .lock()
-            .unwrap()
-            .push((path.into(), content_type.into(), body));
+        let ctype = content_type.to_string();
+        self.handle(path, move |_| (200, ctype.clone(), body.clone()));
     }
+
+    /// Answers requests for `path` with `handler`.
+    pub fn handle(
+        &self,
+        path: &str,
+        handler: impl Fn(&Request) -> Response + Send + Sync + 'static,
+    ) {
+        let mut routes = self.routes.lock().unwrap();
+        routes.retain(|(p, _)| p != path);
+        routes.push((path.into(), Arc::new(handler)));
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
+fn read_request(reader: &mut impl BufRead) -> Option<Request> {
+    let mut line = String::new();
+    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+        return None;
+    }
+    let mut parts = line.split_whitespace();
+    let method = parts.next().unwrap_or("GET").to_string();
+    let path = parts.next().unwrap_or("/").to_string();
+    let mut headers = Vec::new();
+    loop {
+        let mut h = String::new();
+        if reader.read_line(&mut h).unwrap_or(0) == 0 || h.trim().is_empty() {
+            break;
+        }
+        if let Some((k, v)) = h.split_once(':') {
+            headers.push((k.trim().to_lowercase(), v.trim().to_string()));
+        }
+    }
+    let len = headers
+        .iter()
+        .find(|(k, _)| k == "content-length")
+        .and_then(|(_, v)| v.parse::<usize>().ok())
+        .unwrap_or(0);
+    let mut body = vec![0u8; len];
+    reader.read_exact(&mut body).ok()?;
+    Some(Request {
+        method,
+        path,
+        headers,
+        body,
+    })
 }

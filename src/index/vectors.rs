@@ -1,0 +1,172 @@
+//! Chunk vectors, stored next to the chunks in `index.db`.
+//!
+//! Each vector is the chunk's unit-length embedding quantised to one signed
+//! byte per dimension (`round(x * 127)`), so a 256-dimension vector costs 256
+//! bytes and a cosine is an integer-weighted dot product. Quantising costs
+//! less than 0.01 in cosine, far below the gap between a relevant and an
+//! irrelevant chunk.
+//!
+//! Vectors are computed after the chunks are written, for every chunk that
+//! has none, so the same pass serves a first index, an incremental run and a
+//! provider switched on later. `meta.embedding_model` names the model the
+//! vectors came from; a different model clears them all first, because
+//! vectors from two models cannot be compared.
+
+use std::time::Instant;
+
+use rusqlite::{Connection, params};
+
+use crate::embed::{EmbedError, Embedder};
+
+/// Chunks embedded per provider call and per transaction.
+const BATCH: usize = 256;
+
+/// Characters of a chunk passed to the model. Static models read at most
+/// 512 tokens anyway; cutting first saves tokenising text that is dropped.
+const MAX_CHARS: usize = 4_000;
+
+#[derive(Debug, thiserror::Error)]
+pub enum VectorError {
+    #[error("index database: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EmbedReport {
+    pub chunks: usize,
+    pub cleared: usize,
+    pub elapsed_ms: u128,
+}
+
+/// Reports progress of the embedding pass.
+pub trait Progress {
+    fn start(&self, _chunks: u64) {}
+    fn advance(&self, _chunks: u64) {}
+    fn finish(&self) {}
+}
+
+pub struct Quiet;
+impl Progress for Quiet {}
+
+pub fn quantise(v: &[f32]) -> Vec<u8> {
+    v.iter()
+        .map(|x| ((x * 127.0).round().clamp(-127.0, 127.0) as i8) as u8)
+        .collect()
+}
+
+/// Cosine of a unit query vector with a stored (quantised, unit) vector.
+pub fn cosine(query: &[f32], stored: &[u8]) -> f32 {
+    if query.len() != stored.len() {
+        return 0.0;
+    }
+    let dot: f32 = query
+        .iter()
+        .zip(stored)
+        .map(|(q, s)| q * f32::from(*s as i8))
+        .sum();
+    dot / 127.0
+}
+
+/// The model the stored vectors came from.
+pub fn stored_model(conn: &Connection) -> Option<String> {
+    super::db::get_meta(conn, "embedding_model")
+}
+
+pub fn count(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row("SELECT count(*) FROM chunk_vectors", [], |r| r.get(0))
+}
+
+pub fn missing(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row(
+        "SELECT count(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.chunk_id = c.id)",
+        [],
+        |r| r.get(0),
+    )
+}
+
+/// Removes every vector (when the provider is switched off or changed).
+pub fn clear(conn: &Connection) -> rusqlite::Result<usize> {
+    let n = conn.execute("DELETE FROM chunk_vectors", [])?;
+    conn.execute("DELETE FROM meta WHERE key = 'embedding_model'", [])?;
+    Ok(n)
+}
+
+/// Embeds every chunk that has no vector yet.
+pub fn embed_missing(
+    conn: &mut Connection,
+    embedder: &dyn Embedder,
+    progress: &dyn Progress,
+) -> Result<EmbedReport, VectorError> {
+    let started = Instant::now();
+    let mut report = EmbedReport::default();
+    if stored_model(conn).as_deref() != Some(embedder.id()) {
+        report.cleared = clear(conn)?;
+        super::db::set_meta(conn, "embedding_model", embedder.id())?;
+    }
+    progress.start(missing(conn)? as u64);
+    let mut after = 0i64;
+    loop {
+        let batch: Vec<(i64, String)> = {
+            let mut stmt = conn.prepare_cached(
+                "SELECT c.id, coalesce(c.heading || char(10), '') || c.text FROM chunks c
+                 WHERE c.id > ?1 AND NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.chunk_id = c.id)
+                 ORDER BY c.id LIMIT ?2",
+            )?;
+            stmt.query_map(params![after, BATCH as i64], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<rusqlite::Result<_>>()?
+        };
+        let Some(last) = batch.last() else { break };
+        after = last.0;
+        let texts: Vec<String> = batch
+            .iter()
+            .map(|(_, t)| match t.char_indices().nth(MAX_CHARS) {
+                Some((cut, _)) => t[..cut].to_string(),
+                None => t.clone(),
+            })
+            .collect();
+        let vectors = embedder.embed(&texts)?;
+        let tx = conn.transaction()?;
+        {
+            let mut insert = tx.prepare_cached(
+                "INSERT OR REPLACE INTO chunk_vectors(chunk_id, vec) VALUES (?1, ?2)",
+            )?;
+            for ((id, _), v) in batch.iter().zip(&vectors) {
+                insert.execute(params![id, quantise(v)])?;
+            }
+        }
+        tx.commit()?;
+        report.chunks += batch.len();
+        progress.advance(batch.len() as u64);
+    }
+    progress.finish();
+    report.elapsed_ms = started.elapsed().as_millis();
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantised_cosine_is_close_to_the_exact_one() {
+        let mut a: Vec<f32> = (0..256)
+            .map(|i| ((i * 37 % 101) as f32 - 50.0) / 50.0)
+            .collect();
+        let mut b: Vec<f32> = (0..256)
+            .map(|i| ((i * 53 % 97) as f32 - 48.0) / 48.0)
+            .collect();
+        crate::embed::normalise(&mut a);
+        crate::embed::normalise(&mut b);
+        let exact: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+        let approx = cosine(&a, &quantise(&b));
+        assert!((exact - approx).abs() < 0.01, "{exact} vs {approx}");
+        assert!((cosine(&a, &quantise(&a)) - 1.0).abs() < 0.01);
+        assert_eq!(
+            cosine(&a, &quantise(&b[..10])),
+            0.0,
+            "length mismatch scores 0"
+        );
+    }
+}

@@ -1,0 +1,419 @@
+//! Semantic recall through the real binary: keyword-only until a model is
+//! there (and saying so), a local model installed from a folder or
+//! downloaded with checksums from a hub on 127.0.0.1, an openai-compatible
+//! endpoint on 127.0.0.1, and vectors kept in step with the chunks.
+
+mod support;
+
+use serde_json::{Value, json};
+use sha1::Digest as _;
+use support::static_server::StaticServer;
+use support::{TestHome, models, stdout};
+
+const AUTH_NOTE: &str = "# Authentication\n\nWe use JWT tokens signed with RS256. The access token lives 15 minutes; \
+the refresh token rotates on each use. The endpoint checks the password hash and returns both tokens.\n";
+const DB_NOTE: &str =
+    "# Database\n\nPostgres 16 on port 5433 in staging. Migrations run at deploy time.\n";
+const GARDEN_NOTE: &str = "# Garden\n\nWater the tomatoes when the weather is sunny.\n";
+
+fn setup() -> TestHome {
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+    let notes = home.workspace().join("product/notes");
+    std::fs::create_dir_all(&notes).unwrap();
+    std::fs::write(notes.join("auth.md"), AUTH_NOTE).unwrap();
+    std::fs::write(notes.join("db.md"), DB_NOTE).unwrap();
+    std::fs::write(notes.join("garden.md"), GARDEN_NOTE).unwrap();
+    home
+}
+
+fn search(home: &TestHome, q: &str) -> Value {
+    serde_json::from_slice(&home.ok(&["search", q, "--json"]).stdout).unwrap()
+}
+
+fn uris(v: &Value) -> Vec<String> {
+    v["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["uri"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn set_config(home: &TestHome, table: &str, key: &str, value: &str) {
+    let path = home.workspace().join("config.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut doc: toml_edit::DocumentMut = text.parse().unwrap();
+    doc[table][key] = toml_edit::value(value);
+    std::fs::write(&path, doc.to_string()).unwrap();
+}
+
+#[test]
+fn keyword_only_until_a_model_is_installed_and_the_json_says_why() {
+    let home = setup();
+    home.ok(&["index"]);
+    let v = search(&home, "JWT refresh token");
+    assert_eq!(v["mode"], "keyword");
+    assert!(
+        v["mode_reason"]
+            .as_str()
+            .unwrap()
+            .contains("pms embeddings install"),
+        "{v:#}"
+    );
+    assert_eq!(uris(&v)[0], "product/notes/auth.md");
+    let status = stdout(&home.ok(&["embeddings"]));
+    assert!(status.contains("keyword only"), "{status}");
+}
+
+#[test]
+fn a_local_model_finds_what_keywords_miss_and_follows_the_chunks() {
+    let home = setup();
+    let model = models::tiny_model(&home.path("tiny-model"));
+    let out = stdout(&home.ok(&["embeddings", "install", "--from", model.to_str().unwrap()]));
+    assert!(out.contains("16-dimension vectors"), "{out}");
+    let out = stdout(&home.ok(&["index"]));
+    assert!(out.contains("chunk(s) embedded"), "{out}");
+
+    // No word of the query is in the note: only meaning connects them.
+    let v = search(&home, "login credentials");
+    assert_eq!(v["mode"], "hybrid", "{v:#}");
+    assert!(v.get("mode_reason").is_none(), "{v:#}");
+    assert_eq!(uris(&v)[0], "product/notes/auth.md", "{v:#}");
+    assert_eq!(v["matched"], "semantic");
+
+    // The same query without vectors finds nothing of the kind.
+    set_config(&home, "embeddings", "provider", "none");
+    let v = search(&home, "login credentials");
+    assert_eq!(v["mode"], "keyword");
+    assert!(
+        !uris(&v).contains(&"product/notes/auth.md".to_string()),
+        "{v:#}"
+    );
+
+    // Switching off clears the vectors at the next index; back on re-embeds.
+    home.ok(&["index"]);
+    let st: Value =
+        serde_json::from_slice(&home.ok(&["embeddings", "status", "--json"]).stdout).unwrap();
+    assert_eq!(st["index"]["vectors"], 0, "{st:#}");
+    set_config(&home, "embeddings", "provider", "auto");
+    home.ok(&["index"]);
+    let st: Value =
+        serde_json::from_slice(&home.ok(&["embeddings", "status", "--json"]).stdout).unwrap();
+    assert_eq!(st["index"]["vectors"], st["index"]["chunks"], "{st:#}");
+
+    // A changed note gets new vectors; a deleted one takes its vectors along.
+    std::fs::remove_file(home.workspace().join("product/notes/auth.md")).unwrap();
+    home.ok(&["index"]);
+    let st: Value =
+        serde_json::from_slice(&home.ok(&["embeddings", "status", "--json"]).stdout).unwrap();
+    assert_eq!(st["index"]["vectors"], st["index"]["chunks"], "{st:#}");
+    let v = search(&home, "login credentials");
+    assert!(!uris(&v).contains(&"product/notes/auth.md".to_string()));
+}
+
+#[test]
+fn filters_apply_to_semantic_hits_too() {
+    let home = setup();
+    let model = models::tiny_model(&home.path("tiny-model"));
+    home.ok(&["embeddings", "install", "--from", model.to_str().unwrap()]);
+    home.ok(&["index"]);
+    let v: Value = serde_json::from_slice(
+        &home
+            .ok(&[
+                "search",
+                "login credentials",
+                "--source",
+                "transcript",
+                "--json",
+            ])
+            .stdout,
+    )
+    .unwrap();
+    assert!(uris(&v).is_empty(), "no transcripts here: {v:#}");
+    let v: Value = serde_json::from_slice(
+        &home
+            .ok(&[
+                "search",
+                "login credentials",
+                "--project",
+                "growth",
+                "--json",
+            ])
+            .stdout,
+    )
+    .unwrap();
+    assert!(uris(&v).iter().all(|u| u.starts_with("growth/")), "{v:#}");
+}
+
+/// A model hub on 127.0.0.1 serving `org/tiny` the way Hugging Face does:
+/// a file listing with LFS SHA-256s and Git blob ids, and the files.
+fn hub(model_dir: &std::path::Path, corrupt: bool) -> StaticServer {
+    let server = StaticServer::start();
+    let mut tree = Vec::new();
+    for name in ["config.json", "tokenizer.json", "model.safetensors"] {
+        let bytes = std::fs::read(model_dir.join(name)).unwrap();
+        let mut entry = json!({"type": "file", "path": name, "size": bytes.len()});
+        let mut blob = sha1::Sha1::new();
+        blob.update(format!("blob {}\0", bytes.len()).as_bytes());
+        blob.update(&bytes);
+        entry["oid"] = json!(hex(&blob.finalize()));
+        if name == "model.safetensors" {
+            let sha = hex(&sha2::Sha256::digest(&bytes));
+            entry["lfs"] = json!({"oid": sha, "size": bytes.len(), "pointerSize": 134});
+        }
+        tree.push(entry);
+        let mut served = bytes.clone();
+        if corrupt && name == "model.safetensors" {
+            let last = served.len() - 1;
+            served[last] ^= 0xff;
+        }
+        server.route(
+            &format!("/org/tiny/resolve/main/{name}"),
+            "application/octet-stream",
+            served,
+        );
+    }
+    tree.push(json!({"type": "file", "path": "README.md", "size": 3, "oid": "x"}));
+    server.route(
+        "/api/models/org/tiny/tree/main",
+        "application/json",
+        Value::Array(tree).to_string().into_bytes(),
+    );
+    server
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+#[test]
+fn the_first_index_downloads_an_explicit_local_model_with_checksums() {
+    let home = setup();
+    let model = models::tiny_model(&home.path("tiny-model"));
+    let server = hub(&model, false);
+    set_config(&home, "embeddings", "provider", "local");
+    set_config(&home, "embeddings", "model", "org/tiny");
+    set_config(&home, "embeddings", "download_url", &server.url());
+    let out = home.ok(&["index"]);
+    let text = format!("{}{}", stdout(&out), support::stderr(&out));
+    assert!(
+        text.contains("Downloading the embedding model org/tiny"),
+        "{text}"
+    );
+    assert!(text.contains("chunk(s) embedded"), "{text}");
+    let installed = home.path(".cache/pms/models/org--tiny");
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(installed.join("pms-model.json")).unwrap())
+            .unwrap();
+    assert_eq!(record["model"], "org/tiny");
+    assert_eq!(record["files"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        uris(&search(&home, "login credentials"))[0],
+        "product/notes/auth.md"
+    );
+    // once installed, nothing is fetched again
+    let before = server.hits.lock().unwrap().len();
+    home.ok(&["index"]);
+    assert_eq!(server.hits.lock().unwrap().len(), before);
+}
+
+#[test]
+fn a_corrupt_download_is_refused_and_leaves_nothing_behind() {
+    let home = setup();
+    let model = models::tiny_model(&home.path("tiny-model"));
+    let server = hub(&model, true);
+    set_config(&home, "embeddings", "model", "org/tiny");
+    set_config(&home, "embeddings", "download_url", &server.url());
+    let out = home.run(&["embeddings", "install"]);
+    assert!(!out.status.success());
+    let err = support::stderr(&out);
+    assert!(err.contains("checksum mismatch"), "{err}");
+    assert!(err.contains("model.safetensors"), "{err}");
+    let models_dir = home.path(".cache/pms/models");
+    let left: Vec<_> = std::fs::read_dir(&models_dir)
+        .map(|rd| rd.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    // and a model id the hub does not know says so
+    set_config(&home, "embeddings", "model", "org/nope");
+    let err = support::stderr(&home.run(&["embeddings", "install"]));
+    assert!(
+        err.contains("HTTP 404") && err.contains("embeddings.model"),
+        "{err}"
+    );
+}
+
+/// An `/v1/embeddings` endpoint whose vectors say whether a text is about
+/// signing in, databases, or neither.
+fn embeddings_server(key: Option<&'static str>) -> StaticServer {
+    let server = StaticServer::start();
+    server.handle("/v1/embeddings", move |req| {
+        if let Some(k) = key
+            && req.header("authorization") != Some(&format!("Bearer {k}"))
+        {
+            return (
+                401,
+                "application/json".into(),
+                br#"{"error":"bad key"}"#.to_vec(),
+            );
+        }
+        let body: Value = serde_json::from_slice(&req.body).unwrap();
+        assert_eq!(body["model"], "test-embed");
+        let data: Vec<Value> = body["input"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let t = t.as_str().unwrap().to_lowercase();
+                let about = |words: &[&str]| words.iter().any(|w| t.contains(w)) as u8 as f32;
+                let v = [
+                    about(&["sign in", "jwt", "token", "password", "login"]),
+                    about(&["postgres", "database", "migration"]),
+                    0.2,
+                ];
+                json!({"object": "embedding", "index": i, "embedding": v})
+            })
+            .collect();
+        (
+            200,
+            "application/json".into(),
+            json!({"object": "list", "data": data, "model": "test-embed"})
+                .to_string()
+                .into_bytes(),
+        )
+    });
+    server
+}
+
+#[test]
+fn an_openai_compatible_endpoint_with_its_key_from_the_environment() {
+    let home = setup();
+    let server = embeddings_server(Some("sk-test-123"));
+    set_config(&home, "embeddings", "provider", "openai-compatible");
+    set_config(
+        &home,
+        "embeddings",
+        "api_url",
+        &format!("{}/v1", server.url()),
+    );
+    set_config(&home, "embeddings", "api_model", "test-embed");
+    set_config(&home, "embeddings", "api_key_env", "TEST_EMBED_KEY");
+
+    // without the key: the index is still built, and says why vectors are not
+    let out = home.ok(&["index"]);
+    assert!(stdout(&out).contains("TEST_EMBED_KEY"), "{}", stdout(&out));
+    let v = search(&home, "JWT");
+    assert_eq!(v["mode"], "keyword");
+
+    let with_key = |args: &[&str]| {
+        let out = home
+            .pms(args)
+            .env("TEST_EMBED_KEY", "sk-test-123")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", support::stderr(&out));
+        out
+    };
+    let out = with_key(&["index"]);
+    assert!(
+        stdout(&out).contains("chunk(s) embedded"),
+        "{}",
+        stdout(&out)
+    );
+    let v: Value =
+        serde_json::from_slice(&with_key(&["search", "login credentials", "--json"]).stdout)
+            .unwrap();
+    assert_eq!(v["mode"], "hybrid", "{v:#}");
+    assert_eq!(uris(&v)[0], "product/notes/auth.md");
+    // the key never lands in the workspace
+    for (rel, bytes) in support::snapshot(&home.workspace()) {
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains("sk-test-123"),
+            "key written to {rel}"
+        );
+    }
+    // the endpoint failing: keyword results, and the reason
+    server.handle("/v1/embeddings", |_| {
+        (503, "text/plain".into(), b"overloaded".to_vec())
+    });
+    let v: Value = serde_json::from_slice(&with_key(&["search", "JWT", "--json"]).stdout).unwrap();
+    assert_eq!(v["mode"], "keyword");
+    assert!(
+        v["mode_reason"]
+            .as_str()
+            .unwrap()
+            .contains("embedding the query failed"),
+        "{v:#}"
+    );
+    assert_eq!(uris(&v)[0], "product/notes/auth.md");
+}
+
+#[test]
+fn real_registry_weights_load_embed_and_rank() {
+    let Some(model) = models::registry_model() else {
+        return;
+    };
+    let home = setup();
+    let out = stdout(&home.ok(&["embeddings", "install", "--from", model.to_str().unwrap()]));
+    assert!(out.contains("64-dimension vectors"), "{out}");
+    home.ok(&["index"]);
+    let v = search(&home, "Postgres staging port");
+    assert_eq!(v["mode"], "hybrid");
+    assert_eq!(uris(&v)[0], "product/notes/db.md", "{v:#}");
+    // Chinese text embeds with the same model
+    std::fs::write(
+        home.workspace().join("product/notes/迁移.md"),
+        "# 数据库迁移\n\n先双写两周,再比对数据,最后切换读流量。\n",
+    )
+    .unwrap();
+    home.ok(&["index"]);
+    let v = search(&home, "数据库迁移方案");
+    assert_eq!(uris(&v)[0], "product/notes/迁移.md", "{v:#}");
+}
+
+#[test]
+fn verify_reports_the_model_and_the_vectors_and_fix_fills_them_in() {
+    let home = setup();
+    let verify = |extra: &[&str]| -> Value {
+        let mut args = vec!["verify", "--json"];
+        args.extend_from_slice(extra);
+        serde_json::from_slice(&home.run(&args).stdout).unwrap()
+    };
+    let status = |v: &Value, id: &str| -> Option<String> {
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .map(|c| c["status"].as_str().unwrap().to_string())
+    };
+    home.ok(&["index"]);
+    let v = verify(&[]);
+    assert_eq!(status(&v, "embeddings").as_deref(), Some("ok"), "{v:#}");
+    assert_eq!(
+        status(&v, "index.vectors"),
+        None,
+        "no provider, no vector check"
+    );
+
+    let model = models::tiny_model(&home.path("tiny-model"));
+    home.ok(&["embeddings", "install", "--from", model.to_str().unwrap()]);
+    let v = verify(&[]);
+    assert_eq!(status(&v, "embeddings").as_deref(), Some("ok"), "{v:#}");
+    assert_eq!(
+        status(&v, "index.vectors").as_deref(),
+        Some("warn"),
+        "{v:#}"
+    );
+    let v = verify(&["--fix"]);
+    assert_eq!(status(&v, "index.vectors").as_deref(), Some("ok"), "{v:#}");
+
+    // a damaged model file is a failure that says how to reinstall
+    let weights =
+        home.path(".cache/pms/models/minishlab--potion-multilingual-128M/model.safetensors");
+    std::fs::write(&weights, b"truncated").unwrap();
+    let v = verify(&[]);
+    assert_eq!(status(&v, "embeddings").as_deref(), Some("fail"), "{v:#}");
+}
