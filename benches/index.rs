@@ -223,18 +223,7 @@ fn search_bench(db_path: &Path, cfg: &Config) {
     // paraphrases are benches/semantic.rs's)
     let keyword_qs: Vec<_> = qs.iter().filter(|q| q.kind == "keyword").cloned().collect();
     let m = retrieval::evaluate(&keyword_qs, |q| {
-        let p = SearchParams {
-            query: q.to_string(),
-            limit: 10,
-            per_file: 1,
-            ..SearchParams::default()
-        };
-        search::search(&conn, &cfg.search, &p)
-            .unwrap()
-            .hits
-            .into_iter()
-            .map(|h| h.uri)
-            .collect()
+        retrieval::ranked(search::search(&conn, &cfg.search, &retrieval::top10(q)).unwrap())
     });
     println!(
         "quality with the dense history as distractors: Recall@10 {:.3}, MRR {:.3}, nDCG@10 {:.3}",

@@ -18,6 +18,8 @@
 mod corpus;
 #[path = "../tests/support/models.rs"]
 mod models;
+#[path = "../tests/support/pip.rs"]
+mod pip;
 #[path = "../tests/support/retrieval.rs"]
 mod retrieval;
 
@@ -27,21 +29,13 @@ use std::time::Instant;
 use pms::embed::Embedder;
 use pms::embed::local::Local;
 use pms::index::{db, indexer, vectors};
+use pms::search;
 use pms::search::hybrid;
-use pms::search::{self, SearchParams};
+use retrieval::top10;
 
 fn percentile(v: &mut [f64], p: f64) -> f64 {
     v.sort_by(f64::total_cmp);
     v[((v.len() as f64 - 1.0) * p).round() as usize]
-}
-
-fn params(q: &str) -> SearchParams {
-    SearchParams {
-        query: q.to_string(),
-        limit: 10,
-        per_file: 1,
-        ..SearchParams::default()
-    }
 }
 
 fn main() {
@@ -90,18 +84,16 @@ fn main() {
         .map(|q| {
             (
                 q.text.clone(),
-                model.embed(std::slice::from_ref(&q.text)).unwrap().remove(0),
+                model
+                    .embed(std::slice::from_ref(&q.text))
+                    .unwrap()
+                    .remove(0),
             )
         })
         .collect();
     for (label, qs) in &kinds {
         let kw = retrieval::evaluate(qs, |q| {
-            search::search(&conn, &f.cfg.search, &params(q))
-                .unwrap()
-                .hits
-                .into_iter()
-                .map(|h| h.uri)
-                .collect()
+            retrieval::ranked(search::search(&conn, &f.cfg.search, &top10(q)).unwrap())
         });
         println!(
             "{label} ({}): keyword  Recall@10 {:.3}  MRR {:.3}  nDCG@10 {:.3}",
@@ -112,12 +104,8 @@ fn main() {
         );
         for w in [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0] {
             let m = retrieval::evaluate(qs, |q| {
-                hybrid::hybrid(&conn, &f.cfg.search, &params(q), &qvec[q], w, None)
-                    .unwrap()
-                    .hits
-                    .into_iter()
-                    .map(|h| h.uri)
-                    .collect()
+                let out = hybrid::hybrid(&conn, &f.cfg.search, &top10(q), &qvec[q], w, None);
+                retrieval::ranked(out.unwrap())
             });
             println!(
                 "    hybrid w={w:.1}  Recall@10 {:.3}  MRR {:.3}  nDCG@10 {:.3}{}",
@@ -173,14 +161,14 @@ fn main() {
     for _ in 0..5 {
         for q in &all {
             let t = Instant::now();
-            std::hint::black_box(search::search(&conn, &cfg.search, &params(&q.text)).unwrap());
+            std::hint::black_box(search::search(&conn, &cfg.search, &top10(&q.text)).unwrap());
             kw_lat.push(t.elapsed().as_secs_f64() * 1e3);
             let t = Instant::now();
             std::hint::black_box(model.embed(std::slice::from_ref(&q.text)).unwrap());
             emb_lat.push(t.elapsed().as_secs_f64() * 1e3);
             for (sem, lat) in [(&streamed, &mut hy_lat), (&cached, &mut hc_lat)] {
                 let t = Instant::now();
-                let out = hybrid::search(&conn, &cfg.search, &params(&q.text), sem).unwrap();
+                let out = hybrid::search(&conn, &cfg.search, &top10(&q.text), sem).unwrap();
                 lat.push(t.elapsed().as_secs_f64() * 1e3);
                 assert_eq!(out.mode, "hybrid");
             }

@@ -145,17 +145,7 @@ pub fn refresh_workspace(ctx: &CmdContext) -> Result<Refreshed> {
 }
 
 fn vars_from_profile(ws: &Workspace) -> templates::Vars {
-    let profile = std::fs::read_to_string(ws.me_file("profile.md")).unwrap_or_default();
-    let field = |name: &str| {
-        profile
-            .lines()
-            .find_map(|l| {
-                l.trim()
-                    .strip_prefix(&format!("- {name}:"))
-                    .map(|v| v.trim().to_string())
-            })
-            .unwrap_or_default()
-    };
+    let field = |name: &str| ws.profile_field(name).unwrap_or_default();
     templates::Vars {
         name: field("Name"),
         role: field("Role"),

@@ -28,16 +28,11 @@ fn setup() -> TestHome {
 }
 
 fn search(home: &TestHome, q: &str) -> Value {
-    serde_json::from_slice(&home.ok(&["search", q, "--json"]).stdout).unwrap()
+    home.search_json(q)
 }
 
 fn uris(v: &Value) -> Vec<String> {
-    v["hits"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| h["uri"].as_str().unwrap().to_string())
-        .collect()
+    support::hit_uris(v)
 }
 
 fn set_config(home: &TestHome, table: &str, key: &str, value: &str) {

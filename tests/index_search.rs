@@ -53,17 +53,11 @@ fn index(home: &TestHome) -> Value {
 }
 
 fn search(home: &TestHome, q: &str) -> Value {
-    let out = home.ok(&["search", q, "--json"]);
-    serde_json::from_slice(&out.stdout).unwrap()
+    home.search_json(q)
 }
 
 fn uris(v: &Value) -> Vec<String> {
-    v["hits"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| h["uri"].as_str().unwrap().to_string())
-        .collect()
+    support::hit_uris(v)
 }
 
 #[test]

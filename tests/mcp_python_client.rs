@@ -28,19 +28,7 @@ fn probe(mode: &str) {
         return;
     };
     let home = home_with_history();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_client/probe.py");
-    let out = std::process::Command::new("python3")
-        .arg(script)
-        .arg(support::PMS)
-        .arg(home.workspace())
-        .arg(mode)
-        .env_clear()
-        .env("HOME", home.home())
-        .env("PATH", home.path_var())
-        .env("PYTHONPATH", &sdk)
-        .env("LANG", "C.UTF-8")
-        .output()
-        .unwrap();
+    let out = support::python_mcp::run_client(&home, &sdk, "probe.py", &[mode]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -82,19 +70,7 @@ fn the_python_sdk_gets_semantic_hits_once_a_model_is_installed() {
     let model = support::models::tiny_model(&home.path("tiny-model"));
     home.ok(&["embeddings", "install", "--from", model.to_str().unwrap()]);
     home.ok(&["index", "--quiet"]);
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_client/semantic.py");
-    let out = std::process::Command::new("python3")
-        .arg(script)
-        .arg(support::PMS)
-        .arg(home.workspace())
-        .arg("login credentials")
-        .env_clear()
-        .env("HOME", home.home())
-        .env("PATH", home.path_var())
-        .env("PYTHONPATH", &sdk)
-        .env("LANG", "C.UTF-8")
-        .output()
-        .unwrap();
+    let out = support::python_mcp::run_client(&home, &sdk, "semantic.py", &["login credentials"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),

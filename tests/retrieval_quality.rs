@@ -4,7 +4,7 @@
 
 mod support;
 
-use pms::search::{self, SearchParams};
+use pms::search;
 use support::retrieval;
 
 #[test]
@@ -27,18 +27,7 @@ fn keyword_search_quality_does_not_regress() {
             >= 10
     );
     let m = retrieval::evaluate(&qs, |q| {
-        let p = SearchParams {
-            query: q.to_string(),
-            limit: 10,
-            per_file: 1,
-            ..SearchParams::default()
-        };
-        search::search(&conn, &f.cfg.search, &p)
-            .unwrap()
-            .hits
-            .into_iter()
-            .map(|h| h.uri)
-            .collect()
+        retrieval::ranked(search::search(&conn, &f.cfg.search, &retrieval::top10(q)).unwrap())
     });
     println!(
         "keyword search over {} queries: Recall@10 {:.3}  MRR {:.3}  nDCG@10 {:.3}  misses {:?}",
@@ -77,12 +66,7 @@ fn hybrid_search_recovers_paraphrases_without_losing_keyword_quality() {
             .filter(|q| q.kind == kind)
             .collect();
         retrieval::evaluate(&qs, |q| {
-            let p = SearchParams {
-                query: q.to_string(),
-                limit: 10,
-                per_file: 1,
-                ..SearchParams::default()
-            };
+            let p = retrieval::top10(q);
             let out = if hybrid {
                 let sem = pms::search::hybrid::Semantic::On {
                     embedder: &model,
@@ -95,7 +79,7 @@ fn hybrid_search_recovers_paraphrases_without_losing_keyword_quality() {
             } else {
                 search::search(&conn, &f.cfg.search, &p).unwrap()
             };
-            out.hits.into_iter().map(|h| h.uri).collect()
+            retrieval::ranked(out)
         })
     };
     let kw_para = run("paraphrase", false);

@@ -221,6 +221,18 @@ fn reviewing_pending_learnings_by_typing() {
     assert!(pms::lessons::pending::load(&ws).unwrap().items.is_empty());
 }
 
+/// `pms doctor` in a pty, as a person runs it.
+fn doctor(home: &TestHome) -> rexpect::session::PtySession {
+    let mut cmd = std::process::Command::new(support::PMS);
+    cmd.args(["doctor", "--workspace", home.workspace().to_str().unwrap()])
+        .env_clear()
+        .env("HOME", home.home())
+        .env("PATH", home.path_var())
+        .env("TERM", "xterm-256color")
+        .env("PMS_NO_BACKGROUND", "1");
+    spawn_command(cmd, Some(30_000)).unwrap()
+}
+
 #[test]
 fn doctor_offers_the_repairs_and_makes_them_on_yes() {
     let home = TestHome::new();
@@ -229,14 +241,7 @@ fn doctor_offers_the_repairs_and_makes_them_on_yes() {
     std::fs::remove_file(ws.join("_me/preferences.md")).unwrap();
     std::fs::write(ws.join("_me/profile.md"), "my own profile").unwrap();
 
-    let mut cmd = std::process::Command::new(support::PMS);
-    cmd.args(["doctor", "--workspace", ws.to_str().unwrap()])
-        .env_clear()
-        .env("HOME", home.home())
-        .env("PATH", home.path_var())
-        .env("TERM", "xterm-256color")
-        .env("PMS_NO_BACKGROUND", "1");
-    let mut p = spawn_command(cmd, Some(30_000)).unwrap();
+    let mut p = doctor(&home);
     p.exp_string("Environment").unwrap();
     p.exp_string("missing in _me/: preferences.md").unwrap();
     p.exp_string("can be repaired automatically").unwrap();
@@ -261,14 +266,7 @@ fn declining_the_doctor_repairs_changes_nothing() {
     home.init(&["--no-index"]);
     let ws = home.workspace();
     std::fs::remove_file(ws.join("_me/preferences.md")).unwrap();
-    let mut cmd = std::process::Command::new(support::PMS);
-    cmd.args(["doctor", "--workspace", ws.to_str().unwrap()])
-        .env_clear()
-        .env("HOME", home.home())
-        .env("PATH", home.path_var())
-        .env("TERM", "xterm-256color")
-        .env("PMS_NO_BACKGROUND", "1");
-    let mut p = spawn_command(cmd, Some(30_000)).unwrap();
+    let mut p = doctor(&home);
     p.exp_string("Repair").unwrap();
     key(&mut p, "n");
     p.exp_string("Nothing changed").unwrap();

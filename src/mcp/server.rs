@@ -4,8 +4,7 @@
 //! message and correct itself; every result is bounded well below Claude
 //! Code's 25,000-token tool output cap.
 
-use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::sync::{Mutex, OnceLock};
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -112,15 +111,13 @@ pub struct GetArgs {
 pub struct MemoryServer {
     ctx: Context,
     conn: Mutex<Option<Connection>>,
-    /// The embedding provider, loaded on a thread at start-up (a large
-    /// tokenizer takes a second or two) so the first search rarely waits.
-    embedder: Arc<OnceLock<Result<Box<dyn Embedder>, String>>>,
+    /// The embedding provider, loaded by the first search that needs it: a
+    /// session that never searches never pays for the model (a large one
+    /// takes a second or two and a hundred MB or more of memory).
+    embedder: OnceLock<Result<Box<dyn Embedder>, String>>,
     vectors: VectorCache,
     tool_router: ToolRouter<Self>,
 }
-
-/// Longest a search waits for the embedding model before going keyword-only.
-const EMBEDDER_WAIT: Duration = Duration::from_secs(10);
 
 fn fail(msg: impl Into<String>) -> Result<CallToolResult, McpError> {
     Ok(CallToolResult::error(vec![Content::text(msg.into())]))
@@ -137,39 +134,44 @@ fn clamp_query(q: &str) -> String {
 #[tool_router]
 impl MemoryServer {
     pub fn new(ctx: Context) -> Self {
-        let embedder = Arc::new(OnceLock::new());
-        let plan = Plan::resolve(&ctx.cfg.embeddings, &ctx.env);
-        let slot = Arc::clone(&embedder);
-        std::thread::spawn(move || {
-            let _ = slot.set(plan.load());
-        });
         MemoryServer {
             ctx,
             conn: Mutex::new(None),
-            embedder,
+            embedder: OnceLock::new(),
             vectors: VectorCache::new(),
             tool_router: Self::tool_router(),
         }
     }
 
-    /// The semantic side of a search: the loaded provider, or why not.
+    /// The semantic side of a search: the loaded provider, or why not. A
+    /// provider that is off or a model not yet installed is looked up again
+    /// next time (installing one mid-session takes effect); a loaded one, or
+    /// one that failed to load, is kept.
     fn semantic(&self) -> Semantic<'_> {
-        let deadline = Instant::now() + EMBEDDER_WAIT;
-        loop {
-            match self.embedder.get() {
-                Some(Ok(e)) => {
-                    return Semantic::On {
-                        embedder: e.as_ref(),
-                        weight: self.ctx.cfg.embeddings.vector_weight,
-                        cache: Some(&self.vectors),
-                    };
+        let loaded = match self.embedder.get() {
+            Some(l) => l,
+            None => {
+                let plan = Plan::resolve(&self.ctx.cfg.embeddings, &self.ctx.env);
+                if matches!(
+                    plan,
+                    Plan::Off(_)
+                        | Plan::Local {
+                            installed: false,
+                            ..
+                        }
+                ) {
+                    return Semantic::Off(plan.load().err().unwrap_or_default());
                 }
-                Some(Err(reason)) => return Semantic::Off(reason.clone()),
-                None if Instant::now() > deadline => {
-                    return Semantic::Off("the embedding model is still loading".into());
-                }
-                None => std::thread::sleep(Duration::from_millis(10)),
+                self.embedder.get_or_init(|| plan.load())
             }
+        };
+        match loaded {
+            Ok(e) => Semantic::On {
+                embedder: e.as_ref(),
+                weight: self.ctx.cfg.embeddings.vector_weight,
+                cache: Some(&self.vectors),
+            },
+            Err(reason) => Semantic::Off(reason.clone()),
         }
     }
 

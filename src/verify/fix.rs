@@ -96,17 +96,7 @@ pub fn apply(ctx: &CmdContext, checks: &[Check]) -> Result<Vec<String>> {
 
 /// The wizard's answers, recovered from the profile as well as they can be.
 fn answers_from_workspace(ws: &Workspace) -> Answers {
-    let profile = std::fs::read_to_string(ws.me_file("profile.md")).unwrap_or_default();
-    let field = |name: &str| {
-        profile
-            .lines()
-            .find_map(|l| {
-                l.trim()
-                    .strip_prefix(&format!("- {name}:"))
-                    .map(|v| v.trim().to_string())
-            })
-            .filter(|v| !v.is_empty())
-    };
+    let field = |name: &str| ws.profile_field(name);
     Answers {
         name: field("Name").unwrap_or_else(|| "the user".into()),
         role: field("Role").unwrap_or_default(),

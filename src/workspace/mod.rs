@@ -99,6 +99,21 @@ impl Workspace {
     pub fn me_file(&self, name: &str) -> PathBuf {
         self.me_dir().join(name)
     }
+
+    /// A `- Name: value` line of `_me/profile.md` (what init wrote from the
+    /// wizard's answers), when present and not empty. Repairs and upgrades
+    /// use it to re-render templates with the user's own answers.
+    pub fn profile_field(&self, name: &str) -> Option<String> {
+        let profile = std::fs::read_to_string(self.me_file("profile.md")).ok()?;
+        profile
+            .lines()
+            .find_map(|l| {
+                l.trim()
+                    .strip_prefix(&format!("- {name}:"))
+                    .map(|v| v.trim().to_string())
+            })
+            .filter(|v| !v.is_empty())
+    }
     pub fn claude_md(&self) -> PathBuf {
         self.root.join("CLAUDE.md")
     }

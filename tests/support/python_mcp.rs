@@ -17,26 +17,13 @@ pub fn sdk_path() -> Option<PathBuf> {
 fn install() -> Option<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("py-mcp-{MCP_SDK_VERSION}"));
     let lib = dir.join("lib");
-    let required = std::env::var("PMS_E2E_REQUIRED").is_ok_and(|v| v == "1");
     std::fs::create_dir_all(&dir).unwrap();
     let lock = std::fs::File::create(dir.join(".install.lock")).unwrap();
     lock.lock().unwrap();
     if lib.join("mcp").is_dir() {
         return Some(lib);
     }
-    let has_pip = Command::new("python3")
-        .args(["-m", "pip", "--version"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !has_pip {
-        let msg =
-            "python3 with pip is not installed: the MCP Python SDK client tests cannot run here";
-        if required {
-            panic!("{msg} (PMS_E2E_REQUIRED=1)");
-        }
-        eprintln!(
-            "\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n!! SKIPPED: {msg}.\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n"
-        );
+    if !super::pip::pip_ready("the MCP Python SDK client tests") {
         return None;
     }
     let out = Command::new("python3")
@@ -58,4 +45,27 @@ fn install() -> Option<PathBuf> {
         String::from_utf8_lossy(&out.stderr)
     );
     Some(lib)
+}
+
+/// Runs one of tests/mcp_client/*.py against `pms serve` on `home`'s
+/// workspace, with the SDK on PYTHONPATH.
+pub fn run_client(
+    home: &super::TestHome,
+    sdk: &std::path::Path,
+    script: &str,
+    args: &[&str],
+) -> std::process::Output {
+    let script = format!("{}/tests/mcp_client/{script}", env!("CARGO_MANIFEST_DIR"));
+    Command::new("python3")
+        .arg(script)
+        .arg(super::PMS)
+        .arg(home.workspace())
+        .args(args)
+        .env_clear()
+        .env("HOME", home.home())
+        .env("PATH", home.path_var())
+        .env("PYTHONPATH", sdk)
+        .env("LANG", "C.UTF-8")
+        .output()
+        .unwrap()
 }

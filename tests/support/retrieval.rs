@@ -134,6 +134,21 @@ pub struct Metrics {
     pub misses: Vec<String>,
 }
 
+/// What every evaluation asks for: the top 10, one hit per file.
+pub fn top10(q: &str) -> pms::search::SearchParams {
+    pms::search::SearchParams {
+        query: q.to_string(),
+        limit: 10,
+        per_file: 1,
+        ..Default::default()
+    }
+}
+
+/// The ranked URIs of a search's hits.
+pub fn ranked(out: pms::search::SearchOutcome) -> Vec<String> {
+    out.hits.into_iter().map(|h| h.uri).collect()
+}
+
 /// Scores `search` (query text → ranked URIs) over `qs`.
 pub fn evaluate(qs: &[Query], mut search: impl FnMut(&str) -> Vec<String>) -> Metrics {
     let mut m = Metrics {
