@@ -250,6 +250,45 @@ fn stop_records_silently_and_the_heartbeat_follows() {
 }
 
 #[test]
+fn stop_finds_a_signal_in_the_text_before_a_tool_call() {
+    let s = setup();
+    // The insight is in the reply that called a tool; the final reply, which
+    // the payload carries, says only "Done.".
+    let lines = [
+        r#"{"type":"user","uuid":"u9","timestamp":"2026-11-22T11:00:00Z","message":{"role":"user","content":"Why do the invoices not add up?"}}"#,
+        r#"{"type":"assistant","uuid":"a9","timestamp":"2026-11-22T11:00:01Z","message":{"id":"msg_9","role":"assistant","content":[{"type":"text","text":"It turns out the invoice totals are rounded per line, not per invoice."},{"type":"tool_use","id":"toolu_9","name":"Edit","input":{"file_path":"/w/app/billing.py","old_string":"a","new_string":"b"}}]}}"#,
+        r#"{"type":"user","uuid":"u10","timestamp":"2026-11-22T11:00:02Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_9","content":"ok"}]}}"#,
+        r#"{"type":"assistant","uuid":"a10","timestamp":"2026-11-22T11:00:03Z","message":{"id":"msg_10","role":"assistant","content":[{"type":"text","text":"Done."}]}}"#,
+    ];
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&s.transcript)
+        .unwrap();
+    writeln!(f, "{}", lines.join("\n")).unwrap();
+    s.hook("stop", json!({"last_assistant_message": "Done."}));
+    let state = s
+        .home
+        .read_json("pms/.pms/state/11111111-2222-3333-4444-555555555555.json");
+    let texts: Vec<&str> = state["signals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["text"].as_str().unwrap())
+        .collect();
+    assert!(
+        texts.iter().any(|t| t.contains("rounded per line")),
+        "{texts:?}"
+    );
+    assert!(
+        state["files_changed"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("/w/app/billing.py")),
+        "{state}"
+    );
+}
+
+#[test]
 fn pre_compact_writes_a_checkpoint_and_session_end_the_summary_and_learnings() {
     let s = setup();
     s.hook(

@@ -75,8 +75,7 @@ pub fn format_rules(ws: &Workspace) -> String {
         return String::new();
     }
     format!(
-        "Response format ({}):\n{}",
-        "from _me/response-format.md, applies to every answer",
+        "Response format (from _me/response-format.md, applies to every answer):\n{}",
         rules.join("\n")
     )
 }
@@ -295,26 +294,18 @@ fn contains_trigger(lower_prompt: &str, trigger: &str) -> bool {
     if needle.chars().any(crate::index::text::is_cjk) {
         return lower_prompt.contains(&needle);
     }
-    let bytes = lower_prompt.as_bytes();
-    let mut start = 0;
-    while let Some(pos) = lower_prompt[start..].find(&needle) {
-        let at = start + pos;
-        let end = at + needle.len();
+    let boundary = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+    // Every occurrence, overlapping ones too: "x-x" is whole in "ax-x-x"
+    // only at 3. `find` keeps this fast on every prompt.
+    let mut from = 0;
+    while let Some(pos) = lower_prompt[from..].find(&needle) {
+        let at = from + pos;
         let before = lower_prompt[..at].chars().next_back();
-        let after = lower_prompt[end..].chars().next();
-        let boundary = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+        let after = lower_prompt[at + needle.len()..].chars().next();
         if boundary(before) && boundary(after) {
             return true;
         }
-        start = at
-            + lower_prompt[at..]
-                .chars()
-                .next()
-                .map(|c| c.len_utf8())
-                .unwrap_or(1);
-        if start >= bytes.len() {
-            break;
-        }
+        from = at + lower_prompt[at..].chars().next().map_or(1, char::len_utf8);
     }
     false
 }
@@ -330,6 +321,11 @@ mod tests {
         assert!(contains_trigger("帮我写一份需求文档", "需求文档"));
         assert!(contains_trigger("a/b test plan", "A/B test"));
         assert!(!contains_trigger("", "x"));
+        assert!(
+            contains_trigger("ax-x-x", "x-x"),
+            "an overlapping later match"
+        );
+        assert!(!contains_trigger("prds and prdx", "prd"));
     }
 
     #[test]

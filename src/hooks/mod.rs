@@ -19,7 +19,6 @@ pub mod stop;
 pub mod summary;
 pub mod user_prompt;
 
-use std::io::{BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -27,7 +26,6 @@ use anyhow::{Result, anyhow};
 use serde_json::Value;
 
 use crate::claude::hook_io::{self, HookInput};
-use crate::claude::transcript::{self, ReadOptions, Turn};
 use crate::env::HostEnv;
 use crate::workspace::Workspace;
 use crate::workspace::config::Config;
@@ -167,33 +165,12 @@ pub fn spawn_detached(ws: &Workspace, args: &[&str]) {
     }
 }
 
-/// The transcript a hook should read: the payload's path, if it exists.
-pub fn transcript_path(ctx: &HookContext) -> Option<PathBuf> {
-    ctx.input
-        .transcript_path
-        .as_deref()
+/// The transcript a hook should read: the payload's path, or the one the
+/// session state remembers (some payloads leave it out), if the file exists.
+pub fn transcript_path(ctx: &HookContext, st: &state::SessionState) -> Option<PathBuf> {
+    [&ctx.input.transcript_path, &st.transcript_path]
+        .into_iter()
+        .flatten()
         .map(PathBuf::from)
-        .filter(|p| p.is_file())
-}
-
-/// Turns added to the transcript since `offset` (bytes) / `lines`; returns
-/// them with the new offset and line count. A missing or unreadable file
-/// gives nothing (the transcript may not exist yet).
-pub fn read_new_turns(path: &Path, offset: u64, lines: u64) -> (Vec<Turn>, u64, u64) {
-    let Ok(mut file) = std::fs::File::open(path) else {
-        return (Vec::new(), offset, lines);
-    };
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-    // A transcript shorter than what we read was replaced: start over.
-    let (offset, lines) = if len < offset {
-        (0, 0)
-    } else {
-        (offset, lines)
-    };
-    if file.seek(SeekFrom::Start(offset)).is_err() {
-        return (Vec::new(), offset, lines);
-    }
-    let mut reader = BufReader::with_capacity(1 << 16, file);
-    let (turns, st) = transcript::read(&mut reader, offset, lines, &ReadOptions::default());
-    (turns, st.end_offset, lines + st.lines)
+        .find(|p| p.is_file())
 }

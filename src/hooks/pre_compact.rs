@@ -7,30 +7,16 @@ use anyhow::Result;
 use serde_json::Value;
 
 use super::state::SessionState;
-use super::{HookContext, stop, summary};
-use crate::claude::transcript::Role;
+use super::{HookContext, summary};
 
 pub fn run(ctx: &HookContext) -> Result<Option<Value>> {
     let sid = ctx.session_id();
     let mut st = SessionState::load(&ctx.ws, &sid);
-    let Some(path) = super::transcript_path(ctx) else {
+    let Some(path) = super::transcript_path(ctx, &st) else {
         st.save(&ctx.ws)?;
         return Ok(None);
     };
-    let (turns, offset, lines) =
-        super::read_new_turns(&path, st.transcript_offset, st.transcript_lines);
-    st.transcript_offset = offset;
-    st.transcript_lines = lines;
-    for t in &turns {
-        if t.role == Role::Assistant {
-            stop::record_signals(&mut st, &t.text);
-        }
-        for f in &t.files_changed {
-            if !st.files_changed.contains(f) {
-                st.files_changed.push(f.clone());
-            }
-        }
-    }
+    st.catch_up(&path);
     let mut facts = summary::facts_from_transcript(&path, &sid)?;
     super::session_end::merge_state(&mut facts, &st);
     summary::write(&ctx.ws, &facts)?;

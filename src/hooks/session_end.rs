@@ -11,19 +11,14 @@ use anyhow::Result;
 use serde_json::Value;
 
 use super::HookContext;
-use super::state::SessionState;
+use super::state::{SessionState, extend_unique};
 use super::summary::{self, SessionFacts};
 use crate::lessons::{self, pending};
 
 pub fn run(ctx: &HookContext) -> Result<Option<Value>> {
     let sid = ctx.session_id();
     let st = SessionState::load(&ctx.ws, &sid);
-    let path = super::transcript_path(ctx).or_else(|| {
-        st.transcript_path
-            .as_deref()
-            .map(std::path::PathBuf::from)
-            .filter(|p| p.is_file())
-    });
+    let path = super::transcript_path(ctx, &st);
     let mut facts = match &path {
         Some(p) => summary::facts_from_transcript(p, &sid)?,
         None => SessionFacts {
@@ -69,11 +64,7 @@ pub fn run(ctx: &HookContext) -> Result<Option<Value>> {
 
 /// Adds what the hooks recorded during the session to the transcript facts.
 pub fn merge_state(facts: &mut SessionFacts, st: &SessionState) {
-    for f in &st.files_changed {
-        if !facts.files_changed.contains(f) {
-            facts.files_changed.push(f.clone());
-        }
-    }
+    extend_unique(&mut facts.files_changed, &st.files_changed);
     for s in &st.signals {
         *facts.signals.entry(s.kind.clone()).or_default() += 1;
     }

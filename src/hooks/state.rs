@@ -3,9 +3,15 @@
 //! force-loaded, learning signals seen, files changed, how far the
 //! transcript has been read). Written atomically; deleted at session end.
 
+use std::io::{BufReader, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
 use serde::{Deserialize, Serialize};
 
+use super::signals;
+use crate::claude::transcript::{self, ReadOptions, Role, Turn};
 use crate::durable;
+use crate::lessons::{DUPLICATE_SIMILARITY, similarity};
 use crate::workspace::Workspace;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -63,7 +69,7 @@ fn file_stem(session_id: &str) -> String {
 }
 
 impl SessionState {
-    pub fn path(ws: &Workspace, session_id: &str) -> std::path::PathBuf {
+    pub fn path(ws: &Workspace, session_id: &str) -> PathBuf {
         ws.session_state_dir()
             .join(format!("{}.json", file_stem(session_id)))
     }
@@ -91,6 +97,72 @@ impl SessionState {
     pub fn is_loaded(&self, key: &str) -> bool {
         self.loaded.iter().any(|k| k == key)
     }
+
+    /// Reads the transcript lines added since the last call and records what
+    /// they show: files changed, and learning signals in every assistant
+    /// turn (an insight often comes in the text before a tool call, not in
+    /// the final reply). Returns the new turns.
+    pub fn catch_up(&mut self, transcript: &Path) -> Vec<Turn> {
+        let (turns, offset, lines) =
+            read_new_turns(transcript, self.transcript_offset, self.transcript_lines);
+        self.transcript_offset = offset;
+        self.transcript_lines = lines;
+        for t in &turns {
+            extend_unique(&mut self.files_changed, &t.files_changed);
+            if t.role == Role::Assistant {
+                self.record_signals(&t.text);
+            }
+        }
+        turns
+    }
+
+    /// Adds the learning signals of `message` not already recorded.
+    pub fn record_signals(&mut self, message: &str) {
+        for f in signals::detect(message) {
+            let dup = self
+                .signals
+                .iter()
+                .any(|s| similarity(&s.text, &f.sentence) >= DUPLICATE_SIMILARITY);
+            if !dup {
+                self.signals.push(Signal {
+                    kind: f.kind.to_string(),
+                    text: f.sentence,
+                    round: self.rounds,
+                });
+            }
+        }
+    }
+}
+
+/// Appends the items of `new` that `list` does not hold yet, keeping order.
+pub fn extend_unique(list: &mut Vec<String>, new: &[String]) {
+    for item in new {
+        if !list.contains(item) {
+            list.push(item.clone());
+        }
+    }
+}
+
+/// Turns added to the transcript since `offset` (bytes) / `lines`; returns
+/// them with the new offset and line count. A missing or unreadable file
+/// gives nothing (the transcript may not exist yet).
+fn read_new_turns(path: &Path, offset: u64, lines: u64) -> (Vec<Turn>, u64, u64) {
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return (Vec::new(), offset, lines);
+    };
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    // A transcript shorter than what we read was replaced: start over.
+    let (offset, lines) = if len < offset {
+        (0, 0)
+    } else {
+        (offset, lines)
+    };
+    if file.seek(SeekFrom::Start(offset)).is_err() {
+        return (Vec::new(), offset, lines);
+    }
+    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let (turns, st) = transcript::read(&mut reader, offset, lines, &ReadOptions::default());
+    (turns, st.end_offset, lines + st.lines)
 }
 
 /// Deletes state files untouched for a week (sessions whose end was never seen).

@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::state::extend_unique;
 use crate::claude::transcript::{self, ReadOptions, Role, Turn, truncate};
 use crate::durable;
 use crate::workspace::Workspace;
@@ -62,11 +63,7 @@ pub fn facts_from_transcript(path: &Path, session_id: &str) -> std::io::Result<S
     let (turns, st) = transcript::read(&mut reader, 0, 0, &opts);
     let mut files: Vec<String> = Vec::new();
     for t in &turns {
-        for f in &t.files_changed {
-            if !files.contains(f) {
-                files.push(f.clone());
-            }
-        }
+        extend_unique(&mut files, &t.files_changed);
     }
     Ok(SessionFacts {
         session_id: st
@@ -261,22 +258,23 @@ pub fn summary_path(ws: &Workspace, f: &SessionFacts) -> PathBuf {
         .and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok())
         .map(|t| t.format("%Y%m%d-%H%M").to_string())
         .unwrap_or_else(|| chrono::Utc::now().format("%Y%m%d-%H%M").to_string());
-    let short: String = f
-        .session_id
+    let short = short_id(&f.session_id);
+    ws.sessions_dir().join(format!("{stamp}-{short}.md"))
+}
+
+/// The first eight letters and digits of a session id, which end a summary's
+/// file name.
+fn short_id(session_id: &str) -> String {
+    session_id
         .chars()
         .filter(|c| c.is_ascii_alphanumeric())
         .take(8)
-        .collect();
-    ws.sessions_dir().join(format!("{stamp}-{short}.md"))
+        .collect()
 }
 
 /// The summary already written for `session_id`, if any.
 pub fn find_summary(ws: &Workspace, session_id: &str) -> Option<PathBuf> {
-    let short: String = session_id
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric())
-        .take(8)
-        .collect();
+    let short = short_id(session_id);
     if short.is_empty() {
         return None;
     }
