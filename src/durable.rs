@@ -24,33 +24,42 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// (`0o600` for files that may hold credentials).
 pub fn write_atomic_mode(path: &Path, bytes: &[u8], new_file_mode: u32) -> io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
-    let dir = parent_dir(path);
-    fs::create_dir_all(&dir)?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".pms-tmp-")
-        .tempfile_in(&dir)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
     let perms = match fs::metadata(path) {
         Ok(meta) => meta.permissions(),
         Err(_) => fs::Permissions::from_mode(new_file_mode),
     };
-    fs::set_permissions(tmp.path(), perms)?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    replace(path, bytes, true, Some(perms))
 }
 
 /// [`write_atomic`] without the fsync: never half-written (the rename is
 /// atomic), but the newest version may not survive a power cut. For state
 /// that is cheap to lose (per-session hook state, caches) on paths where an
-/// fsync would cost more than the whole hook.
+/// fsync would cost more than the whole hook. The file gets the default
+/// permissions of a new temporary file (`0600`).
 pub fn write_atomic_nosync(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    replace(path, bytes, false, None)
+}
+
+/// Writes `bytes` to a temporary file beside `path` (fsynced if `sync`, given
+/// `perms` if any) and renames it over `path`.
+fn replace(
+    path: &Path,
+    bytes: &[u8],
+    sync: bool,
+    perms: Option<fs::Permissions>,
+) -> io::Result<()> {
     let dir = parent_dir(path);
     fs::create_dir_all(&dir)?;
     let mut tmp = tempfile::Builder::new()
         .prefix(".pms-tmp-")
         .tempfile_in(&dir)?;
     tmp.write_all(bytes)?;
+    if sync {
+        tmp.as_file().sync_all()?;
+    }
+    if let Some(perms) = perms {
+        fs::set_permissions(tmp.path(), perms)?;
+    }
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }

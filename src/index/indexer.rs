@@ -90,6 +90,28 @@ struct Found {
     subagent: bool,
 }
 
+impl Found {
+    /// A transcript under `root`: `<root>/<project folder>/<session>.jsonl`,
+    /// or deeper for a subagent's.
+    fn transcript(root: &Path, path: &Path, meta: &std::fs::Metadata) -> Option<Found> {
+        let rel = path
+            .strip_prefix(root)
+            .ok()?
+            .to_string_lossy()
+            .replace('\\', "/");
+        let project = rel.split('/').next()?.to_string();
+        Some(Found {
+            uri: format!("cc://{rel}"),
+            abs: path.to_path_buf(),
+            source: Source::Transcript,
+            subagent: rel.matches('/').count() > 1,
+            project,
+            size: meta.len(),
+            mtime_ns: mtime_ns(meta),
+        })
+    }
+}
+
 /// A file as the index last saw it.
 struct Stored {
     id: i64,
@@ -153,22 +175,9 @@ fn classify(ws: &Workspace, roots: &[PathBuf], path: &Path) -> Option<Found> {
     let meta = std::fs::metadata(path).ok().filter(|m| m.is_file())?;
     let name = path.file_name()?.to_string_lossy().into_owned();
     if name.ends_with(".jsonl") {
-        for root in roots {
-            if let Ok(rel) = path.strip_prefix(root) {
-                let rel = rel.to_string_lossy().replace('\\', "/");
-                let folder = rel.split('/').next()?.to_string();
-                return Some(Found {
-                    uri: format!("cc://{rel}"),
-                    abs: path.to_path_buf(),
-                    source: Source::Transcript,
-                    subagent: rel.matches('/').count() > 1,
-                    project: folder,
-                    size: meta.len(),
-                    mtime_ns: mtime_ns(&meta),
-                });
-            }
-        }
-        return None;
+        return roots
+            .iter()
+            .find_map(|root| Found::transcript(root, path, &meta));
     }
     let uri = ws.relative(path)?;
     if !name.ends_with(".md") || uri.starts_with(".pms/") {
@@ -331,30 +340,39 @@ pub fn transcript_roots(env: &HostEnv, cfg: &Config) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The `files` columns a [`Stored`] is read from, in [`Stored::from_row`]'s order.
+const STORED_COLUMNS: &str =
+    "id, size, mtime_ns, content_hash, indexed_offset, resume_offset, resume_line";
+
+impl Stored {
+    /// Reads [`STORED_COLUMNS`] starting at column `first`.
+    fn from_row(r: &rusqlite::Row, first: usize) -> rusqlite::Result<Stored> {
+        let u64_at = |i: usize| r.get::<_, i64>(first + i).map(|v| v as u64);
+        Ok(Stored {
+            id: r.get(first)?,
+            size: u64_at(1)?,
+            mtime_ns: r.get(first + 2)?,
+            content_hash: r.get(first + 3)?,
+            indexed_offset: u64_at(4)?,
+            resume_offset: u64_at(5)?,
+            resume_line: u64_at(6)?,
+        })
+    }
+}
+
 fn load_stored_for(
     conn: &Connection,
     uris: &[String],
 ) -> rusqlite::Result<HashMap<String, Stored>> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {STORED_COLUMNS} FROM files WHERE uri = ?1"
+    ))?;
     let mut out = HashMap::new();
     for uri in uris {
-        let row = conn
-            .query_row(
-                "SELECT id, size, mtime_ns, content_hash, indexed_offset, resume_offset, resume_line FROM files WHERE uri = ?1",
-                [uri],
-                |r| {
-                    Ok(Stored {
-                        id: r.get(0)?,
-                        size: r.get::<_, i64>(1)? as u64,
-                        mtime_ns: r.get(2)?,
-                        content_hash: r.get(3)?,
-                        indexed_offset: r.get::<_, i64>(4)? as u64,
-                        resume_offset: r.get::<_, i64>(5)? as u64,
-                        resume_line: r.get::<_, i64>(6)? as u64,
-                    })
-                },
-            )
-            .optional()?;
-        if let Some(s) = row {
+        if let Some(s) = stmt
+            .query_row([uri], |r| Stored::from_row(r, 0))
+            .optional()?
+        {
             out.insert(uri.clone(), s);
         }
     }
@@ -362,22 +380,9 @@ fn load_stored_for(
 }
 
 fn load_stored(conn: &Connection) -> rusqlite::Result<HashMap<String, Stored>> {
-    let mut stmt = conn.prepare(
-        "SELECT uri, id, size, mtime_ns, content_hash, indexed_offset, resume_offset, resume_line FROM files",
-    )?;
+    let mut stmt = conn.prepare(&format!("SELECT uri, {STORED_COLUMNS} FROM files"))?;
     let rows = stmt.query_map([], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            Stored {
-                id: r.get(1)?,
-                size: r.get::<_, i64>(2)? as u64,
-                mtime_ns: r.get(3)?,
-                content_hash: r.get(4)?,
-                indexed_offset: r.get::<_, i64>(5)? as u64,
-                resume_offset: r.get::<_, i64>(6)? as u64,
-                resume_line: r.get::<_, i64>(7)? as u64,
-            },
-        ))
+        Ok((r.get::<_, String>(0)?, Stored::from_row(r, 1)?))
     })?;
     rows.collect()
 }
@@ -463,8 +468,7 @@ fn discover_transcripts(roots: &[PathBuf]) -> Vec<Found> {
             if !project.file_type().is_ok_and(|t| t.is_dir()) {
                 continue;
             }
-            let folder = project.file_name().to_string_lossy().into_owned();
-            walk_jsonl(root, &project.path(), &folder, 0, &mut seen, &mut out);
+            walk_jsonl(root, &project.path(), 0, &mut seen, &mut out);
         }
     }
     out
@@ -473,7 +477,6 @@ fn discover_transcripts(roots: &[PathBuf]) -> Vec<Found> {
 fn walk_jsonl(
     root: &Path,
     dir: &Path,
-    folder: &str,
     depth: usize,
     seen: &mut HashSet<String>,
     out: &mut Vec<Found>,
@@ -491,26 +494,16 @@ fn walk_jsonl(
         let name = name.to_string_lossy();
         if ft.is_dir() {
             if name != "tool-results" && name != "memory" {
-                walk_jsonl(root, &p, folder, depth + 1, seen, out);
+                walk_jsonl(root, &p, depth + 1, seen, out);
             }
         } else if ft.is_file() && name.ends_with(".jsonl") {
-            let Ok(rel) = p.strip_prefix(root) else {
+            let Ok(meta) = e.metadata() else { continue };
+            let Some(found) = Found::transcript(root, &p, &meta) else {
                 continue;
             };
-            let uri = format!("cc://{}", rel.to_string_lossy().replace('\\', "/"));
-            if !seen.insert(uri.clone()) {
-                continue; // an earlier root has the same file
+            if seen.insert(found.uri.clone()) {
+                out.push(found); // else an earlier root has the same file
             }
-            let Ok(meta) = e.metadata() else { continue };
-            out.push(Found {
-                uri,
-                abs: p,
-                source: Source::Transcript,
-                project: folder.to_string(),
-                size: meta.len(),
-                mtime_ns: mtime_ns(&meta),
-                subagent: depth > 0,
-            });
         }
     }
 }
