@@ -38,7 +38,10 @@ pub fn run(ctx: &HookContext) -> Result<Option<Value>> {
         }
     };
     let domains = layers::domains(&ctx.ws);
-    let name = profile_name(ctx);
+    let name = ctx
+        .ws
+        .profile_field("Name")
+        .unwrap_or_else(|| "the user".into());
     let mut sections: Vec<Section> = Vec::new();
     let header;
     match source {
@@ -72,21 +75,6 @@ profile, style and standing instructions: follow them in this session."
     args.push(&sid);
     super::spawn_detached(&ctx.ws, &args);
     Ok(Some(hook_io::additional_context("SessionStart", &text)))
-}
-
-/// The name in the profile (`- Name: ...`), for the header.
-fn profile_name(ctx: &HookContext) -> String {
-    std::fs::read_to_string(ctx.ws.me_file("profile.md"))
-        .ok()
-        .and_then(|t| {
-            t.lines().find_map(|l| {
-                l.trim()
-                    .strip_prefix("- Name:")
-                    .map(|n| n.trim().to_string())
-            })
-        })
-        .filter(|n| !n.is_empty())
-        .unwrap_or_else(|| "the user".into())
 }
 
 /// After compaction: the domain and workflow rules this session had loaded.

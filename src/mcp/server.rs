@@ -1,5 +1,5 @@
-//! The three memory tools and the instructions that tell the agent when to
-//! use them. Tool failures (a bad argument, no index yet, a path outside the
+//! The memory and lessons tools of `pms serve` and the instructions that
+//! tell the agent when to use them. Tool failures (a bad argument, no index yet, a path outside the
 //! memory) are normal results with `isError`, so the model can read the
 //! message and correct itself; every result is bounded well below Claude
 //! Code's 25,000-token tool output cap.
@@ -165,14 +165,11 @@ impl MemoryServer {
                 self.embedder.get_or_init(|| plan.load())
             }
         };
-        match loaded {
-            Ok(e) => Semantic::On {
-                embedder: e.as_ref(),
-                weight: self.ctx.cfg.embeddings.vector_weight,
-                cache: Some(&self.vectors),
-            },
-            Err(reason) => Semantic::Off(reason.clone()),
-        }
+        Semantic::from_loaded(
+            loaded,
+            self.ctx.cfg.embeddings.vector_weight,
+            Some(&self.vectors),
+        )
     }
 
     /// Runs `f` with the index open (opened on first use, so a server started
@@ -208,7 +205,7 @@ impl MemoryServer {
             }
         }
         let since = match a.since.as_deref().filter(|s| !s.is_empty()) {
-            Some(s) => match crate::cmd::search::parse_date(s) {
+            Some(s) => match search::parse_date(s) {
                 Ok(d) => Some(d),
                 Err(e) => return fail(e.to_string()),
             },
@@ -412,14 +409,8 @@ fn format_hits(query: &str, out: &search::SearchOutcome, inside: bool) -> String
         );
     }
     let mut s = String::new();
-    if out.matched == "most-terms" {
-        s.push_str("(No hit has every word; these have at least two.)\n");
-    } else if out.matched == "any-term" {
-        s.push_str("(No hit has every word; these have some.)\n");
-    } else if out.matched == "single-character" {
-        s.push_str("(No hit has the words; these share characters with the query.)\n");
-    } else if out.matched == "semantic" {
-        s.push_str("(No hit has the words; these are close in meaning.)\n");
+    if let Some(note) = out.fallback_note() {
+        s.push_str(&format!("({note})\n"));
     }
     for (i, h) in out.hits.iter().enumerate() {
         let date = h

@@ -41,6 +41,24 @@ pub enum Semantic<'a> {
     },
 }
 
+impl<'a> Semantic<'a> {
+    /// On with a provider that loaded, Off with the reason it did not.
+    pub fn from_loaded(
+        loaded: &'a Result<Box<dyn Embedder>, String>,
+        weight: f64,
+        cache: Option<&'a VectorCache>,
+    ) -> Semantic<'a> {
+        match loaded {
+            Ok(e) => Semantic::On {
+                embedder: e.as_ref(),
+                weight,
+                cache,
+            },
+            Err(reason) => Semantic::Off(reason.clone()),
+        }
+    }
+}
+
 /// Every vector of the index in one contiguous block, for a long-lived
 /// process: scanning memory is several times faster than stepping through
 /// SQLite rows. Reloaded when another connection changed the database

@@ -72,6 +72,54 @@ pub struct SearchOutcome {
     pub mode_reason: Option<String>,
 }
 
+impl SearchOutcome {
+    /// What to tell a reader when the hits do not hold every word of the
+    /// query (the CLI and the MCP tools say the same).
+    pub fn fallback_note(&self) -> Option<&'static str> {
+        match self.matched {
+            "most-terms" => Some("no hit has every word; these have at least two of them"),
+            "any-term" => Some("no hit has every word; these have some of them"),
+            "single-character" => {
+                Some("no hit has the words; these share single characters with the query")
+            }
+            "semantic" => Some("no hit has the words; these are close in meaning"),
+            _ => None,
+        }
+    }
+}
+
+/// A date for `since` / `until`: `YYYY-MM-DD`, an RFC 3339 time, or a span
+/// back from now (`7d`, `2w`, `3m`), returned as text that compares with the
+/// index's RFC 3339 dates.
+pub fn parse_date(s: &str) -> Result<String, BadDate> {
+    let s = s.trim();
+    if let Some((n, unit)) = s
+        .strip_suffix(['d', 'w', 'm'])
+        .and_then(|n| n.parse::<i64>().ok())
+        .map(|n| (n, s.chars().last().unwrap_or('d')))
+    {
+        let days = match unit {
+            'w' => n * 7,
+            'm' => n * 30,
+            _ => n,
+        };
+        let t = chrono::Utc::now() - chrono::Duration::days(days);
+        return Ok(t.format("%Y-%m-%dT%H:%M:%SZ").to_string());
+    }
+    if chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok()
+        || chrono::DateTime::parse_from_rfc3339(s).is_ok()
+    {
+        return Ok(s.to_string());
+    }
+    Err(BadDate(s.to_string()))
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{0:?} is not a date.\n  Fix: use YYYY-MM-DD, or a span back from now such as 7d, 2w or 3m"
+)]
+pub struct BadDate(String);
+
 const UNIGRAM_WEIGHT: f64 = 0.5;
 
 pub fn search(
@@ -440,6 +488,19 @@ pub fn has_cjk(query: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dates_absolute_relative_and_refused() {
+        assert_eq!(parse_date(" 2026-11-01 ").unwrap(), "2026-11-01");
+        let week_ago = parse_date("1w").unwrap();
+        let expected = (chrono::Utc::now() - chrono::Duration::days(7)).format("%Y-%m-%d");
+        assert!(week_ago.starts_with(&expected.to_string()), "{week_ago}");
+        let e = parse_date("last week").unwrap_err().to_string();
+        assert!(
+            e.contains("\"last week\" is not a date") && e.contains("7d"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn snippet_centres_on_the_term() {

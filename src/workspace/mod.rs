@@ -105,15 +105,13 @@ impl Workspace {
     /// use it to re-render templates with the user's own answers.
     pub fn profile_field(&self, name: &str) -> Option<String> {
         let profile = std::fs::read_to_string(self.me_file("profile.md")).ok()?;
+        let label = format!("- {name}:");
         profile
             .lines()
-            .find_map(|l| {
-                l.trim()
-                    .strip_prefix(&format!("- {name}:"))
-                    .map(|v| v.trim().to_string())
-            })
+            .find_map(|l| l.trim().strip_prefix(&label).map(|v| v.trim().to_string()))
             .filter(|v| !v.is_empty())
     }
+
     pub fn claude_md(&self) -> PathBuf {
         self.root.join("CLAUDE.md")
     }
