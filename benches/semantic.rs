@@ -55,7 +55,7 @@ fn main() {
     // Quality on the labelled set.
     let f = retrieval::materialize();
     let mut conn = retrieval::index(&f);
-    let r = vectors::embed_missing(&mut conn, &model, &vectors::Quiet).unwrap();
+    let r = vectors::embed_missing(&mut conn, &model, &pms::progress::Quiet).unwrap();
     println!(
         "labelled set: {} chunks embedded in {} ms",
         r.chunks, r.elapsed_ms
@@ -133,7 +133,7 @@ fn main() {
     let mut conn = db::open_rw(&db_path).unwrap();
     indexer::run(&mut conn, &f.ws, &f.env, &cfg, &indexer::Quiet).unwrap();
     let size_before = std::fs::metadata(&db_path).unwrap().len();
-    let r = vectors::embed_missing(&mut conn, &model, &vectors::Quiet).unwrap();
+    let r = vectors::embed_missing(&mut conn, &model, &pms::progress::Quiet).unwrap();
     conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
         .unwrap();
     let size_after = std::fs::metadata(&db_path).unwrap().len();

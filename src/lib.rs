@@ -15,6 +15,7 @@ pub mod index;
 pub mod install;
 pub mod lessons;
 pub mod mcp;
+pub mod progress;
 pub mod search;
 pub mod upgrade;
 pub mod verify;

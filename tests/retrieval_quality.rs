@@ -58,7 +58,7 @@ fn hybrid_search_recovers_paraphrases_without_losing_keyword_quality() {
     let model = pms::embed::local::Local::load(&model_dir, "registry").unwrap();
     let f = retrieval::materialize();
     let mut conn = retrieval::index(&f);
-    pms::index::vectors::embed_missing(&mut conn, &model, &pms::index::vectors::Quiet).unwrap();
+    pms::index::vectors::embed_missing(&mut conn, &model, &pms::progress::Quiet).unwrap();
     let weight = f.cfg.embeddings.vector_weight;
     let run = |kind: &str, hybrid: bool| {
         let qs: Vec<_> = retrieval::queries()

@@ -102,7 +102,7 @@ fn install(args: &EmbeddingsArgs, from: Option<&std::path::Path>) -> Result<Exit
                 cfg.download_url,
                 ctx.env.display(&dir)
             );
-            let bar = super::index::ByteBar::new();
+            let bar = super::index::CountBar::bytes();
             download::install(&cfg.download_url, &cfg.model, &dir, &bar)?
         }
     };

@@ -149,10 +149,10 @@ pub fn embed_now(
                 ctx.cfg.embeddings.download_url
             );
         }
-        let bar = show.then(ByteBar::new);
-        let progress: &dyn crate::embed::download::Progress = match &bar {
+        let bar = show.then(CountBar::bytes);
+        let progress: &dyn crate::progress::Progress = match &bar {
             Some(b) => b,
-            None => &crate::embed::download::Quiet,
+            None => &crate::progress::Quiet,
         };
         if let Err(e) = download::install(&ctx.cfg.embeddings.download_url, model, dir, progress) {
             out.error = Some(e.to_string());
@@ -178,10 +178,10 @@ pub fn embed_now(
             }
         },
     };
-    let bar = show.then(ChunkBar::new);
-    let progress: &dyn vectors::Progress = match &bar {
+    let bar = show.then(CountBar::chunks);
+    let progress: &dyn crate::progress::Progress = match &bar {
         Some(b) => b,
-        None => &vectors::Quiet,
+        None => &crate::progress::Quiet,
     };
     match vectors::embed_missing(conn, embedder.as_ref(), progress) {
         Ok(r) => {
@@ -324,49 +324,25 @@ impl Progress for Bar {
     }
 }
 
-/// A download bar in bytes.
-pub struct ByteBar(ProgressBar);
+/// A bar for a step that counts up to a known total: a download in bytes,
+/// the embedding pass in chunks.
+pub struct CountBar(ProgressBar);
 
-impl ByteBar {
-    pub fn new() -> ByteBar {
-        ByteBar(
-            ProgressBar::new(0).with_style(
-                ProgressStyle::with_template(
-                    "  {bar:30} {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} eta {eta}",
-                )
-                .expect("static template")
-                .progress_chars("=> "),
-            ),
+impl CountBar {
+    pub fn bytes() -> CountBar {
+        CountBar::with_template(
+            "  {bar:30} {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} eta {eta}",
         )
     }
-}
 
-impl Default for ByteBar {
-    fn default() -> Self {
-        Self::new()
+    fn chunks() -> CountBar {
+        CountBar::with_template("  {bar:30} {pos}/{len} chunks embedded {per_sec}")
     }
-}
 
-impl download::Progress for ByteBar {
-    fn start(&self, total: u64) {
-        self.0.set_length(total);
-    }
-    fn advance(&self, bytes: u64) {
-        self.0.inc(bytes);
-    }
-    fn finish(&self) {
-        self.0.finish_and_clear();
-    }
-}
-
-/// An embedding bar in chunks.
-struct ChunkBar(ProgressBar);
-
-impl ChunkBar {
-    fn new() -> ChunkBar {
-        ChunkBar(
+    fn with_template(template: &str) -> CountBar {
+        CountBar(
             ProgressBar::new(0).with_style(
-                ProgressStyle::with_template("  {bar:30} {pos}/{len} chunks embedded {per_sec}")
+                ProgressStyle::with_template(template)
                     .expect("static template")
                     .progress_chars("=> "),
             ),
@@ -374,12 +350,12 @@ impl ChunkBar {
     }
 }
 
-impl vectors::Progress for ChunkBar {
-    fn start(&self, chunks: u64) {
-        self.0.set_length(chunks);
+impl crate::progress::Progress for CountBar {
+    fn start(&self, total: u64) {
+        self.0.set_length(total);
     }
-    fn advance(&self, chunks: u64) {
-        self.0.inc(chunks);
+    fn advance(&self, done: u64) {
+        self.0.inc(done);
     }
     fn finish(&self) {
         self.0.finish_and_clear();

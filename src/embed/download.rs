@@ -19,6 +19,7 @@ use sha1::Digest as _;
 
 use super::EmbedError;
 use super::local::{self, FILES};
+use crate::progress::Progress;
 
 /// `pms-model.json`, written beside the model files: where they came from
 /// and what they hash to, for `pms verify` and `pms embeddings status`.
@@ -74,16 +75,6 @@ struct Lfs {
     oid: String,
     size: u64,
 }
-
-/// Reports download progress (an indicatif bar in a terminal).
-pub trait Progress {
-    fn start(&self, _total: u64) {}
-    fn advance(&self, _bytes: u64) {}
-    fn finish(&self) {}
-}
-
-pub struct Quiet;
-impl Progress for Quiet {}
 
 fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()

@@ -17,6 +17,7 @@ use std::time::Instant;
 use rusqlite::{Connection, params};
 
 use crate::embed::{EmbedError, Embedder};
+use crate::progress::Progress;
 
 /// Chunks embedded per provider call and per transaction.
 const BATCH: usize = 256;
@@ -39,16 +40,6 @@ pub struct EmbedReport {
     pub cleared: usize,
     pub elapsed_ms: u128,
 }
-
-/// Reports progress of the embedding pass.
-pub trait Progress {
-    fn start(&self, _chunks: u64) {}
-    fn advance(&self, _chunks: u64) {}
-    fn finish(&self) {}
-}
-
-pub struct Quiet;
-impl Progress for Quiet {}
 
 pub fn quantise(v: &[f32]) -> Vec<u8> {
     v.iter()
