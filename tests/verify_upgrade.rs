@@ -104,6 +104,9 @@ fn a_broken_install_fails_and_fix_repairs_it_without_touching_user_files() {
     std::fs::write(ws.join("_me/profile.md"), "my own profile").unwrap();
     let mut s = home.read_json(".claude/settings.json");
     s["hooks"].as_object_mut().unwrap().remove("SessionEnd");
+    // stale: an old binary path, and a handler that runs another event
+    s["hooks"]["Stop"][0]["hooks"][0]["command"] = json!("/old/place/pms");
+    s["hooks"]["UserPromptSubmit"][0]["hooks"][0]["args"][1] = json!("stop");
     std::fs::write(home.settings(), s.to_string()).unwrap();
     let mut c = home.read_json(".claude.json");
     c["mcpServers"]["pms"]["command"] = json!("/old/place/pms");
@@ -121,6 +124,7 @@ fn a_broken_install_fails_and_fix_repairs_it_without_touching_user_files() {
     for id in [
         "workspace.me",
         "hooks.present",
+        "hooks.binary",
         "mcp.registered",
         "workspace.claude_md",
         "workspace.domains",

@@ -236,13 +236,17 @@ fn hooks(env: &HostEnv, ws: &Workspace, binary: &Path) -> Vec<Check> {
         )
         .fixable(Fix::MergeHooks)
     });
-    let want_cmd = binary.to_string_lossy();
-    let want_ws = ws.root.to_string_lossy();
+    // Stale: not what `pms init` would write now for its event.
     let stale: Vec<String> = mine
         .iter()
-        .filter(|(_, h)| {
-            h["command"].as_str() != Some(&*want_cmd)
-                || h["args"].get(3).and_then(Value::as_str) != Some(&*want_ws)
+        .filter(|(e, h)| {
+            HOOK_EVENTS
+                .iter()
+                .find(|ev| ev.name == e)
+                .is_some_and(|ev| {
+                    let want = settings::pms_handler(binary, &ws.root, ev);
+                    h["command"] != want["command"] || h["args"] != want["args"]
+                })
         })
         .map(|(e, h)| format!("{e} → {}", h["command"].as_str().unwrap_or("?")))
         .collect();
