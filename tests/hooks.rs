@@ -6,7 +6,6 @@ mod support;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -260,11 +259,7 @@ fn stop_finds_a_signal_in_the_text_before_a_tool_call() {
         r#"{"type":"user","uuid":"u10","timestamp":"2026-11-22T11:00:02Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_9","content":"ok"}]}}"#,
         r#"{"type":"assistant","uuid":"a10","timestamp":"2026-11-22T11:00:03Z","message":{"id":"msg_10","role":"assistant","content":[{"type":"text","text":"Done."}]}}"#,
     ];
-    let mut f = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&s.transcript)
-        .unwrap();
-    writeln!(f, "{}", lines.join("\n")).unwrap();
+    support::append(&s.transcript, &(lines.join("\n") + "\n"));
     s.hook("stop", json!({"last_assistant_message": "Done."}));
     let state = s
         .home
@@ -353,18 +348,7 @@ fn two_sessions_ending_at_once_lose_no_learning() {
         assert!(s.home.hook("stop", &stop).status.success());
         let mut end = s.payload("session-end", json!({}));
         end["session_id"] = json!(sid);
-        let mut child = s
-            .home
-            .pms(&[
-                "hook",
-                "session-end",
-                "--workspace",
-                s.ws().to_str().unwrap(),
-            ])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = s.home.spawn_hook("session-end");
         child
             .stdin
             .take()
@@ -432,25 +416,7 @@ fn sessions_killed_without_session_end_are_summarised_at_the_next_start() {
 fn broken_inputs_fail_open() {
     let s = setup();
     // garbage on stdin
-    let mut child = s
-        .home
-        .pms(&[
-            "hook",
-            "user-prompt",
-            "--workspace",
-            s.ws().to_str().unwrap(),
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"\x00\xffnot json{{{")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = s.home.hook_raw("user-prompt", b"\x00\xffnot json{{{");
     assert!(out.status.success());
     // a broken config.toml: the hook still injects, with the defaults, and logs
     std::fs::write(s.ws().join("config.toml"), "[hooks\nbudget_chars = ").unwrap();
@@ -473,18 +439,7 @@ fn broken_inputs_fail_open() {
 #[test]
 fn session_end_does_not_wait_for_a_stdin_that_never_closes() {
     let s = setup();
-    let mut child = s
-        .home
-        .pms(&[
-            "hook",
-            "session-end",
-            "--workspace",
-            s.ws().to_str().unwrap(),
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = s.home.spawn_hook("session-end");
     let _stdin_kept_open = child.stdin.take();
     let t = Instant::now();
     loop {

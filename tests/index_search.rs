@@ -3,8 +3,6 @@
 
 mod support;
 
-use std::io::Write;
-
 use serde_json::{Value, json};
 use support::{TestHome, stdout};
 
@@ -178,32 +176,17 @@ fn appended_transcripts_are_read_from_where_they_stopped() {
     let home = setup();
     index(&home);
     let path = home.path(".claude/projects/-home-u-app/s1.jsonl");
-    let mut f = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&path)
-        .unwrap();
-    writeln!(
-        f,
-        "{}",
-        user("2026-11-01T10:00:00Z", "Remember the codeword marmalade.")
-    )
-    .unwrap();
+    let line = user("2026-11-01T10:00:00Z", "Remember the codeword marmalade.");
     // a half-written line is left for later
     let tail = assistant("2026-11-01T10:00:05Z", "m3", "Noted: marmalade.");
-    write!(f, "{}", &tail[..30]).unwrap();
-    drop(f);
+    support::append(&path, &format!("{line}\n{}", &tail[..30]));
     let r = index(&home);
     assert_eq!(r["files_appended"], 1);
     assert_eq!(r["files_indexed"], 0);
     let v = search(&home, "marmalade");
     assert_eq!(v["hits"].as_array().unwrap().len(), 1);
     assert_eq!(v["hits"][0]["line_start"], 5);
-    let mut f = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&path)
-        .unwrap();
-    writeln!(f, "{}", &tail[30..]).unwrap();
-    drop(f);
+    support::append(&path, &format!("{}\n", &tail[30..]));
     let r = index(&home);
     assert_eq!(r["files_appended"], 1);
     let v = search(&home, "noted marmalade");
@@ -224,21 +207,12 @@ fn the_same_corpus_gives_the_same_index_after_a_rebuild() {
     index(&home);
     // grow it in steps, indexing between them
     for i in 0..3 {
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap();
-        writeln!(
-            f,
-            "{}",
-            assistant(
-                "2026-11-01T11:00:00Z",
-                "m9",
-                &format!("part {i} of one long answer")
-            )
-        )
-        .unwrap();
-        drop(f);
+        let line = assistant(
+            "2026-11-01T11:00:00Z",
+            "m9",
+            &format!("part {i} of one long answer"),
+        );
+        support::append(&path, &format!("{line}\n"));
         index(&home);
     }
     let dump = |home: &TestHome| -> Vec<(String, i64, i64, String)> {
@@ -527,12 +501,8 @@ fn index_path_reads_only_the_named_file() {
     let home = setup();
     index(&home);
     let transcript = home.path(".claude/projects/-home-u-app/s1.jsonl");
-    let mut f = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&transcript)
-        .unwrap();
-    writeln!(f, "{}", user("2026-11-06T09:00:00Z", "now about pelicans")).unwrap();
-    drop(f);
+    let line = user("2026-11-06T09:00:00Z", "now about pelicans");
+    support::append(&transcript, &format!("{line}\n"));
     // another change that a targeted run must not pick up
     std::fs::write(
         home.workspace().join("product/projects/otters.md"),

@@ -123,23 +123,28 @@ impl TestHome {
         self.ok(&args)
     }
 
-    /// Runs `pms hook <event>` with `payload` on stdin.
-    pub fn hook(&self, event: &str, payload: &Value) -> Output {
-        use std::io::Write;
+    /// Starts `pms hook <event>` as Claude Code does, with stdin, stdout and
+    /// stderr piped; the caller writes (or withholds) the payload.
+    pub fn spawn_hook(&self, event: &str) -> std::process::Child {
         let ws = self.workspace();
-        let mut child = self
-            .pms(&["hook", event, "--workspace", ws.to_str().unwrap()])
+        self.pms(&["hook", event, "--workspace", ws.to_str().unwrap()])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
             .unwrap()
-            .write_all(payload.to_string().as_bytes())
-            .unwrap();
+    }
+
+    /// Runs `pms hook <event>` with `payload` on stdin.
+    pub fn hook(&self, event: &str, payload: &Value) -> Output {
+        self.hook_raw(event, payload.to_string().as_bytes())
+    }
+
+    /// Runs `pms hook <event>` with `bytes` on stdin, valid JSON or not.
+    pub fn hook_raw(&self, event: &str, bytes: &[u8]) -> Output {
+        use std::io::Write;
+        let mut child = self.spawn_hook(event);
+        child.stdin.take().unwrap().write_all(bytes).unwrap();
         child.wait_with_output().unwrap()
     }
 
@@ -156,6 +161,13 @@ pub fn hit_uris(v: &Value) -> Vec<String> {
         .iter()
         .map(|h| h["uri"].as_str().unwrap().to_string())
         .collect()
+}
+
+/// Appends `text` to the file at `path` (a transcript growing under a test).
+pub fn append(path: &Path, text: &str) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    f.write_all(text.as_bytes()).unwrap();
 }
 
 pub fn stdout(o: &Output) -> String {
