@@ -524,3 +524,27 @@ fn index_path_reads_only_the_named_file() {
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["files_seen"], 0);
 }
+
+#[test]
+fn transcripts_are_found_where_claude_config_dir_puts_them() {
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+    // Claude Code writes to $CLAUDE_CONFIG_DIR/projects when that is set
+    let config_dir = home.path("cc-config");
+    let project = config_dir.join("projects/-home-u-other");
+    std::fs::create_dir_all(&project).unwrap();
+    let line = user("2026-11-03T09:00:00Z", "the quokka migration is done");
+    std::fs::write(project.join("s9.jsonl"), line + "\n").unwrap();
+    let with_config_dir = |args: &[&str]| {
+        let out = home
+            .pms(args)
+            .env("CLAUDE_CONFIG_DIR", &config_dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", support::stderr(&out));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    with_config_dir(&["index", "--json"]);
+    let v = with_config_dir(&["search", "quokka", "--json"]);
+    assert_eq!(uris(&v), vec!["cc://-home-u-other/s9.jsonl"], "{v}");
+}

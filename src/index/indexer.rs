@@ -331,13 +331,17 @@ fn refresh_frequent_terms(conn: &Connection) -> rusqlite::Result<()> {
     tx.commit()
 }
 
-/// The configured transcript roots, `~` expanded.
+/// Where transcripts live: Claude Code's own projects folder (which follows
+/// `$CLAUDE_CONFIG_DIR`), then the extra roots of `index.transcript_roots`.
 pub fn transcript_roots(env: &HostEnv, cfg: &Config) -> Vec<PathBuf> {
-    cfg.index
-        .transcript_roots
-        .iter()
-        .map(|r| env.expand_tilde(r))
-        .collect()
+    let mut roots = vec![env.claude_projects()];
+    for r in &cfg.index.transcript_roots {
+        let r = env.expand_tilde(r);
+        if !roots.contains(&r) {
+            roots.push(r);
+        }
+    }
+    roots
 }
 
 /// The `files` columns a [`Stored`] is read from, in [`Stored::from_row`]'s order.
@@ -933,14 +937,6 @@ pub fn history_stats(conn: &Connection) -> rusqlite::Result<HistoryStats> {
         last,
         chunks,
     })
-}
-
-/// The stored row for `uri`, if indexed (for `pms get` and the MCP server).
-pub fn file_abs_path(conn: &Connection, uri: &str) -> rusqlite::Result<Option<String>> {
-    conn.query_row("SELECT abs_path FROM files WHERE uri = ?1", [uri], |r| {
-        r.get(0)
-    })
-    .optional()
 }
 
 #[cfg(test)]

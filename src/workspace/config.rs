@@ -78,8 +78,8 @@ pub const KEYS: &[KeyDoc] = &[
     KeyDoc {
         table: "index",
         key: "transcript_roots",
-        default: "[\"~/.claude/projects\"]",
-        doc: "Folders holding Claude Code transcripts (<project>/<session>.jsonl) to index.",
+        default: "[]",
+        doc: "More folders holding Claude Code transcripts (<project>/<session>.jsonl) to index. Claude Code's own ($CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects) is always indexed.",
     },
     KeyDoc {
         table: "index",
@@ -280,7 +280,7 @@ impl Default for SessionsConfig {
 impl Default for IndexConfig {
     fn default() -> Self {
         IndexConfig {
-            transcript_roots: vec!["~/.claude/projects".into()],
+            transcript_roots: Vec::new(),
             chunk_chars: 1200,
             chunk_overlap_chars: 150,
             tool_result_chars: 300,
