@@ -93,6 +93,16 @@ impl InstallRecord {
     }
 }
 
+/// The settings file of the scope pms is not installed in (user settings,
+/// or the workspace's): pms hooks there as well would run every event twice.
+pub fn other_settings(env: &HostEnv, ws: &Workspace, installed: &Path) -> PathBuf {
+    if installed == env.user_settings() {
+        ws.local_settings()
+    } else {
+        env.user_settings()
+    }
+}
+
 /// Plans init; returns an error (and changes nothing) if any file it must
 /// edit cannot be read or understood.
 pub fn plan(env: HostEnv, opts: InitOptions, today: &str) -> Result<InstallPlan> {
@@ -104,11 +114,7 @@ pub fn plan(env: HostEnv, opts: InitOptions, today: &str) -> Result<InstallPlan>
     let handlers = settings::pms_handlers(&opts.binary, &ws.root);
     let settings_report = settings::merge_hooks(&mut settings.doc, &settings_path, &handlers)?;
 
-    let other = match opts.scope {
-        Scope::User => Scope::Workspace,
-        Scope::Workspace => Scope::User,
-    }
-    .settings_path(&env, &ws);
+    let other = other_settings(&env, &ws, &settings_path);
     let stale_settings = match JsonFile::load(&other) {
         Ok(f) if !settings::installed_handlers(&f.doc).is_empty() => Some(other),
         _ => None,

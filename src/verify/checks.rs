@@ -202,11 +202,7 @@ pub fn settings_path(env: &HostEnv, ws: &Workspace) -> PathBuf {
 
 fn hooks(env: &HostEnv, ws: &Workspace, binary: &Path) -> Vec<Check> {
     let main = settings_path(env, ws);
-    let other = if main == env.user_settings() {
-        ws.local_settings()
-    } else {
-        env.user_settings()
-    };
+    let other = crate::install::other_settings(env, ws, &main);
     let shown = env.display(&main);
     let doc = match JsonFile::load(&main) {
         Ok(f) => f.doc,

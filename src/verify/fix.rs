@@ -58,11 +58,7 @@ pub fn apply(ctx: &CmdContext, checks: &[Check]) -> Result<Vec<String>> {
         )?;
         f.save()?;
         // a copy in the other scope would make each hook run twice
-        let other = if path == ctx.env.user_settings() {
-            ws.local_settings()
-        } else {
-            ctx.env.user_settings()
-        };
+        let other = crate::install::other_settings(&ctx.env, ws, &path);
         if let Ok(mut o) = JsonFile::load(&other)
             && settings::remove_hooks(&mut o.doc, None).removed > 0
         {
