@@ -130,7 +130,7 @@ pub fn refresh_workspace(ctx: &CmdContext) -> Result<Refreshed> {
     manifest.pms_version = env!("CARGO_PKG_VERSION").to_string();
     manifest.save(&ws.manifest_path())?;
 
-    out.config_keys = crate::verify::fix::add_config_keys_if_missing(ws)?;
+    out.config_keys = crate::verify::fix::add_config_keys(ws, false)?;
 
     let db_path = ws.db_path();
     if db_path.exists() {

@@ -38,15 +38,8 @@ pub fn apply(ctx: &CmdContext, checks: &[Check]) -> Result<Vec<String>> {
         done.push("wrote the pms block of the root CLAUDE.md".into());
     }
     if has(Fix::AddConfigKeys) {
-        let added = add_config_keys(ws)?;
-        done.push(format!(
-            "config.toml: added {}",
-            if added.is_empty() {
-                "the file".into()
-            } else {
-                added.join(", ")
-            }
-        ));
+        let added = add_config_keys(ws, true)?;
+        done.push(format!("config.toml: added {}", added.join(", ")));
     }
     if has(Fix::MergeHooks) {
         let path = super::checks::settings_path(&ctx.env, ws);
@@ -108,6 +101,7 @@ fn answers_from_workspace(ws: &Workspace) -> Answers {
 fn restore_files(ws: &Workspace) -> Result<usize> {
     let today = chrono::Local::now().format("%Y-%m-%d").to_string();
     let plan = scaffold::plan(ws, &answers_from_workspace(ws), &today)?;
+    let mut manifest = crate::workspace::manifest::Manifest::load(&ws.manifest_path())?;
     let mut n = 0;
     for f in plan
         .files
@@ -117,12 +111,11 @@ fn restore_files(ws: &Workspace) -> Result<usize> {
         let p = ws.root.join(&f.rel);
         crate::durable::write_atomic(&p, f.content.as_bytes())?;
         if f.class == FileClass::System {
-            let mut m = crate::workspace::manifest::Manifest::load(&ws.manifest_path())?;
-            m.record(&f.rel, &f.content);
-            m.save(&ws.manifest_path())?;
+            manifest.record(&f.rel, &f.content);
         }
         n += 1;
     }
+    manifest.save(&ws.manifest_path())?;
     for d in &plan.dirs {
         std::fs::create_dir_all(ws.root.join(d))?;
     }
@@ -148,10 +141,13 @@ fn refresh_block(ws: &Workspace) -> Result<()> {
     Ok(())
 }
 
-/// Adds missing keys (or the whole file) keeping the user's values and comments.
-pub fn add_config_keys(ws: &Workspace) -> Result<Vec<String>> {
+/// Adds the keys `config.toml` lacks, keeping the user's values and
+/// comments, and returns their `table.key` names; writes only when one was
+/// missing. An absent file is written whole when `create` (verify --fix),
+/// else left absent, since the defaults apply (upgrade).
+pub fn add_config_keys(ws: &Workspace, create: bool) -> Result<Vec<String>> {
     let path = ws.config_path();
-    let (mut doc, added) = match std::fs::read_to_string(&path) {
+    let (doc, added) = match std::fs::read_to_string(&path) {
         Ok(text) => {
             let mut doc: toml_edit::DocumentMut = text.parse().with_context(|| {
                 format!("{} is not valid TOML; correct it first", path.display())
@@ -159,24 +155,9 @@ pub fn add_config_keys(ws: &Workspace) -> Result<Vec<String>> {
             let added = config::add_missing_keys(&mut doc);
             (doc, added)
         }
-        Err(_) => (config::default_document(), Vec::new()),
+        Err(_) if create => (config::default_document(), vec!["the whole file".into()]),
+        Err(_) => return Ok(Vec::new()),
     };
-    crate::durable::write_atomic(&path, doc.to_string().as_bytes())?;
-    let _ = &mut doc;
-    Ok(added)
-}
-
-/// Adds keys a newer version introduced; writes nothing when none is missing
-/// (and nothing when the file is absent: the defaults apply).
-pub fn add_config_keys_if_missing(ws: &Workspace) -> Result<Vec<String>> {
-    let path = ws.config_path();
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        return Ok(Vec::new());
-    };
-    let mut doc: toml_edit::DocumentMut = text
-        .parse()
-        .with_context(|| format!("{} is not valid TOML; correct it first", path.display()))?;
-    let added = config::add_missing_keys(&mut doc);
     if !added.is_empty() {
         crate::durable::write_atomic(&path, doc.to_string().as_bytes())?;
     }
