@@ -194,6 +194,7 @@ fn search_bench(db_path: &Path, cfg: &Config) {
     let qs = retrieval::queries();
     let verbose = env_flag("PMS_BENCH_VERBOSE");
     let mut lat = Vec::new();
+    let mut by_kind: std::collections::BTreeMap<&str, Vec<f64>> = Default::default();
     for round in 0..5 {
         for q in &qs {
             let p = SearchParams {
@@ -209,6 +210,7 @@ fn search_bench(db_path: &Path, cfg: &Config) {
                 println!("  {took:>8.2} ms  {:<16} {}", out.matched, q.text);
             }
             lat.push(took);
+            by_kind.entry(q.kind.as_str()).or_default().push(took);
             std::hint::black_box(out);
         }
     }
@@ -219,6 +221,14 @@ fn search_bench(db_path: &Path, cfg: &Config) {
         "search over {chunks} chunks, {} labelled queries x5: p50 {p50:.2} ms, p95 {p95:.2} ms, max {max:.2} ms (goal p95 <= 10)",
         qs.len()
     );
+    for (kind, v) in &mut by_kind {
+        println!(
+            "  {kind} queries ({}): p50 {:.2} ms, p95 {:.2} ms",
+            v.len() / 5,
+            percentile(v, 0.5),
+            percentile(v, 0.95)
+        );
+    }
     // quality of keyword search on the queries written for it (the
     // paraphrases are benches/semantic.rs's)
     let keyword_qs: Vec<_> = qs.iter().filter(|q| q.kind == "keyword").cloned().collect();

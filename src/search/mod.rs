@@ -179,13 +179,16 @@ fn keyword_candidates(
         if expr.is_none() && texpr.is_none() {
             continue;
         }
+        // Single CJK characters are common by nature: among conversations the
+        // last-resort round ranks only the newest matches, as a broad query does.
+        let bounded = broad || round == Round::Unigram;
         let raw = candidates(
             conn,
             params,
             expr.as_deref(),
             texpr.as_deref(),
             bm25_weights,
-            broad,
+            bounded,
         )?;
         if !raw.is_empty() {
             return Ok((raw, name, weight));
