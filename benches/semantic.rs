@@ -22,6 +22,8 @@ mod models;
 mod pip;
 #[path = "../tests/support/retrieval.rs"]
 mod retrieval;
+#[path = "../tests/support/skip.rs"]
+mod skip;
 
 use std::path::PathBuf;
 use std::time::Instant;

@@ -34,7 +34,6 @@ pub fn claude_bin_dir() -> Option<PathBuf> {
 fn install() -> Option<PathBuf> {
     let prefix = cache_dir();
     let bin_dir = prefix.join("node_modules/.bin");
-    let required = std::env::var("PMS_E2E_REQUIRED").is_ok_and(|v| v == "1");
     std::fs::create_dir_all(&prefix).unwrap();
     let lock = std::fs::File::create(prefix.join(".install.lock")).unwrap();
     lock.lock().unwrap();
@@ -42,12 +41,9 @@ fn install() -> Option<PathBuf> {
         return Some(bin_dir);
     }
     if which_npm().is_none() {
-        let msg = "npm is not installed: the end-to-end tests against the real Claude Code CLI cannot run here";
-        if required {
-            panic!("{msg} (PMS_E2E_REQUIRED=1)");
-        }
-        eprintln!(
-            "\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n!! SKIPPED: {msg}.\n!! Install Node.js and npm to run them.\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n"
+        super::skip::missing_tool(
+            "npm is not installed: the end-to-end tests against the real Claude Code CLI cannot run here",
+            "Install Node.js and npm to run them.",
         );
         return None;
     }

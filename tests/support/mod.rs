@@ -12,6 +12,7 @@ pub mod models;
 pub mod pip;
 pub mod python_mcp;
 pub mod retrieval;
+pub mod skip;
 pub mod static_server;
 
 use std::path::{Path, PathBuf};

@@ -11,12 +11,9 @@ pub fn pip_ready(what: &str) -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !has_pip {
-        let msg = format!("python3 with pip is not installed: {what} cannot run here");
-        if std::env::var("PMS_E2E_REQUIRED").is_ok_and(|v| v == "1") {
-            panic!("{msg} (PMS_E2E_REQUIRED=1)");
-        }
-        eprintln!(
-            "\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n!! SKIPPED: {msg}.\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n"
+        super::skip::missing_tool(
+            &format!("python3 with pip is not installed: {what} cannot run here"),
+            "Install python3 and pip to run them.",
         );
     }
     has_pip
