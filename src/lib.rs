@@ -7,6 +7,7 @@
 pub mod claude;
 pub mod cli;
 pub mod cmd;
+pub mod context;
 pub mod durable;
 pub mod embed;
 pub mod env;

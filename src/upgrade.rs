@@ -17,11 +17,11 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{Context as _, Result};
 
 use crate::claude::json_file::JsonFile;
 use crate::claude::{mcp_registration as mcp, settings};
-use crate::cmd::Context as CmdContext;
+use crate::context::Context;
 use crate::install::InstallRecord;
 use crate::workspace::manifest::{Manifest, content_hash};
 use crate::workspace::markers::{self, LESSONS, ROOT_BLOCK};
@@ -97,7 +97,7 @@ pub struct Refreshed {
 }
 
 /// Brings the workspace in step with this binary's templates and schema.
-pub fn refresh_workspace(ctx: &CmdContext) -> Result<Refreshed> {
+pub fn refresh_workspace(ctx: &Context) -> Result<Refreshed> {
     let ws = &ctx.ws;
     let mut out = Refreshed::default();
     let mut manifest = Manifest::load(&ws.manifest_path())?;
@@ -254,7 +254,7 @@ fn refresh_root_block(
 }
 
 /// Points hooks and the MCP registration at this binary if it moved.
-fn rewire(ctx: &CmdContext) -> Result<bool> {
+fn rewire(ctx: &Context) -> Result<bool> {
     let Some(mut record) = InstallRecord::load(&ctx.ws) else {
         return Ok(false);
     };

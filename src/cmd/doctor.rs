@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use crate::cli::WorkspaceArg;
+use crate::context::Context;
 use crate::durable;
 use crate::env::HostEnv;
 use crate::verify::checks::{self, Options};
@@ -88,7 +89,7 @@ pub fn run(args: &WorkspaceArg) -> Result<ExitCode> {
             .default(true)
             .interact()?;
         if yes {
-            let ctx = super::context_lenient(args)?;
+            let ctx = Context::open_lenient(args.workspace.as_deref())?;
             for f in fix::apply(&ctx, &report.checks)? {
                 println!("  fixed: {f}");
             }

@@ -7,6 +7,7 @@ use anyhow::{Result, bail};
 use serde_json::json;
 
 use crate::cli::{EmbeddingsAction, EmbeddingsArgs};
+use crate::context::Context;
 use crate::embed::download::{self, Installed};
 use crate::embed::{Plan, model_dir};
 use crate::index::{db, vectors};
@@ -19,7 +20,7 @@ pub fn run(args: &EmbeddingsArgs) -> Result<ExitCode> {
 }
 
 fn status(args: &EmbeddingsArgs) -> Result<ExitCode> {
-    let ctx = super::context(&args.ws)?;
+    let ctx = Context::open(args.ws.workspace.as_deref())?;
     let cfg = &ctx.cfg.embeddings;
     let plan = Plan::resolve(cfg, &ctx.env);
     let dir = model_dir(&ctx.env, &cfg.model);
@@ -79,7 +80,7 @@ fn status(args: &EmbeddingsArgs) -> Result<ExitCode> {
 }
 
 fn install(args: &EmbeddingsArgs, from: Option<&std::path::Path>) -> Result<ExitCode> {
-    let ctx = super::context_lenient(&args.ws)?;
+    let ctx = Context::open_lenient(args.ws.workspace.as_deref())?;
     let cfg = &ctx.cfg.embeddings;
     if cfg.provider == "openai-compatible" || cfg.provider == "none" {
         bail!(

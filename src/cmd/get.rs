@@ -5,11 +5,12 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use crate::cli::GetArgs;
+use crate::context::Context;
 use crate::index::indexer::transcript_roots;
 use crate::search::fetch;
 
 pub fn run(args: &GetArgs) -> Result<ExitCode> {
-    let ctx = super::context(&args.ws)?;
+    let ctx = Context::open(args.ws.workspace.as_deref())?;
     let roots = transcript_roots(&ctx.env, &ctx.cfg);
     let f = fetch::get(&ctx.ws, &ctx.env, &roots, &args.path, args.from, args.lines)?;
     if args.json {

@@ -6,13 +6,14 @@ use anyhow::{Context as _, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::IndexArgs;
+use crate::context::Context;
 use crate::durable;
 use crate::embed::{Plan, download};
 use crate::index::indexer::{self, IndexReport, Progress};
 use crate::index::{db, vectors};
 
 pub fn run(args: &IndexArgs) -> Result<ExitCode> {
-    let ctx = super::context(&args.ws)?;
+    let ctx = Context::open(args.ws.workspace.as_deref())?;
     let lock_path = ctx.ws.state_dir().join("index.lock");
     let _lock = if args.if_idle {
         match durable::try_lock_exclusive(&lock_path)? {
@@ -122,7 +123,7 @@ pub struct VectorOutcome {
 /// first use); background runs never download. Failures are reported, not
 /// raised: the keyword index is already complete and usable.
 pub fn embed_now(
-    ctx: &super::Context,
+    ctx: &Context,
     conn: &mut rusqlite::Connection,
     download: bool,
     show: bool,
@@ -212,7 +213,7 @@ pub fn print_vectors(v: &VectorOutcome) {
 /// Opens (or rebuilds, if unusable) the index and runs one pass. The caller
 /// holds the index lock.
 pub fn index_now(
-    ctx: &super::Context,
+    ctx: &Context,
     progress: &dyn Progress,
     tell: bool,
     download: bool,

@@ -6,12 +6,13 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context as _, Result, bail};
 use dialoguer::theme::ColorfulTheme;
 use dialoguer::{Confirm, Input, MultiSelect, Select};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::{InitArgs, ScopeArg};
+use crate::context::Context;
 use crate::env::{self, HostEnv};
 use crate::install::{self, InitOptions, Scope};
 use crate::workspace::domains::{self, DomainSpec};
@@ -207,11 +208,7 @@ fn bootstrap_index(asker: &Asker, env: &HostEnv, ws_root: &Path, skip: bool) -> 
     if skip {
         return Ok(());
     }
-    let ctx = super::Context {
-        env: env.clone(),
-        ws: crate::workspace::Workspace::new(ws_root),
-        cfg: crate::workspace::config::Config::load(&ws_root.join("config.toml"))?,
-    };
+    let ctx = Context::for_workspace(env.clone(), crate::workspace::Workspace::new(ws_root));
     let roots = crate::index::indexer::transcript_roots(&ctx.env, &ctx.cfg);
     let (files, bytes) = count_jsonl(&roots);
     let question = if files == 0 {

@@ -10,6 +10,7 @@ use dialoguer::theme::ColorfulTheme;
 use dialoguer::{Input, Select};
 
 use crate::cli::{LessonsAction, LessonsArgs};
+use crate::context::Context;
 use crate::lessons::accept::{self, Accepted};
 use crate::lessons::pending::{self, PendingItem};
 use crate::lessons::store::{self, Promoted, Target};
@@ -17,7 +18,7 @@ use crate::lessons::{self as lessons, Rule};
 use crate::workspace::Workspace;
 
 pub fn run(args: &LessonsArgs) -> Result<ExitCode> {
-    let ctx = super::context(&args.ws)?;
+    let ctx = Context::open(args.ws.workspace.as_deref())?;
     let ws = &ctx.ws;
     match &args.action {
         None => list(ws, args.json),

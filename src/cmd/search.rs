@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 
 use crate::cli::SearchArgs;
+use crate::context::Context;
 use crate::embed::Plan;
 use crate::index::db;
 use crate::index::indexer::Source;
@@ -12,7 +13,7 @@ use crate::search::hybrid::{self, Semantic};
 use crate::search::{self, SearchParams};
 
 pub fn run(args: &SearchArgs) -> Result<ExitCode> {
-    let ctx = super::context(&args.ws)?;
+    let ctx = Context::open(args.ws.workspace.as_deref())?;
     let mut sources = Vec::new();
     for s in &args.source {
         match Source::parse(s.trim()) {

@@ -8,12 +8,13 @@ use serde_json::json;
 use crate::claude::json_file::JsonFile;
 use crate::claude::{mcp_registration as mcp, settings};
 use crate::cli::StatusArgs;
+use crate::context::Context;
 use crate::index::db;
 use crate::install::InstallRecord;
 use crate::lessons::{self, pending};
 
 pub fn run(args: &StatusArgs) -> Result<ExitCode> {
-    let ctx = super::context(&args.ws)?;
+    let ctx = Context::open(args.ws.workspace.as_deref())?;
     let (env, ws) = (&ctx.env, &ctx.ws);
     let record = InstallRecord::load(ws);
     let settings_path = crate::verify::checks::settings_path(env, ws);

@@ -17,6 +17,7 @@ use std::time::{Duration, SystemTime};
 use anyhow::Result;
 
 use crate::cli::SyncArgs;
+use crate::context::Context;
 use crate::durable;
 use crate::hooks::session_end::merge_state;
 use crate::hooks::state::SessionState;
@@ -25,7 +26,7 @@ use crate::index::indexer::{self, transcript_roots};
 use crate::lessons::{self, pending};
 
 pub fn run(args: &SyncArgs) -> Result<ExitCode> {
-    let ctx = super::context(&args.ws)?;
+    let ctx = Context::open(args.ws.workspace.as_deref())?;
     let Some(_lock) = durable::try_lock_exclusive(&ctx.ws.state_dir().join("index.lock"))? else {
         return Ok(ExitCode::SUCCESS);
     };
@@ -42,7 +43,7 @@ pub fn run(args: &SyncArgs) -> Result<ExitCode> {
 }
 
 /// Summarises recent sessions that have no summary. Returns how many.
-pub fn recover(ctx: &super::Context, exclude: Option<&str>) -> Result<usize> {
+pub fn recover(ctx: &Context, exclude: Option<&str>) -> Result<usize> {
     let window = Duration::from_secs(u64::from(ctx.cfg.sessions.recover_hours) * 3600);
     let now = SystemTime::now();
     let summarised = summarised_sessions(&ctx.ws.sessions_dir());

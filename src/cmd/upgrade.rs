@@ -3,9 +3,10 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context as _, Result, bail};
 
 use crate::cli::UpgradeArgs;
+use crate::context::Context;
 use crate::upgrade;
 
 pub fn run(args: &UpgradeArgs) -> Result<ExitCode> {
@@ -68,7 +69,7 @@ pub fn run(args: &UpgradeArgs) -> Result<ExitCode> {
 }
 
 fn refresh(args: &UpgradeArgs) -> Result<ExitCode> {
-    let ctx = super::context_lenient(&args.ws)?;
+    let ctx = Context::open_lenient(args.ws.workspace.as_deref())?;
     let r = upgrade::refresh_workspace(&ctx)?;
     let show = |label: &str, items: &[String]| {
         if !items.is_empty() {

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use crate::cli::VerifyArgs;
+use crate::context::Context;
 use crate::env::HostEnv;
 use crate::verify::checks::{self, Options};
 use crate::verify::{Report, fix};
@@ -20,7 +21,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
     let mut found = checks::run_all(&env, ws.as_ref(), opts);
     let mut fixed = Vec::new();
     if args.fix && found.iter().any(|c| c.fix.is_some()) {
-        let ctx = super::context_lenient(&args.ws)?;
+        let ctx = Context::open_lenient(args.ws.workspace.as_deref())?;
         fixed = fix::apply(&ctx, &found)?;
         found = checks::run_all(&env, ws.as_ref(), opts);
     }

@@ -26,6 +26,7 @@ use anyhow::{Result, anyhow};
 use serde_json::Value;
 
 use crate::claude::hook_io::{self, HookInput};
+use crate::context::Context;
 use crate::env::HostEnv;
 use crate::workspace::Workspace;
 use crate::workspace::config::Config;
@@ -98,16 +99,16 @@ fn record_payload(event: &str, raw: &str) {
 }
 
 fn dispatch(event: &str, workspace: Option<&Path>, raw: &str) -> Result<Option<Value>> {
-    let env = HostEnv::from_process()?;
-    let ws = Workspace::locate(workspace, &env)?;
     // A broken config.toml must not silence the memory: log it, use defaults.
-    let cfg = match Config::load(&ws.config_path()) {
-        Ok(c) => c,
-        Err(e) => {
-            log::append(Some(&ws.root), event, &format!("{e} (using the defaults)"));
-            Config::default()
-        }
-    };
+    let Context {
+        env,
+        ws,
+        cfg,
+        cfg_error,
+    } = Context::open_lenient(workspace)?;
+    if let Some(e) = cfg_error {
+        log::append(Some(&ws.root), event, &format!("{e} (using the defaults)"));
+    }
     let ctx = HookContext {
         input: HookInput::from_json(raw),
         ws,

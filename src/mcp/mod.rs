@@ -12,7 +12,7 @@ pub use server::{INSTRUCTIONS, MemoryServer};
 use anyhow::Result;
 use rmcp::ServiceExt;
 
-use crate::cmd::Context;
+use crate::context::Context;
 
 /// Serves until the client goes away.
 pub fn serve(ctx: Context) -> Result<()> {

@@ -15,7 +15,7 @@ use rmcp::{ErrorData as McpError, ServerHandler, schemars, tool, tool_handler, t
 use rusqlite::Connection;
 use serde::Deserialize;
 
-use crate::cmd::Context;
+use crate::context::Context;
 use crate::embed::{Embedder, Plan};
 use crate::index::db;
 use crate::index::indexer::{Source, transcript_roots};

@@ -7,19 +7,19 @@
 
 use std::collections::BTreeSet;
 
-use anyhow::{Context, Result};
+use anyhow::{Context as _, Result};
 
 use super::{Check, Fix};
 use crate::claude::json_file::JsonFile;
 use crate::claude::{mcp_registration as mcp, settings};
-use crate::cmd::Context as CmdContext;
+use crate::context::Context;
 use crate::index::db;
 use crate::index::indexer;
 use crate::workspace::scaffold::{self, Answers, FileAction, FileClass};
 use crate::workspace::{Workspace, config, markers, templates};
 
 /// Applies the fixes the checks asked for; returns what was done.
-pub fn apply(ctx: &CmdContext, checks: &[Check]) -> Result<Vec<String>> {
+pub fn apply(ctx: &Context, checks: &[Check]) -> Result<Vec<String>> {
     let wanted: BTreeSet<String> = checks
         .iter()
         .filter_map(|c| c.fix)

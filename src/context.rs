@@ -1,0 +1,62 @@
+//! What every use case starts from: the host paths, the located workspace
+//! and its settings, opened once by a front end (a subcommand, the MCP
+//! server, a hook) and handed down. Lower code takes a `&Context`; it never
+//! locates the workspace or reads `config.toml` on its own.
+
+use std::path::Path;
+
+use anyhow::Result;
+
+use crate::env::HostEnv;
+use crate::workspace::Workspace;
+use crate::workspace::config::{Config, ConfigError};
+
+pub struct Context {
+    pub env: HostEnv,
+    pub ws: Workspace,
+    pub cfg: Config,
+    /// Why `cfg` holds the defaults, when `config.toml` did not load and the
+    /// context was opened with [`Context::open_lenient`].
+    pub cfg_error: Option<ConfigError>,
+}
+
+impl Context {
+    /// The workspace named by `workspace` (else `$PMS_WORKSPACE`, the
+    /// current folder's, or the pointer `pms init` wrote) with its settings;
+    /// an invalid `config.toml` is an error.
+    pub fn open(workspace: Option<&Path>) -> Result<Context> {
+        let env = HostEnv::from_process()?;
+        let ws = Workspace::locate(workspace, &env)?;
+        let cfg = Config::load(&ws.config_path())?;
+        Ok(Context {
+            env,
+            ws,
+            cfg,
+            cfg_error: None,
+        })
+    }
+
+    /// [`Context::open`] for what must work on a broken install (the hooks,
+    /// verify's fixes, upgrade): an invalid `config.toml` means the defaults,
+    /// and the error is kept in `cfg_error` for the caller to report.
+    pub fn open_lenient(workspace: Option<&Path>) -> Result<Context> {
+        let env = HostEnv::from_process()?;
+        let ws = Workspace::locate(workspace, &env)?;
+        Ok(Context::for_workspace(env, ws))
+    }
+
+    /// A context for a workspace already located (init, right after it
+    /// created one), with the same leniency as [`Context::open_lenient`].
+    pub fn for_workspace(env: HostEnv, ws: Workspace) -> Context {
+        let (cfg, cfg_error) = match Config::load(&ws.config_path()) {
+            Ok(c) => (c, None),
+            Err(e) => (Config::default(), Some(e)),
+        };
+        Context {
+            env,
+            ws,
+            cfg,
+            cfg_error,
+        }
+    }
+}
