@@ -11,6 +11,7 @@ pub mod context;
 pub mod durable;
 pub mod embed;
 pub mod env;
+pub mod error;
 pub mod hooks;
 pub mod index;
 pub mod install;

@@ -18,12 +18,8 @@ pub enum CodexError {
         "{path}: [mcp_servers] is not a table.\n  pms changed nothing. Fix: make it a table (or remove it)."
     )]
     NotATable { path: PathBuf },
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] crate::error::FileError),
 }
 
 fn load(path: &Path) -> Result<(DocumentMut, bool), CodexError> {
@@ -37,10 +33,7 @@ fn load(path: &Path) -> Result<(DocumentMut, bool), CodexError> {
                 })
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((DocumentMut::new(), false)),
-        Err(source) => Err(CodexError::Io {
-            path: path.into(),
-            source,
-        }),
+        Err(source) => Err(CodexError::Io(crate::error::FileError::new(path, source))),
     }
 }
 
@@ -98,10 +91,7 @@ pub fn register(
     if after == before {
         return Ok((false, None));
     }
-    let io = |source| CodexError::Io {
-        path: path.into(),
-        source,
-    };
+    let io = |source| CodexError::Io(crate::error::FileError::new(path, source));
     let backup = if existed {
         Some(durable::backup(path).map_err(io)?)
     } else {
@@ -131,10 +121,7 @@ pub fn unregister(path: &Path) -> Result<bool, CodexError> {
     if servers.remove("pms").is_none() {
         return Ok(false);
     }
-    let io = |source| CodexError::Io {
-        path: path.into(),
-        source,
-    };
+    let io = |source| CodexError::Io(crate::error::FileError::new(path, source));
     durable::backup(path).map_err(io)?;
     durable::write_atomic(path, doc.to_string().as_bytes()).map_err(io)?;
     Ok(true)

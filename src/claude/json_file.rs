@@ -30,12 +30,8 @@ pub enum JsonFileError {
         "{path}: the top level is {found}, not a JSON object.\n  pms changed nothing. Fix: the file must look like {{ ... }}."
     )]
     NotAnObject { path: PathBuf, found: &'static str },
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] crate::error::FileError),
 }
 
 /// A parsed JSON object file plus what is needed to write it back in the
@@ -57,10 +53,10 @@ impl JsonFile {
             Ok(t) => Some(t),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(source) => {
-                return Err(JsonFileError::Io {
-                    path: path.to_path_buf(),
+                return Err(JsonFileError::Io(crate::error::FileError::new(
+                    path.to_path_buf(),
                     source,
-                });
+                )));
             }
         };
         match text {
@@ -141,10 +137,8 @@ impl JsonFile {
         if !self.is_dirty() {
             return Ok(None);
         }
-        let io = |source| JsonFileError::Io {
-            path: self.path.clone(),
-            source,
-        };
+        let io =
+            |source| JsonFileError::Io(crate::error::FileError::new(self.path.clone(), source));
         let backup = if self.existed && self.path.exists() {
             Some(durable::backup(&self.path).map_err(io)?)
         } else {

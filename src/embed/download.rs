@@ -157,9 +157,8 @@ pub fn install(
             let mut resp = get(&url)?;
             let expected_size = entry.lfs.as_ref().map_or(entry.size, |l| l.size);
             let path = staging.join(&entry.path);
-            let mut out = std::fs::File::create(&path).map_err(|source| EmbedError::Io {
-                path: path.clone(),
-                source,
+            let mut out = std::fs::File::create(&path).map_err(|source| {
+                EmbedError::Io(crate::error::FileError::new(path.clone(), source))
             })?;
             let mut sha256 = sha2::Sha256::new();
             let mut blob = sha1::Sha1::new();
@@ -177,16 +176,14 @@ pub fn install(
                 }
                 sha256.update(&buf[..n]);
                 blob.update(&buf[..n]);
-                out.write_all(&buf[..n]).map_err(|source| EmbedError::Io {
-                    path: path.clone(),
-                    source,
+                out.write_all(&buf[..n]).map_err(|source| {
+                    EmbedError::Io(crate::error::FileError::new(path.clone(), source))
                 })?;
                 size += n as u64;
                 progress.advance(n as u64);
             }
-            out.sync_all().map_err(|source| EmbedError::Io {
-                path: path.clone(),
-                source,
+            out.sync_all().map_err(|source| {
+                EmbedError::Io(crate::error::FileError::new(path.clone(), source))
             })?;
             let sha256 = hex(&sha256.finalize());
             let (expected, actual) = match &entry.lfs {
@@ -234,11 +231,11 @@ pub fn install_from(folder: &Path, model: &str, dest: &Path) -> Result<Installed
         for name in FILES {
             let from = folder.join(name);
             let to = staging.join(name);
-            let bytes = std::fs::read(&from).map_err(|source| EmbedError::Io {
-                path: from.clone(),
-                source,
+            let bytes = std::fs::read(&from).map_err(|source| {
+                EmbedError::Io(crate::error::FileError::new(from.clone(), source))
             })?;
-            std::fs::write(&to, &bytes).map_err(|source| EmbedError::Io { path: to, source })?;
+            std::fs::write(&to, &bytes)
+                .map_err(|source| EmbedError::Io(crate::error::FileError::new(to, source)))?;
             files.push(InstalledFile {
                 name: name.to_string(),
                 size: bytes.len() as u64,
@@ -257,10 +254,8 @@ pub fn install_from(folder: &Path, model: &str, dest: &Path) -> Result<Installed
 
 fn staging_dir(dest: &Path) -> Result<PathBuf, EmbedError> {
     let parent = dest.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).map_err(|source| EmbedError::Io {
-        path: parent.into(),
-        source,
-    })?;
+    std::fs::create_dir_all(parent)
+        .map_err(|source| EmbedError::Io(crate::error::FileError::new(parent, source)))?;
     let staging = parent.join(format!(
         ".{}.partial-{}",
         dest.file_name()
@@ -269,10 +264,8 @@ fn staging_dir(dest: &Path) -> Result<PathBuf, EmbedError> {
         std::process::id()
     ));
     let _ = std::fs::remove_dir_all(&staging);
-    std::fs::create_dir_all(&staging).map_err(|source| EmbedError::Io {
-        path: staging.clone(),
-        source,
-    })?;
+    std::fs::create_dir_all(&staging)
+        .map_err(|source| EmbedError::Io(crate::error::FileError::new(staging.clone(), source)))?;
     Ok(staging)
 }
 
@@ -290,10 +283,7 @@ fn finish(
         }
     };
     let record = serde_json::to_string_pretty(&installed).expect("record serialises");
-    let io = |path: &Path, source| EmbedError::Io {
-        path: path.into(),
-        source,
-    };
+    let io = |path: &Path, source| EmbedError::Io(crate::error::FileError::new(path, source));
     std::fs::write(staging.join(RECORD), record).map_err(|e| io(&staging, e))?;
     if dest.exists() {
         std::fs::remove_dir_all(dest).map_err(|e| io(dest, e))?;

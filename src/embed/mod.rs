@@ -47,12 +47,8 @@ pub enum EmbedError {
     },
     #[error("{0}")]
     Install(String),
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] crate::error::FileError),
 }
 
 /// Turns texts into vectors. Implementations return one unit-length vector

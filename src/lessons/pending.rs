@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{DUPLICATE_SIMILARITY, Rule, id_for, similarity};
 use crate::durable;
+use crate::error::{AtPath, FileError};
 use crate::workspace::Workspace;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -48,12 +49,8 @@ pub enum PendingError {
         column: usize,
         message: String,
     },
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] crate::error::FileError),
 }
 
 /// A learning the hooks found, before staging.
@@ -81,30 +78,19 @@ pub fn load(ws: &Workspace) -> Result<PendingFile, PendingError> {
             version: 1,
             items: Vec::new(),
         }),
-        Err(source) => Err(PendingError::Io {
-            path: shown,
-            source,
-        }),
+        Err(source) => Err(FileError::new(path, source).into()),
     }
 }
 
 /// Runs `f` on the pending file under the lock and saves the result.
 pub fn update<T>(ws: &Workspace, f: impl FnOnce(&mut PendingFile) -> T) -> Result<T, PendingError> {
     let lock_path = ws.state_dir().join("pending.lock");
-    let io = |source| PendingError::Io {
-        path: lock_path.display().to_string(),
-        source,
-    };
-    let _lock = durable::lock_exclusive(&lock_path).map_err(io)?;
+    let _lock = durable::lock_exclusive(&lock_path).at(&lock_path)?;
     let mut file = load(ws)?;
     let out = f(&mut file);
     let text = serde_json::to_string_pretty(&file).expect("pending file serialises");
-    durable::write_atomic(&ws.pending_path(), text.as_bytes()).map_err(|source| {
-        PendingError::Io {
-            path: ws.pending_path().display().to_string(),
-            source,
-        }
-    })?;
+    let path = ws.pending_path();
+    durable::write_atomic(&path, text.as_bytes()).at(&path)?;
     Ok(out)
 }
 

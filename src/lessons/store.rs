@@ -65,12 +65,8 @@ pub enum StoreError {
     NotFound(String),
     #[error("the lesson text is empty")]
     Empty,
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] crate::error::FileError),
 }
 
 /// What a promotion did.
@@ -82,10 +78,7 @@ pub enum Promoted {
 }
 
 fn io(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
-    move |source| StoreError::Io {
-        path: path.display().to_string(),
-        source,
-    }
+    move |source| StoreError::Io(crate::error::FileError::new(path, source))
 }
 
 fn lock(ws: &Workspace) -> Result<durable::FileLock, StoreError> {

@@ -310,12 +310,8 @@ pub enum ConfigError {
         problem: String,
         fix: String,
     },
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] crate::error::FileError),
 }
 
 impl Config {
@@ -325,10 +321,7 @@ impl Config {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
             Err(source) => {
-                return Err(ConfigError::Io {
-                    path: path.into(),
-                    source,
-                });
+                return Err(ConfigError::Io(crate::error::FileError::new(path, source)));
             }
         };
         Self::parse(path, &text)

@@ -34,12 +34,8 @@ pub enum DomainError {
         "{path}: {message}\n  Fix: correct the file, or run `pms verify --fix` to restore the shipped version."
     )]
     Parse { path: PathBuf, message: String },
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] crate::error::FileError),
 }
 
 impl DomainSpec {
@@ -66,9 +62,8 @@ impl DomainSpec {
 
     pub fn load(domain_dir: &Path) -> Result<DomainSpec, DomainError> {
         let path = domain_dir.join("domain.toml");
-        let text = std::fs::read_to_string(&path).map_err(|source| DomainError::Io {
-            path: path.clone(),
-            source,
+        let text = std::fs::read_to_string(&path).map_err(|source| {
+            DomainError::Io(crate::error::FileError::new(path.clone(), source))
         })?;
         Self::parse(&path, &text)
     }

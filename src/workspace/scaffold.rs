@@ -73,12 +73,8 @@ pub enum ScaffoldError {
     UnknownDomain(String, String),
     #[error("{path} exists and is not a folder.\n  Fix: choose another --dir.")]
     NotADirectory { path: PathBuf },
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] crate::error::FileError),
 }
 
 /// Plans the workspace at `ws` for `answers`, looking at what already exists.
@@ -248,7 +244,7 @@ pub fn apply(
 ) -> Result<Manifest, ScaffoldError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
-        move |source| ScaffoldError::Io { path, source }
+        move |source| ScaffoldError::Io(crate::error::FileError::new(path, source))
     };
     for d in &plan.dirs {
         let p = ws.root.join(d);
