@@ -207,7 +207,7 @@ fn search_bench(db_path: &Path, cfg: &Config) {
             let out = search::search(&conn, &cfg.search, &p).unwrap();
             let took = t.elapsed().as_secs_f64() * 1e3;
             if verbose && round == 4 {
-                println!("  {took:>8.2} ms  {:<16} {}", out.matched, q.text);
+                println!("  {took:>8.2} ms  {:<16} {}", out.matched.as_str(), q.text);
             }
             lat.push(took);
             by_kind.entry(q.kind.as_str()).or_default().push(took);

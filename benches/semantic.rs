@@ -172,7 +172,7 @@ fn main() {
                 let t = Instant::now();
                 let out = hybrid::search(&conn, &cfg.search, &top10(&q.text), sem).unwrap();
                 lat.push(t.elapsed().as_secs_f64() * 1e3);
-                assert_eq!(out.mode, "hybrid");
+                assert_eq!(out.mode, pms::search::Mode::Hybrid);
             }
         }
     }

@@ -74,7 +74,7 @@ fn hybrid_search_recovers_paraphrases_without_losing_keyword_quality() {
                     cache: None,
                 };
                 let out = pms::search::hybrid::search(&conn, &f.cfg.search, &p, &sem).unwrap();
-                assert_eq!(out.mode, "hybrid");
+                assert_eq!(out.mode, pms::search::Mode::Hybrid);
                 out
             } else {
                 search::search(&conn, &f.cfg.search, &p).unwrap()

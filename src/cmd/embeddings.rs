@@ -11,6 +11,7 @@ use crate::context::Context;
 use crate::embed::download::{self, Installed};
 use crate::embed::{Plan, model_dir};
 use crate::index::{db, vectors};
+use crate::workspace::config::Provider;
 
 pub fn run(args: &EmbeddingsArgs) -> Result<ExitCode> {
     match &args.action {
@@ -36,7 +37,7 @@ fn status(args: &EmbeddingsArgs) -> Result<ExitCode> {
     };
     if args.json {
         let v = json!({
-            "provider": cfg.provider,
+            "provider": cfg.provider.as_str(),
             "in_use": plan.describe(&ctx.env),
             "semantic": !matches!(plan, Plan::Off(_)),
             "model": cfg.model,
@@ -48,7 +49,11 @@ fn status(args: &EmbeddingsArgs) -> Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(ExitCode::SUCCESS);
     }
-    println!("Provider   {} ({})", plan.describe(&ctx.env), cfg.provider);
+    println!(
+        "Provider   {} ({})",
+        plan.describe(&ctx.env),
+        cfg.provider.as_str()
+    );
     match &installed {
         Some(i) => println!(
             "Model      {} from {}, {} file(s), {:.1} MB, installed {}",
@@ -82,10 +87,10 @@ fn status(args: &EmbeddingsArgs) -> Result<ExitCode> {
 fn install(args: &EmbeddingsArgs, from: Option<&std::path::Path>) -> Result<ExitCode> {
     let ctx = Context::open_lenient(args.ws.workspace.as_deref())?;
     let cfg = &ctx.cfg.embeddings;
-    if cfg.provider == "openai-compatible" || cfg.provider == "none" {
+    if matches!(cfg.provider, Provider::OpenaiCompatible | Provider::None) {
         bail!(
             "embeddings.provider is {:?} in {}, so a local model would not be used.\n  Fix: set it to \"auto\" or \"local\" first.",
-            cfg.provider,
+            cfg.provider.as_str(),
             ctx.ws.config_path().display()
         );
     }

@@ -11,6 +11,7 @@ use crate::durable;
 use crate::embed::{Plan, download};
 use crate::index::indexer::{self, IndexReport, Progress};
 use crate::index::{db, vectors};
+use crate::workspace::config::Provider;
 
 pub fn run(args: &IndexArgs) -> Result<ExitCode> {
     let ctx = Context::open(args.ws.workspace.as_deref())?;
@@ -133,7 +134,7 @@ pub fn embed_now(
         provider: plan.describe(&ctx.env),
         ..Default::default()
     };
-    if ctx.cfg.embeddings.provider == "none" {
+    if ctx.cfg.embeddings.provider == Provider::None {
         // Switched off: vectors nobody will read are only weight.
         let _ = vectors::clear(conn);
     }

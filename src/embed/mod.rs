@@ -25,7 +25,7 @@ pub mod openai;
 use std::path::{Path, PathBuf};
 
 use crate::env::HostEnv;
-use crate::workspace::config::EmbeddingsConfig;
+use crate::workspace::config::{EmbeddingsConfig, Provider};
 
 #[derive(Debug, thiserror::Error)]
 pub enum EmbedError {
@@ -89,15 +89,15 @@ impl Plan {
                 installed,
             }
         };
-        match cfg.provider.as_str() {
-            "none" => Plan::Off("embeddings.provider is \"none\"".into()),
-            "local" => local(),
-            "openai-compatible" => Plan::OpenAi {
+        match cfg.provider {
+            Provider::None => Plan::Off("embeddings.provider is \"none\"".into()),
+            Provider::Local => local(),
+            Provider::OpenaiCompatible => Plan::OpenAi {
                 url: cfg.api_url.trim_end_matches('/').to_string(),
                 model: cfg.api_model.clone(),
                 key_env: cfg.api_key_env.clone(),
             },
-            _ => match local() {
+            Provider::Auto => match local() {
                 p @ Plan::Local {
                     installed: true, ..
                 } => p,
@@ -217,7 +217,7 @@ mod tests {
     fn an_explicit_local_provider_without_its_model_says_how_to_install_it() {
         let dir = tempfile::tempdir().unwrap();
         let cfg = EmbeddingsConfig {
-            provider: "local".into(),
+            provider: Provider::Local,
             ..Default::default()
         };
         let plan = Plan::resolve(&cfg, &env(dir.path()));

@@ -19,7 +19,7 @@ use std::sync::Mutex;
 
 use rusqlite::{Connection, params_from_iter, types::Value as SqlValue};
 
-use super::{Hit, SearchOutcome, SearchParams};
+use super::{Hit, Matched, Mode, SearchOutcome, SearchParams};
 use crate::embed::Embedder;
 use crate::index::vectors;
 use crate::workspace::config::SearchConfig;
@@ -254,12 +254,12 @@ pub fn hybrid(
     scored.retain(|(_, s)| *s > 0.0);
     Ok(SearchOutcome {
         hits: super::finish(scored, cfg, params),
-        matched: if matched == "none" {
-            "semantic"
+        matched: if matched == Matched::Nothing {
+            Matched::Semantic
         } else {
             matched
         },
-        mode: "hybrid",
+        mode: Mode::Hybrid,
         mode_reason: None,
     })
 }

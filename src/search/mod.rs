@@ -62,14 +62,50 @@ pub struct Hit {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct SearchOutcome {
     pub hits: Vec<Hit>,
-    /// "all-terms", "most-terms" (at least two), "any-term", "single-character" or "none".
-    pub matched: &'static str,
-    /// "keyword", or "hybrid" when vectors took part in the ranking.
-    pub mode: &'static str,
+    /// Which round found the hits.
+    pub matched: Matched,
+    pub mode: Mode,
     /// Why the search is keyword only although semantic recall exists (no
     /// provider, model not installed, index not embedded yet, provider error).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode_reason: Option<String>,
+}
+
+/// How the hits matched the query: the keyword round that found them, or
+/// meaning alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Matched {
+    AllTerms,
+    /// At least two of the words.
+    MostTerms,
+    AnyTerm,
+    SingleCharacter,
+    /// No keyword round matched; the hits are the nearest vectors.
+    Semantic,
+    #[serde(rename = "none")]
+    Nothing,
+}
+
+impl Matched {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Matched::AllTerms => "all-terms",
+            Matched::MostTerms => "most-terms",
+            Matched::AnyTerm => "any-term",
+            Matched::SingleCharacter => "single-character",
+            Matched::Semantic => "semantic",
+            Matched::Nothing => "none",
+        }
+    }
+}
+
+/// Whether vectors took part in the ranking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    Keyword,
+    Hybrid,
 }
 
 impl SearchOutcome {
@@ -77,13 +113,13 @@ impl SearchOutcome {
     /// query (the CLI and the MCP tools say the same).
     pub fn fallback_note(&self) -> Option<&'static str> {
         match self.matched {
-            "most-terms" => Some("no hit has every word; these have at least two of them"),
-            "any-term" => Some("no hit has every word; these have some of them"),
-            "single-character" => {
+            Matched::MostTerms => Some("no hit has every word; these have at least two of them"),
+            Matched::AnyTerm => Some("no hit has every word; these have some of them"),
+            Matched::SingleCharacter => {
                 Some("no hit has the words; these share single characters with the query")
             }
-            "semantic" => Some("no hit has the words; these are close in meaning"),
-            _ => None,
+            Matched::Semantic => Some("no hit has the words; these are close in meaning"),
+            Matched::AllTerms | Matched::Nothing => None,
         }
     }
 }
@@ -132,7 +168,7 @@ pub fn search(
     Ok(SearchOutcome {
         hits: finish(scored, cfg, params),
         matched,
-        mode: "keyword",
+        mode: Mode::Keyword,
         mode_reason: None,
     })
 }
@@ -142,10 +178,10 @@ pub fn search(
 fn keyword_candidates(
     conn: &Connection,
     params: &SearchParams,
-) -> rusqlite::Result<(Vec<Raw>, &'static str, f64)> {
+) -> rusqlite::Result<(Vec<Raw>, Matched, f64)> {
     let q = Query::parse(&params.query);
     if q.is_empty() {
-        return Ok((Vec::new(), "none", 1.0));
+        return Ok((Vec::new(), Matched::Nothing, 1.0));
     }
     // In the transcript table, very common terms select nothing and cost the
     // most: match on the rarer terms when there are any.
@@ -157,13 +193,13 @@ fn keyword_candidates(
     } else {
         q.select(&rare)
     };
-    let rounds: [(Round, &'static str, f64, &str); 4] = [
-        (Round::All, "all-terms", 1.0, "1.0, 0.0, 0.0"),
-        (Round::Most, "most-terms", 1.0, "1.0, 0.0, 0.0"),
-        (Round::Any, "any-term", 1.0, "1.0, 0.0, 0.0"),
+    let rounds: [(Round, Matched, f64, &str); 4] = [
+        (Round::All, Matched::AllTerms, 1.0, "1.0, 0.0, 0.0"),
+        (Round::Most, Matched::MostTerms, 1.0, "1.0, 0.0, 0.0"),
+        (Round::Any, Matched::AnyTerm, 1.0, "1.0, 0.0, 0.0"),
         (
             Round::Unigram,
-            "single-character",
+            Matched::SingleCharacter,
             UNIGRAM_WEIGHT,
             "0.0, 1.0, 0.0",
         ),
@@ -194,7 +230,7 @@ fn keyword_candidates(
             return Ok((raw, name, weight));
         }
     }
-    Ok((Vec::new(), "none", 1.0))
+    Ok((Vec::new(), Matched::Nothing, 1.0))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -194,7 +194,7 @@ pub struct Config {
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(default)]
 pub struct EmbeddingsConfig {
-    pub provider: String,
+    pub provider: Provider,
     pub model: String,
     pub download_url: String,
     pub vector_weight: f64,
@@ -206,7 +206,7 @@ pub struct EmbeddingsConfig {
 impl Default for EmbeddingsConfig {
     fn default() -> Self {
         EmbeddingsConfig {
-            provider: "auto".into(),
+            provider: Provider::Auto,
             model: "minishlab/potion-multilingual-128M".into(),
             download_url: "https://huggingface.co".into(),
             vector_weight: 0.6,
@@ -217,8 +217,30 @@ impl Default for EmbeddingsConfig {
     }
 }
 
-/// The values `embeddings.provider` accepts.
-pub const PROVIDERS: [&str; 4] = ["auto", "none", "local", "openai-compatible"];
+/// `embeddings.provider`: where vectors come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Provider {
+    /// The local model when it is installed, else keyword search only.
+    Auto,
+    /// Keyword search only.
+    None,
+    /// The local model, downloaded on the first `pms index` that needs it.
+    Local,
+    /// Any server with an OpenAI-style `/embeddings` endpoint.
+    OpenaiCompatible,
+}
+
+impl Provider {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provider::Auto => "auto",
+            Provider::None => "none",
+            Provider::Local => "local",
+            Provider::OpenaiCompatible => "openai-compatible",
+        }
+    }
+}
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(default)]
@@ -381,14 +403,6 @@ impl Config {
                 self.search.structured_weight.to_string(),
                 "must be above 0",
                 "use 1.0 for no preference, more to favour knowledge files",
-            );
-        }
-        if !PROVIDERS.contains(&self.embeddings.provider.as_str()) {
-            return bad(
-                "embeddings.provider",
-                format!("{:?}", self.embeddings.provider),
-                "is not a known provider",
-                "use \"auto\", \"none\", \"local\" or \"openai-compatible\"",
             );
         }
         if !(0.0..=1.0).contains(&self.embeddings.vector_weight) {
