@@ -121,7 +121,7 @@ fn main() {
     let mut cfg = f.cfg.clone();
     cfg.index.transcript_roots = vec![history.display().to_string()];
     let mut conn = db::open_rw(&f.ws.db_path()).unwrap();
-    indexer::run(&mut conn, &f.ws, &f.env, &cfg, &indexer::Quiet).unwrap();
+    indexer::run(&mut conn, &f.ws, &f.env, &cfg, &pms::progress::Quiet).unwrap();
     let rules = pms::lessons::all_rules(&f.ws);
     pms::lessons::store::write_index(&f.ws, &rules).unwrap();
     let chunks: i64 = conn

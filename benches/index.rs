@@ -64,7 +64,14 @@ fn full_index(fixture: &retrieval::Fixture, cfg: &Config, db_path: &Path, label:
     db::remove(db_path).unwrap();
     let t = Instant::now();
     let mut conn = db::open_rw(db_path).unwrap();
-    let r = indexer::run(&mut conn, &fixture.ws, &fixture.env, cfg, &indexer::Quiet).unwrap();
+    let r = indexer::run(
+        &mut conn,
+        &fixture.ws,
+        &fixture.env,
+        cfg,
+        &pms::progress::Quiet,
+    )
+    .unwrap();
     let secs = t.elapsed().as_secs_f64();
     let (chunks, text): (i64, i64) = conn
         .query_row(
@@ -115,8 +122,14 @@ fn main() {
         for _ in 0..7 {
             let t = Instant::now();
             let mut conn = db::open_rw(&db_path).unwrap();
-            let r =
-                indexer::run(&mut conn, &fixture.ws, &fixture.env, &cfg, &indexer::Quiet).unwrap();
+            let r = indexer::run(
+                &mut conn,
+                &fixture.ws,
+                &fixture.env,
+                &cfg,
+                &pms::progress::Quiet,
+            )
+            .unwrap();
             noop.push(t.elapsed());
             assert_eq!(r.files_indexed + r.files_appended, 0);
         }
@@ -131,8 +144,14 @@ fn main() {
             corpus::append(&big, 100 * 1024, 1000 + i);
             let t = Instant::now();
             let mut conn = db::open_rw(&db_path).unwrap();
-            let r =
-                indexer::run(&mut conn, &fixture.ws, &fixture.env, &cfg, &indexer::Quiet).unwrap();
+            let r = indexer::run(
+                &mut conn,
+                &fixture.ws,
+                &fixture.env,
+                &cfg,
+                &pms::progress::Quiet,
+            )
+            .unwrap();
             app.push(t.elapsed());
             assert_eq!(r.files_appended, 1);
         }

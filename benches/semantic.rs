@@ -133,7 +133,7 @@ fn main() {
     ];
     let db_path = f.dir.path().join("bench.db");
     let mut conn = db::open_rw(&db_path).unwrap();
-    indexer::run(&mut conn, &f.ws, &f.env, &cfg, &indexer::Quiet).unwrap();
+    indexer::run(&mut conn, &f.ws, &f.env, &cfg, &pms::progress::Quiet).unwrap();
     let size_before = std::fs::metadata(&db_path).unwrap().len();
     let r = vectors::embed_missing(&mut conn, &model, &pms::progress::Quiet).unwrap();
     conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -151,7 +151,7 @@ pub struct UninstallArgs {
 #[derive(Debug, Args)]
 pub struct IndexArgs {
     /// Rebuild the whole index from scratch
-    #[arg(long)]
+    #[arg(long, conflicts_with = "paths")]
     pub full: bool,
     /// No progress bar, no summary (for hooks and scripts)
     #[arg(long, short = 'q')]

@@ -20,5 +20,6 @@ pub mod mcp;
 pub mod progress;
 pub mod search;
 pub mod upgrade;
+pub mod upkeep;
 pub mod verify;
 pub mod workspace;

@@ -1,12 +1,27 @@
-//! How a long step that counts up to a known total (a model download in
-//! bytes, an embedding pass in chunks) reports its progress without knowing
-//! who watches: `pms index` and `pms embeddings` draw an indicatif bar; tests,
-//! benchmarks and background runs pass [`Quiet`].
+//! How a long step reports its progress without knowing who watches: the
+//! indexing pass (files and bytes), a model download (bytes) and the
+//! embedding pass (chunks). `pms index` and `pms embeddings` draw indicatif
+//! bars; tests, benchmarks, the hooks' background runs and the MCP server
+//! pass [`Quiet`].
+
+/// What is being counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Files to read, and their bytes; `advance` counts bytes, one call per file.
+    Indexing { files: u64, bytes: u64 },
+    /// A model's files, in bytes.
+    Downloading { bytes: u64 },
+    /// Chunks to embed.
+    Embedding { chunks: u64 },
+}
 
 pub trait Progress {
-    fn start(&self, _total: u64) {}
+    fn start(&self, _step: Step) {}
     fn advance(&self, _done: u64) {}
     fn finish(&self) {}
+    /// Something a person watching should know ("the index was unusable;
+    /// rebuilding it"). Silent by default.
+    fn note(&self, _message: &str) {}
 }
 
 /// No progress display.

@@ -10,7 +10,7 @@ use crate::cli::{EmbeddingsAction, EmbeddingsArgs};
 use crate::context::Context;
 use crate::embed::download::{self, Installed};
 use crate::embed::{Plan, model_dir};
-use crate::index::{db, vectors};
+use crate::index::{db, stats, vectors};
 use crate::workspace::config::Provider;
 
 pub fn run(args: &EmbeddingsArgs) -> Result<ExitCode> {
@@ -26,15 +26,14 @@ fn status(args: &EmbeddingsArgs) -> Result<ExitCode> {
     let plan = Plan::resolve(cfg, &ctx.env);
     let dir = model_dir(&ctx.env, &cfg.model);
     let installed = Installed::load(&dir);
-    let (chunks, with_vectors, stored) = match db::open_ro(&ctx.ws.db_path()) {
+    let (counts, stored) = match db::open_ro(&ctx.ws.db_path()) {
         Ok(c) => (
-            c.query_row("SELECT count(*) FROM chunks", [], |r| r.get::<_, i64>(0))
-                .unwrap_or(0),
-            vectors::count(&c).unwrap_or(0),
+            stats::counts(&c).unwrap_or_default(),
             vectors::stored_model(&c),
         ),
-        Err(_) => (0, 0, None),
+        Err(_) => (stats::Counts::default(), None),
     };
+    let (chunks, with_vectors) = (counts.chunks, counts.vectors);
     if args.json {
         let v = json!({
             "provider": cfg.provider.as_str(),
@@ -108,8 +107,8 @@ fn install(args: &EmbeddingsArgs, from: Option<&std::path::Path>) -> Result<Exit
                 cfg.download_url,
                 ctx.env.display(&dir)
             );
-            let bar = super::index::CountBar::bytes();
-            download::install(&cfg.download_url, &cfg.model, &dir, &bar)?
+            let bars = super::index::Bars::default();
+            download::install(&cfg.download_url, &cfg.model, &dir, &bars)?
         }
     };
     let mb = installed.files.iter().map(|f| f.size).sum::<u64>() as f64 / 1e6;

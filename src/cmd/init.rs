@@ -15,6 +15,7 @@ use crate::cli::{InitArgs, ScopeArg};
 use crate::context::Context;
 use crate::env::{self, HostEnv};
 use crate::install::{self, InitOptions, Scope};
+use crate::upkeep::{self, IndexLock, ModelDownload};
 use crate::workspace::domains::{self, DomainSpec};
 use crate::workspace::scaffold::Answers;
 
@@ -223,9 +224,9 @@ fn bootstrap_index(asker: &Asker, env: &HostEnv, ws_root: &Path, skip: bool) -> 
         println!("  Skipped indexing; run `pms index` any time.");
         return Ok(());
     }
-    let lock = crate::durable::lock_exclusive(&ctx.ws.state_dir().join("index.lock"))?;
-    let bar = super::index::Bar::new();
-    let outcome = super::index::index_now(&ctx, &bar, true, false)?;
+    let lock = IndexLock::wait(&ctx.ws)?;
+    let bars = super::index::Bars::default();
+    let outcome = upkeep::index_now(&ctx, &lock, &bars, ModelDownload::Never)?;
     drop(lock);
     println!();
     super::index::print_report(&outcome.report, &outcome.stats);

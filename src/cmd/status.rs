@@ -9,7 +9,7 @@ use crate::claude::json_file::JsonFile;
 use crate::claude::{mcp_registration as mcp, settings};
 use crate::cli::StatusArgs;
 use crate::context::Context;
-use crate::index::db;
+use crate::index::{db, stats};
 use crate::install::InstallRecord;
 use crate::lessons::{self, pending};
 
@@ -22,17 +22,18 @@ pub fn run(args: &StatusArgs) -> Result<ExitCode> {
         .map(|f| settings::installed_handlers(&f.doc).len())
         .unwrap_or(0);
     let mcp_ok = mcp::read_entry(&env.claude_json).ok().flatten().is_some();
-    let (chunks, files, last_index, vectors) = match db::open_ro(&ws.db_path()) {
+    let (counts, last_index) = match db::open_ro(&ws.db_path()) {
         Ok(c) => (
-            c.query_row("SELECT COUNT(*) FROM chunks", [], |r| r.get::<_, i64>(0))
-                .unwrap_or(0),
-            c.query_row("SELECT COUNT(*) FROM files", [], |r| r.get::<_, i64>(0))
-                .unwrap_or(0),
+            stats::counts(&c).unwrap_or_default(),
             db::get_meta(&c, "last_index"),
-            crate::index::vectors::count(&c).unwrap_or(0),
         ),
-        Err(_) => (0, 0, None, 0),
+        Err(_) => (stats::Counts::default(), None),
     };
+    let stats::Counts {
+        files,
+        chunks,
+        vectors,
+    } = counts;
     let semantic = crate::embed::Plan::resolve(&ctx.cfg.embeddings, env);
     let db_bytes = std::fs::metadata(ws.db_path())
         .map(|m| m.len())

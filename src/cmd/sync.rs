@@ -18,16 +18,17 @@ use anyhow::Result;
 
 use crate::cli::SyncArgs;
 use crate::context::Context;
-use crate::durable;
 use crate::hooks::session_end::merge_state;
 use crate::hooks::state::SessionState;
 use crate::hooks::summary;
 use crate::index::indexer::{self, transcript_roots};
 use crate::lessons::{self, pending};
+use crate::progress::Quiet;
+use crate::upkeep::{self, IndexLock, ModelDownload};
 
 pub fn run(args: &SyncArgs) -> Result<ExitCode> {
     let ctx = Context::open(args.ws.workspace.as_deref())?;
-    let Some(_lock) = durable::try_lock_exclusive(&ctx.ws.state_dir().join("index.lock"))? else {
+    let Some(lock) = IndexLock::try_acquire(&ctx.ws)? else {
         return Ok(ExitCode::SUCCESS);
     };
     let recovered = recover(&ctx, args.exclude_session.as_deref());
@@ -38,7 +39,7 @@ pub fn run(args: &SyncArgs) -> Result<ExitCode> {
             &format!("recovering summaries: {e:#}"),
         );
     }
-    super::index::index_now(&ctx, &indexer::Quiet, false, false)?;
+    upkeep::index_now(&ctx, &lock, &Quiet, ModelDownload::Never)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -19,7 +19,7 @@ use sha1::Digest as _;
 
 use super::EmbedError;
 use super::local::{self, FILES};
-use crate::progress::Progress;
+use crate::progress::{Progress, Step};
 
 /// `pms-model.json`, written beside the model files: where they came from
 /// and what they hash to, for `pms verify` and `pms embeddings status`.
@@ -150,7 +150,7 @@ pub fn install(
 
     let staging = staging_dir(dest)?;
     let result = (|| {
-        progress.start(total);
+        progress.start(Step::Downloading { bytes: total });
         let mut files = Vec::new();
         for entry in &wanted {
             let url = format!("{base}/{model}/resolve/main/{}", entry.path);

@@ -24,6 +24,7 @@ use super::redact::redact;
 use super::text::{index_body, index_unigrams};
 use crate::claude::transcript::{self, ReadOptions, Turn};
 use crate::env::HostEnv;
+use crate::progress::{Progress, Quiet, Step};
 use crate::workspace::Workspace;
 use crate::workspace::config::Config;
 
@@ -52,17 +53,6 @@ impl Source {
         }
     }
 }
-
-/// Told about progress (the CLI draws an indicatif bar; tests ignore it).
-pub trait Progress {
-    fn start(&self, _files: u64, _bytes: u64) {}
-    fn advance(&self, _bytes: u64, _label: &str) {}
-    fn finish(&self) {}
-}
-
-/// No progress display.
-pub struct Quiet;
-impl Progress for Quiet {}
 
 /// What a run did.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -240,7 +230,10 @@ fn sync(
             _ => f.size,
         })
         .sum();
-    progress.start(work.len() as u64, total_bytes);
+    progress.start(Step::Indexing {
+        files: work.len() as u64,
+        bytes: total_bytes,
+    });
     // Commit in batches of about 32 MB read: each commit flushes FTS5's
     // pending terms into a new segment, and thousands of tiny segments cost
     // more to merge than the commits save.
@@ -267,7 +260,7 @@ fn sync(
         report.chunks_written += outcome.chunks;
         report.bytes_read += outcome.bytes;
         report.malformed_lines += outcome.malformed;
-        progress.advance(outcome.bytes, &f.uri);
+        progress.advance(outcome.bytes);
     }
     fts.write(&tx)?;
     tx.commit()?;
@@ -910,33 +903,6 @@ fn split_long(text: &str, cap: usize) -> Vec<&str> {
         out.push(rest);
     }
     out
-}
-
-/// Facts about the indexed Claude Code history, for init's bootstrap report.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct HistoryStats {
-    pub sessions: i64,
-    pub projects: i64,
-    pub first: Option<String>,
-    pub last: Option<String>,
-    pub chunks: i64,
-}
-
-pub fn history_stats(conn: &Connection) -> rusqlite::Result<HistoryStats> {
-    let (sessions, projects, first, last) = conn.query_row(
-        "SELECT COUNT(*), COUNT(DISTINCT project), MIN(first_ts), MAX(last_ts) FROM files
-         WHERE source = 'transcript' AND uri NOT LIKE '%/subagents/%'",
-        [],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-    )?;
-    let chunks = conn.query_row("SELECT COUNT(*) FROM chunks", [], |r| r.get(0))?;
-    Ok(HistoryStats {
-        sessions,
-        projects,
-        first,
-        last,
-        chunks,
-    })
 }
 
 #[cfg(test)]

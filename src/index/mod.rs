@@ -2,11 +2,12 @@
 //! (workspace knowledge, session summaries, Claude Code transcripts).
 //! `db` owns the schema, `text` the CJK-aware tokenising, `chunk` the
 //! markdown chunking, `redact` the secret scrubbing, `indexer` the
-//! incremental sync, `vectors` the chunk embeddings for semantic recall.
+//! incremental sync, `stats` the counts others report, `vectors` the chunk embeddings for semantic recall.
 
 pub mod chunk;
 pub mod db;
 pub mod indexer;
 pub mod redact;
+pub mod stats;
 pub mod text;
 pub mod vectors;

@@ -17,7 +17,7 @@ use std::time::Instant;
 use rusqlite::{Connection, params};
 
 use crate::embed::{EmbedError, Embedder};
-use crate::progress::Progress;
+use crate::progress::{Progress, Step};
 
 /// Chunks embedded per provider call and per transaction.
 const BATCH: usize = 256;
@@ -96,7 +96,9 @@ pub fn embed_missing(
         report.cleared = clear(conn)?;
         super::db::set_meta(conn, "embedding_model", embedder.id())?;
     }
-    progress.start(missing(conn)? as u64);
+    progress.start(Step::Embedding {
+        chunks: missing(conn)? as u64,
+    });
     let mut after = 0i64;
     loop {
         let batch: Vec<(i64, String)> = {

@@ -13,7 +13,7 @@ use crate::claude::json_file::JsonFile;
 use crate::claude::mcp_registration as mcp;
 use crate::claude::settings::{self, HOOK_EVENTS};
 use crate::env::HostEnv;
-use crate::index::db;
+use crate::index::{db, stats};
 use crate::install::InstallRecord;
 use crate::lessons;
 use crate::workspace::config::{self, Config};
@@ -410,9 +410,7 @@ fn index(ws: &Workspace, env: &HostEnv) -> Vec<Check> {
     });
     out.push(match (integrity.as_str(), fts) {
         ("ok", Ok(())) => {
-            let chunks: i64 = conn
-                .query_row("SELECT COUNT(*) FROM chunks", [], |r| r.get(0))
-                .unwrap_or(0);
+            let chunks = stats::counts(&conn).map(|c| c.chunks).unwrap_or(0);
             Check::ok(
                 "index",
                 format!(
@@ -570,10 +568,11 @@ fn embeddings(ws: &Workspace, env: &HostEnv) -> Vec<Check> {
     let Ok(conn) = db::open_ro(&ws.db_path()) else {
         return out;
     };
-    let chunks: i64 = conn
-        .query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))
-        .unwrap_or(0);
-    let with = crate::index::vectors::count(&conn).unwrap_or(0);
+    let stats::Counts {
+        chunks,
+        vectors: with,
+        ..
+    } = stats::counts(&conn).unwrap_or_default();
     let stored = crate::index::vectors::stored_model(&conn);
     out.push(if stored.as_deref() != Some(id.as_str()) && chunks > 0 {
         Check::warn(

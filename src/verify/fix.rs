@@ -13,8 +13,8 @@ use super::{Check, Fix};
 use crate::claude::json_file::JsonFile;
 use crate::claude::{mcp_registration as mcp, settings};
 use crate::context::Context;
-use crate::index::db;
-use crate::index::indexer;
+use crate::progress::Quiet;
+use crate::upkeep::{self, IndexLock, ModelDownload};
 use crate::workspace::scaffold::{self, Answers, FileAction, FileClass};
 use crate::workspace::{Workspace, config, markers, templates};
 
@@ -68,13 +68,15 @@ pub fn apply(ctx: &Context, checks: &[Check]) -> Result<Vec<String>> {
         )?;
         done.push("registered the `pms` MCP server".into());
     }
-    if has(Fix::RebuildIndex) {
-        db::remove(&ws.db_path()).context("removing the index")?;
-        crate::cmd::index::index_now(ctx, &indexer::Quiet, false, false)?;
-        done.push("rebuilt the search index".into());
-    } else if has(Fix::Reindex) {
-        crate::cmd::index::index_now(ctx, &indexer::Quiet, false, false)?;
-        done.push("updated the search index".into());
+    if has(Fix::RebuildIndex) || has(Fix::Reindex) {
+        let lock = IndexLock::wait(ws)?;
+        if has(Fix::RebuildIndex) {
+            upkeep::rebuild(ctx, &lock, &Quiet, ModelDownload::Never)?;
+            done.push("rebuilt the search index".into());
+        } else {
+            upkeep::index_now(ctx, &lock, &Quiet, ModelDownload::Never)?;
+            done.push("updated the search index".into());
+        }
     }
     if has(Fix::RefreshLessons) && !has(Fix::Reindex) && !has(Fix::RebuildIndex) {
         crate::lessons::store::refresh_index(ws);

@@ -120,7 +120,7 @@ fn write_corpus(ws_root: &Path, transcripts: &Path) {
 /// Indexes the fixture; returns the open database.
 pub fn index(f: &Fixture) -> rusqlite::Connection {
     let mut conn = db::open_rw(&f.ws.db_path()).unwrap();
-    indexer::run(&mut conn, &f.ws, &f.env, &f.cfg, &indexer::Quiet).unwrap();
+    indexer::run(&mut conn, &f.ws, &f.env, &f.cfg, &pms::progress::Quiet).unwrap();
     conn
 }
 

@@ -1,0 +1,211 @@
+//! Keeping the derived data in step with the files: the search index, its
+//! vectors and the lessons index. One home for what `pms index`, `pms sync`,
+//! `pms init`'s first run, `verify --fix` and the hooks' background runs do.
+//!
+//! Only one run writes the index at a time. A caller takes an
+//! [`IndexLock`] first (or finds another run holding it and leaves); the
+//! functions here take the lock by reference, so none of them can run
+//! without it.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use rusqlite::Connection;
+
+use crate::context::Context;
+use crate::durable;
+use crate::embed::{Plan, download};
+use crate::index::indexer::{self, IndexReport};
+use crate::index::stats::{self, HistoryStats};
+use crate::index::{db, vectors};
+use crate::progress::Progress;
+use crate::workspace::Workspace;
+use crate::workspace::config::Provider;
+
+/// Held while the index is written (`.pms/index.lock`).
+pub struct IndexLock(#[allow(dead_code)] durable::FileLock);
+
+impl IndexLock {
+    fn path(ws: &Workspace) -> PathBuf {
+        ws.state_dir().join("index.lock")
+    }
+
+    /// The lock, or None when another run holds it.
+    pub fn try_acquire(ws: &Workspace) -> Result<Option<IndexLock>> {
+        Ok(durable::try_lock_exclusive(&Self::path(ws))?.map(IndexLock))
+    }
+
+    /// The lock, waiting for another run to finish.
+    pub fn wait(ws: &Workspace) -> Result<IndexLock> {
+        Ok(IndexLock(durable::lock_exclusive(&Self::path(ws))?))
+    }
+}
+
+/// Whether an index run may download the local embedding model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelDownload {
+    /// When `embeddings.provider = "local"` names a model that is not
+    /// installed yet: its first use, by a person running `pms index`.
+    IfChosen,
+    /// Background runs never download.
+    Never,
+}
+
+/// What one index run did.
+pub struct IndexOutcome {
+    pub report: IndexReport,
+    pub stats: HistoryStats,
+    pub vectors: VectorOutcome,
+}
+
+/// What the embedding pass did.
+#[derive(Debug, Default)]
+pub struct VectorOutcome {
+    /// The provider, or why there is none.
+    pub provider: String,
+    /// True when search is keyword only (no provider in use).
+    pub keyword_only: bool,
+    pub embedded: usize,
+    pub elapsed_ms: u128,
+    /// A provider that failed: the keyword index is complete regardless.
+    pub error: Option<String>,
+}
+
+/// Opens the index (rebuilding a file SQLite cannot use), brings it in
+/// step with every file, embeds the new chunks and rewrites the lessons
+/// index.
+pub fn index_now(
+    ctx: &Context,
+    _lock: &IndexLock,
+    progress: &dyn Progress,
+    download: ModelDownload,
+) -> Result<IndexOutcome> {
+    let mut conn = open_or_rebuild(&ctx.ws.db_path(), progress)?;
+    let report = indexer::run(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, progress)?;
+    crate::lessons::store::refresh_index(&ctx.ws);
+    finish(ctx, conn, report, progress, download)
+}
+
+/// [`index_now`] from an empty index (`pms index --full`, a corrupt index
+/// repaired by `verify --fix`).
+pub fn rebuild(
+    ctx: &Context,
+    lock: &IndexLock,
+    progress: &dyn Progress,
+    download: ModelDownload,
+) -> Result<IndexOutcome> {
+    db::remove(&ctx.ws.db_path())?;
+    index_now(ctx, lock, progress, download)
+}
+
+/// Syncs only `paths` (what a hook knows has changed) and embeds what they
+/// added; nothing is discovered, deleted or downloaded.
+pub fn index_paths(ctx: &Context, _lock: &IndexLock, paths: &[PathBuf]) -> Result<IndexOutcome> {
+    let mut conn = db::open_rw(&ctx.ws.db_path())?;
+    let report = indexer::run_paths(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, paths)?;
+    finish(
+        ctx,
+        conn,
+        report,
+        &crate::progress::Quiet,
+        ModelDownload::Never,
+    )
+}
+
+fn finish(
+    ctx: &Context,
+    mut conn: Connection,
+    report: IndexReport,
+    progress: &dyn Progress,
+    download: ModelDownload,
+) -> Result<IndexOutcome> {
+    let vectors = embed_missing(ctx, &mut conn, progress, download);
+    let stats = stats::history(&conn)?;
+    Ok(IndexOutcome {
+        report,
+        stats,
+        vectors,
+    })
+}
+
+fn open_or_rebuild(db_path: &Path, progress: &dyn Progress) -> Result<Connection> {
+    match db::open_rw(db_path) {
+        Ok(c) => Ok(c),
+        Err(db::DbError::Corrupt { cause, .. }) => {
+            // Derived data: rebuild rather than make the user do it.
+            progress.note(&format!(
+                "The index at {} was unusable ({cause}); rebuilding it.",
+                db_path.display()
+            ));
+            db::remove(db_path)?;
+            Ok(db::open_rw(db_path)?)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Embeds the chunks that have no vector. Failures are reported in the
+/// outcome, not raised: the keyword index is already complete and usable.
+fn embed_missing(
+    ctx: &Context,
+    conn: &mut Connection,
+    progress: &dyn Progress,
+    download: ModelDownload,
+) -> VectorOutcome {
+    let cfg = &ctx.cfg.embeddings;
+    if cfg.provider == Provider::None {
+        // Switched off: vectors nobody will read are only weight.
+        let _ = vectors::clear(conn);
+    }
+    let mut plan = Plan::resolve(cfg, &ctx.env);
+    if let Plan::Local {
+        model,
+        dir,
+        installed: false,
+    } = &plan
+        && download == ModelDownload::IfChosen
+    {
+        progress.note(&format!(
+            "Downloading the embedding model {model} (once) from {}...",
+            cfg.download_url
+        ));
+        if let Err(e) = download::install(&cfg.download_url, model, dir, progress) {
+            return VectorOutcome {
+                provider: plan.describe(&ctx.env),
+                error: Some(e.to_string()),
+                ..VectorOutcome::default()
+            };
+        }
+        plan = Plan::resolve(cfg, &ctx.env);
+    }
+    let mut out = VectorOutcome {
+        provider: plan.describe(&ctx.env),
+        keyword_only: matches!(plan, Plan::Off(_)),
+        ..VectorOutcome::default()
+    };
+    let embedder = match plan {
+        Plan::Off(_) => return out,
+        Plan::Local {
+            installed: false, ..
+        } => {
+            out.error =
+                Some("the local model is not installed: run `pms embeddings install`".into());
+            return out;
+        }
+        _ => match plan.load() {
+            Ok(e) => e,
+            Err(e) => {
+                out.error = Some(e);
+                return out;
+            }
+        },
+    };
+    match vectors::embed_missing(conn, embedder.as_ref(), progress) {
+        Ok(r) => {
+            out.embedded = r.chunks;
+            out.elapsed_ms = r.elapsed_ms;
+        }
+        Err(e) => out.error = Some(e.to_string()),
+    }
+    out
+}
