@@ -211,7 +211,8 @@ fn bootstrap_index(asker: &Asker, env: &HostEnv, ws_root: &Path, skip: bool) -> 
     }
     let ctx = Context::for_workspace(env.clone(), crate::workspace::Workspace::new(ws_root));
     let roots = crate::index::indexer::transcript_roots(&ctx.env, &ctx.cfg);
-    let (files, bytes) = count_jsonl(&roots);
+    let found = crate::index::discover::transcripts(&roots);
+    let (files, bytes) = (found.len(), found.iter().map(|f| f.size).sum::<u64>());
     let question = if files == 0 {
         "Build the search index of your workspace now?".to_string()
     } else {
@@ -231,30 +232,6 @@ fn bootstrap_index(asker: &Asker, env: &HostEnv, ws_root: &Path, skip: bool) -> 
     println!();
     super::index::print_report(&outcome.report, &outcome.stats);
     Ok(())
-}
-
-/// Transcript files and their total size under the roots (a quick look,
-/// for the question before indexing).
-fn count_jsonl(roots: &[PathBuf]) -> (u64, u64) {
-    fn walk(dir: &Path, depth: usize, acc: &mut (u64, u64)) {
-        let Ok(rd) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in rd.flatten() {
-            let Ok(ft) = e.file_type() else { continue };
-            if ft.is_dir() && depth < 4 {
-                walk(&e.path(), depth + 1, acc);
-            } else if ft.is_file() && e.file_name().to_string_lossy().ends_with(".jsonl") {
-                acc.0 += 1;
-                acc.1 += e.metadata().map(|m| m.len()).unwrap_or(0);
-            }
-        }
-    }
-    let mut acc = (0, 0);
-    for r in roots {
-        walk(r, 0, &mut acc);
-    }
-    acc
 }
 
 /// Asks a question when interactive; otherwise takes the flag or the default.

@@ -21,6 +21,7 @@ use crate::context::Context;
 use crate::hooks::session_end::merge_state;
 use crate::hooks::state::SessionState;
 use crate::hooks::summary;
+use crate::index::discover;
 use crate::index::indexer::{self, transcript_roots};
 use crate::lessons::{self, pending};
 use crate::progress::Quiet;
@@ -105,27 +106,14 @@ fn summarised_sessions(dir: &Path) -> HashSet<String> {
 
 /// Main-session transcripts (not subagents) modified within `window`.
 fn recent_transcripts(roots: &[PathBuf], now: SystemTime, window: Duration) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for root in roots {
-        let Ok(projects) = std::fs::read_dir(root) else {
-            continue;
-        };
-        for project in projects.flatten() {
-            let Ok(files) = std::fs::read_dir(project.path()) else {
-                continue;
-            };
-            for f in files.flatten() {
-                let p = f.path();
-                let recent = f
-                    .metadata()
-                    .and_then(|m| m.modified())
-                    .map(|t| now.duration_since(t).unwrap_or_default() <= window)
-                    .unwrap_or(false);
-                if recent && p.extension().is_some_and(|x| x == "jsonl") {
-                    out.push(p);
-                }
-            }
-        }
-    }
-    out
+    let window_ns = window.as_nanos() as i64;
+    let now_ns = now
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0);
+    discover::transcripts(roots)
+        .into_iter()
+        .filter(|f| !f.subagent && now_ns - f.mtime_ns <= window_ns)
+        .map(|f| f.abs)
+        .collect()
 }

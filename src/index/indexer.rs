@@ -15,11 +15,12 @@ use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::time::{Instant, UNIX_EPOCH};
+use std::time::Instant;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::chunk::chunk_markdown;
+use super::discover::{self, Found};
 use super::redact::redact;
 use super::text::{index_body, index_unigrams};
 use crate::claude::transcript::{self, ReadOptions, Turn};
@@ -68,40 +69,6 @@ pub struct IndexReport {
     pub elapsed_ms: u128,
 }
 
-/// A file found on disk.
-#[derive(Debug, Clone)]
-struct Found {
-    uri: String,
-    abs: PathBuf,
-    source: Source,
-    project: String,
-    size: u64,
-    mtime_ns: i64,
-    subagent: bool,
-}
-
-impl Found {
-    /// A transcript under `root`: `<root>/<project folder>/<session>.jsonl`,
-    /// or deeper for a subagent's.
-    fn transcript(root: &Path, path: &Path, meta: &std::fs::Metadata) -> Option<Found> {
-        let rel = path
-            .strip_prefix(root)
-            .ok()?
-            .to_string_lossy()
-            .replace('\\', "/");
-        let project = rel.split('/').next()?.to_string();
-        Some(Found {
-            uri: format!("cc://{rel}"),
-            abs: path.to_path_buf(),
-            source: Source::Transcript,
-            subagent: rel.matches('/').count() > 1,
-            project,
-            size: meta.len(),
-            mtime_ns: mtime_ns(meta),
-        })
-    }
-}
-
 /// A file as the index last saw it.
 struct Stored {
     id: i64,
@@ -121,9 +88,6 @@ pub enum IndexError {
     Db(#[from] super::db::DbError),
 }
 
-/// Folder names never indexed inside the workspace.
-const SKIP_DIRS: [&str; 5] = [".pms", ".git", ".claude", "node_modules", "sessions"];
-
 /// Runs one indexing pass over everything.
 pub fn run(
     conn: &mut Connection,
@@ -132,8 +96,8 @@ pub fn run(
     cfg: &Config,
     progress: &dyn Progress,
 ) -> Result<IndexReport, IndexError> {
-    let mut found = discover_workspace(ws);
-    found.extend(discover_transcripts(&transcript_roots(env, cfg)));
+    let mut found = discover::workspace(ws);
+    found.extend(discover::transcripts(&transcript_roots(env, cfg)));
     let report = sync(conn, cfg, found, None, progress)?;
     crate::lessons::store::refresh_index(ws);
     Ok(report)
@@ -152,45 +116,12 @@ pub fn run_paths(
     let roots = transcript_roots(env, cfg);
     let mut found = Vec::new();
     for p in paths {
-        if let Some(f) = classify(ws, &roots, p) {
+        if let Some(f) = discover::classify(ws, &roots, p) {
             found.push(f);
         }
     }
     let uris: Vec<String> = found.iter().map(|f| f.uri.clone()).collect();
     sync(conn, cfg, found, Some(&uris), &Quiet)
-}
-
-/// A single file as the discovery walk would have found it.
-fn classify(ws: &Workspace, roots: &[PathBuf], path: &Path) -> Option<Found> {
-    let meta = std::fs::metadata(path).ok().filter(|m| m.is_file())?;
-    let name = path.file_name()?.to_string_lossy().into_owned();
-    if name.ends_with(".jsonl") {
-        return roots
-            .iter()
-            .find_map(|root| Found::transcript(root, path, &meta));
-    }
-    let uri = ws.relative(path)?;
-    if !name.ends_with(".md") || uri.starts_with(".pms/") {
-        return None;
-    }
-    let source = if uri.starts_with("sessions/") {
-        Source::Summary
-    } else {
-        Source::Knowledge
-    };
-    let project = match (source, uri.split_once('/')) {
-        (Source::Knowledge, Some((first, _))) => first.to_string(),
-        _ => String::new(),
-    };
-    Some(Found {
-        uri,
-        abs: path.to_path_buf(),
-        source,
-        project,
-        size: meta.len(),
-        mtime_ns: mtime_ns(&meta),
-        subagent: false,
-    })
 }
 
 /// Brings the index in step with `found`. With `only`, files not in `found`
@@ -382,127 +313,6 @@ fn load_stored(conn: &Connection) -> rusqlite::Result<HashMap<String, Stored>> {
         Ok((r.get::<_, String>(0)?, Stored::from_row(r, 1)?))
     })?;
     rows.collect()
-}
-
-fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
-    meta.modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map(|d| d.as_nanos() as i64)
-        .unwrap_or(0)
-}
-
-fn discover_workspace(ws: &Workspace) -> Vec<Found> {
-    let mut out = Vec::new();
-    walk_markdown(ws, &ws.root, 0, &mut out);
-    if let Ok(rd) = std::fs::read_dir(ws.sessions_dir()) {
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.extension().is_some_and(|x| x == "md")
-                && let Ok(meta) = e.metadata()
-                && meta.is_file()
-            {
-                out.push(Found {
-                    uri: format!("sessions/{}", e.file_name().to_string_lossy()),
-                    abs: p,
-                    source: Source::Summary,
-                    project: String::new(),
-                    size: meta.len(),
-                    mtime_ns: mtime_ns(&meta),
-                    subagent: false,
-                });
-            }
-        }
-    }
-    out
-}
-
-fn walk_markdown(ws: &Workspace, dir: &Path, depth: usize, out: &mut Vec<Found>) {
-    if depth > 12 {
-        return;
-    }
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let name = e.file_name();
-        let name = name.to_string_lossy();
-        let Ok(ft) = e.file_type() else { continue };
-        let p = e.path();
-        if ft.is_dir() {
-            if depth == 0 && SKIP_DIRS.contains(&name.as_ref()) || name.starts_with('.') {
-                continue;
-            }
-            walk_markdown(ws, &p, depth + 1, out);
-        } else if ft.is_file() && name.ends_with(".md") {
-            let Ok(meta) = e.metadata() else { continue };
-            let Some(uri) = ws.relative(&p) else { continue };
-            let project = match uri.split_once('/') {
-                Some((first, _)) => first.to_string(),
-                None => String::new(),
-            };
-            out.push(Found {
-                uri,
-                abs: p,
-                source: Source::Knowledge,
-                project,
-                size: meta.len(),
-                mtime_ns: mtime_ns(&meta),
-                subagent: false,
-            });
-        }
-    }
-}
-
-fn discover_transcripts(roots: &[PathBuf]) -> Vec<Found> {
-    let mut out = Vec::new();
-    let mut seen = HashSet::new();
-    for root in roots {
-        let Ok(projects) = std::fs::read_dir(root) else {
-            continue;
-        };
-        for project in projects.flatten() {
-            if !project.file_type().is_ok_and(|t| t.is_dir()) {
-                continue;
-            }
-            walk_jsonl(root, &project.path(), 0, &mut seen, &mut out);
-        }
-    }
-    out
-}
-
-fn walk_jsonl(
-    root: &Path,
-    dir: &Path,
-    depth: usize,
-    seen: &mut HashSet<String>,
-    out: &mut Vec<Found>,
-) {
-    if depth > 4 {
-        return;
-    }
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let Ok(ft) = e.file_type() else { continue };
-        let p = e.path();
-        let name = e.file_name();
-        let name = name.to_string_lossy();
-        if ft.is_dir() {
-            if name != "tool-results" && name != "memory" {
-                walk_jsonl(root, &p, depth + 1, seen, out);
-            }
-        } else if ft.is_file() && name.ends_with(".jsonl") {
-            let Ok(meta) = e.metadata() else { continue };
-            let Some(found) = Found::transcript(root, &p, &meta) else {
-                continue;
-            };
-            if seen.insert(found.uri.clone()) {
-                out.push(found); // else an earlier root has the same file
-            }
-        }
-    }
 }
 
 #[derive(Debug, PartialEq, Eq)]

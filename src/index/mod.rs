@@ -1,11 +1,12 @@
 //! The search index: one SQLite database with FTS5 over three sources
 //! (workspace knowledge, session summaries, Claude Code transcripts).
 //! `db` owns the schema, `text` the CJK-aware tokenising, `chunk` the
-//! markdown chunking, `redact` the secret scrubbing, `indexer` the
-//! incremental sync, `stats` the counts others report, `vectors` the chunk embeddings for semantic recall.
+//! markdown chunking, `redact` the secret scrubbing, `discover` which files are
+//! indexed, `indexer` the incremental sync, `stats` the counts others report, `vectors` the chunk embeddings for semantic recall.
 
 pub mod chunk;
 pub mod db;
+pub mod discover;
 pub mod indexer;
 pub mod redact;
 pub mod stats;

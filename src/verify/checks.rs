@@ -432,7 +432,7 @@ fn index(ws: &Workspace, env: &HostEnv) -> Vec<Check> {
     let last = db::get_meta(&conn, "last_index")
         .and_then(|t| chrono::DateTime::parse_from_rfc3339(&t).ok())
         .map(|t| t.with_timezone(&chrono::Utc));
-    let newer = changed_since(&ws.root, last);
+    let newer = changed_since(ws, last);
     let _ = env;
     out.push(match (last, newer) {
         (None, _) => Check::warn("index.fresh", "never indexed").fixable(Fix::Reindex),
@@ -449,34 +449,15 @@ fn index(ws: &Workspace, env: &HostEnv) -> Vec<Check> {
     out
 }
 
-/// Markdown files under `root` modified after `since`.
-fn changed_since(root: &Path, since: Option<chrono::DateTime<chrono::Utc>>) -> usize {
-    let Some(since) = since else { return 0 };
-    let since: std::time::SystemTime = since.into();
-    fn walk(dir: &Path, since: std::time::SystemTime, depth: usize) -> usize {
-        let Ok(rd) = std::fs::read_dir(dir) else {
-            return 0;
-        };
-        let mut n = 0;
-        for e in rd.flatten() {
-            let name = e.file_name();
-            if name.to_string_lossy().starts_with('.') {
-                continue;
-            }
-            let p = e.path();
-            if p.is_dir() && depth < 8 {
-                n += walk(&p, since, depth + 1);
-            } else if p.extension().is_some_and(|x| x == "md")
-                && e.metadata()
-                    .and_then(|m| m.modified())
-                    .is_ok_and(|t| t > since)
-            {
-                n += 1;
-            }
-        }
-        n
-    }
-    walk(root, since, 0)
+/// Indexed workspace files modified after `since`.
+fn changed_since(ws: &Workspace, since: Option<chrono::DateTime<chrono::Utc>>) -> usize {
+    let Some(since) = since.and_then(|t| t.timestamp_nanos_opt()) else {
+        return 0;
+    };
+    crate::index::discover::workspace(ws)
+        .iter()
+        .filter(|f| f.mtime_ns > since)
+        .count()
 }
 
 /// The embedding provider and the vectors in the index.
