@@ -280,7 +280,7 @@ fn claude_code_calls_memory_search_and_its_transcripts_index() {
     assert!(uris[0].starts_with("sessions/"), "{uris:?}");
     let summary = std::fs::read_to_string(home.workspace().join(uris[0])).unwrap();
     assert_eq!(
-        pms::index::indexer::summary_frontmatter(&summary)
+        pms::sessions::summary::SummaryMeta::parse(&summary)
             .transcript_ref
             .as_deref(),
         Some(conversation.as_str())
@@ -453,7 +453,7 @@ fn hooks_carry_lessons_workflows_and_staged_learnings_across_sessions() {
     assert!(!summaries.is_empty());
     for s in &summaries {
         let text = std::fs::read_to_string(s.path()).unwrap();
-        let r = pms::index::indexer::summary_frontmatter(&text)
+        let r = pms::sessions::summary::SummaryMeta::parse(&text)
             .transcript_ref
             .expect("transcript_ref");
         let rel = r.strip_prefix("cc://").unwrap();

@@ -303,7 +303,7 @@ fn pre_compact_writes_a_checkpoint_and_session_end_the_summary_and_learnings() {
         "the final summary replaces the checkpoint"
     );
     let text = std::fs::read_to_string(&summaries[0]).unwrap();
-    let meta = pms::index::indexer::summary_frontmatter(&text);
+    let meta = pms::sessions::summary::SummaryMeta::parse(&text);
     assert_eq!(
         meta.transcript_ref.as_deref(),
         Some("cc://-home-u-app/11111111-2222-3333-4444-555555555555.jsonl")

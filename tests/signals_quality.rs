@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use pms::hooks::signals::{self, KINDS};
+use pms::lessons::signals::{self, KINDS};
 use serde::Deserialize;
 
 #[derive(Deserialize)]

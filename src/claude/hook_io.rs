@@ -40,6 +40,20 @@ impl HookInput {
         }
     }
 
+    /// The session this event belongs to: the payload's id, else Claude
+    /// Code's environment variable, else "unknown".
+    pub fn session_id(&self) -> String {
+        self.session_id
+            .clone()
+            .or_else(|| std::env::var("CLAUDE_CODE_SESSION_ID").ok())
+            .unwrap_or_else(|| "unknown".into())
+    }
+
+    /// The payload's transcript path.
+    pub fn transcript(&self) -> Option<&std::path::Path> {
+        self.transcript_path.as_deref().map(std::path::Path::new)
+    }
+
     pub fn from_value(v: &Value) -> HookInput {
         let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
         HookInput {

@@ -9,14 +9,10 @@
 
 pub mod budget;
 pub mod layers;
-pub mod log;
 pub mod pre_compact;
 pub mod session_end;
 pub mod session_start;
-pub mod signals;
-pub mod state;
 pub mod stop;
-pub mod summary;
 pub mod user_prompt;
 
 use std::path::{Path, PathBuf};
@@ -27,32 +23,45 @@ use serde_json::Value;
 
 use crate::claude::hook_io::{self, HookInput};
 use crate::context::Context;
-use crate::env::HostEnv;
 use crate::workspace::Workspace;
-use crate::workspace::config::Config;
 
-/// What a hook needs: the parsed input, the workspace, its settings and the
-/// host paths.
-pub struct HookContext {
-    pub input: HookInput,
-    pub ws: Workspace,
-    pub env: HostEnv,
-    pub cfg: Config,
+/// The events pms handles, by their `pms hook <event>` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    SessionStart,
+    UserPrompt,
+    Stop,
+    PreCompact,
+    SessionEnd,
 }
 
-impl HookContext {
-    /// Notes a problem that did not stop the hook.
-    pub fn log(&self, event: &str, msg: &str) {
-        log::append(Some(&self.ws.root), event, msg);
+impl Event {
+    pub const ALL: [Event; 5] = [
+        Event::SessionStart,
+        Event::UserPrompt,
+        Event::Stop,
+        Event::PreCompact,
+        Event::SessionEnd,
+    ];
+
+    pub fn parse(name: &str) -> Option<Event> {
+        Event::ALL.into_iter().find(|e| e.as_str() == name)
     }
 
-    pub fn session_id(&self) -> String {
-        self.input
-            .session_id
-            .clone()
-            .or_else(|| std::env::var("CLAUDE_CODE_SESSION_ID").ok())
-            .unwrap_or_else(|| "unknown".into())
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Event::SessionStart => "session-start",
+            Event::UserPrompt => "user-prompt",
+            Event::Stop => "stop",
+            Event::PreCompact => "pre-compact",
+            Event::SessionEnd => "session-end",
+        }
     }
+}
+
+/// Notes a problem that did not stop a hook in the workspace's hook log.
+pub fn log(ctx: &Context, event: Event, msg: &str) {
+    crate::log::append(Some(&ctx.ws.root), event.as_str(), msg);
 }
 
 /// Runs the hook for `event` and writes its output, if any. Never fails.
@@ -74,7 +83,7 @@ pub fn run(event: &str, workspace: Option<&Path>) {
         Err(panic) => Some(format!("panic: {}", panic_message(&panic))),
     };
     if let Some(msg) = error {
-        log::append(workspace, event, &msg);
+        crate::log::append(workspace, event, &msg);
     }
 }
 
@@ -99,31 +108,23 @@ fn record_payload(event: &str, raw: &str) {
 }
 
 fn dispatch(event: &str, workspace: Option<&Path>, raw: &str) -> Result<Option<Value>> {
-    // A broken config.toml must not silence the memory: log it, use defaults.
-    let Context {
-        env,
-        ws,
-        cfg,
-        cfg_error,
-    } = Context::open_lenient(workspace)?;
-    if let Some(e) = cfg_error {
-        log::append(Some(&ws.root), event, &format!("{e} (using the defaults)"));
-    }
-    let ctx = HookContext {
-        input: HookInput::from_json(raw),
-        ws,
-        env,
-        cfg,
+    let Some(event) = Event::parse(event) else {
+        return Err(anyhow!(
+            "unknown hook event {event:?} (expected session-start, user-prompt, stop, pre-compact or session-end)"
+        ));
     };
+    let ctx = Context::open_lenient(workspace)?;
+    // A broken config.toml must not silence the memory: log it, use defaults.
+    if let Some(e) = &ctx.cfg_error {
+        log(&ctx, event, &format!("{e} (using the defaults)"));
+    }
+    let input = HookInput::from_json(raw);
     match event {
-        "session-start" => session_start::run(&ctx),
-        "user-prompt" => user_prompt::run(&ctx),
-        "stop" => stop::run(&ctx),
-        "pre-compact" => pre_compact::run(&ctx),
-        "session-end" => session_end::run(&ctx),
-        other => Err(anyhow!(
-            "unknown hook event {other:?} (expected session-start, user-prompt, stop, pre-compact or session-end)"
-        )),
+        Event::SessionStart => session_start::run(&ctx, &input),
+        Event::UserPrompt => user_prompt::run(&ctx, &input),
+        Event::Stop => stop::run(&ctx, &input),
+        Event::PreCompact => pre_compact::run(&ctx, &input),
+        Event::SessionEnd => session_end::run(&ctx, &input),
     }
 }
 
@@ -158,20 +159,10 @@ pub fn spawn_detached(ws: &Workspace, args: &[&str]) {
         .process_group(0)
         .spawn();
     if let Err(e) = result {
-        log::append(
+        crate::log::append(
             Some(&ws.root),
             "spawn",
             &format!("could not start `pms {}`: {e}", args.join(" ")),
         );
     }
-}
-
-/// The transcript a hook should read: the payload's path, or the one the
-/// session state remembers (some payloads leave it out), if the file exists.
-pub fn transcript_path(ctx: &HookContext, st: &state::SessionState) -> Option<PathBuf> {
-    [&ctx.input.transcript_path, &st.transcript_path]
-        .into_iter()
-        .flatten()
-        .map(PathBuf::from)
-        .find(|p| p.is_file())
 }

@@ -6,19 +6,21 @@
 use anyhow::Result;
 use serde_json::Value;
 
-use super::state::SessionState;
-use super::{HookContext, summary};
+use crate::claude::hook_io::HookInput;
+use crate::context::Context;
+use crate::sessions::state::SessionState;
+use crate::sessions::{merge_state, summary};
 
-pub fn run(ctx: &HookContext) -> Result<Option<Value>> {
-    let sid = ctx.session_id();
+pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
+    let sid = input.session_id();
     let mut st = SessionState::load(&ctx.ws, &sid);
-    let Some(path) = super::transcript_path(ctx, &st) else {
+    let Some(path) = st.transcript(input.transcript()) else {
         st.save(&ctx.ws)?;
         return Ok(None);
     };
     st.catch_up(&path);
     let mut facts = summary::facts_from_transcript(&path, &sid)?;
-    super::session_end::merge_state(&mut facts, &st);
+    merge_state(&mut facts, &st);
     summary::write(&ctx.ws, &facts)?;
     st.save(&ctx.ws)?;
     Ok(None)

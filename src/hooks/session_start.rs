@@ -14,26 +14,27 @@ use anyhow::Result;
 use serde_json::Value;
 
 use super::budget::{self, Section};
-use super::state::{self, SessionState};
-use super::{HookContext, layers};
-use crate::claude::hook_io;
+use super::{Event, layers};
+use crate::claude::hook_io::{self, HookInput};
+use crate::context::Context;
 use crate::lessons::{self, pending};
+use crate::sessions::state::{self, SessionState};
 
-pub fn run(ctx: &HookContext) -> Result<Option<Value>> {
-    let source = ctx.input.source.as_deref().unwrap_or("startup");
-    let sid = ctx.session_id();
+pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
+    let source = input.source.as_deref().unwrap_or("startup");
+    let sid = input.session_id();
     let mut st = SessionState::load(&ctx.ws, &sid);
     if st.started.is_none() {
         st.started = Some(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
     }
-    st.transcript_path = ctx.input.transcript_path.clone().or(st.transcript_path);
-    st.cwd = ctx.input.cwd.clone().or(st.cwd);
+    st.transcript_path = input.transcript_path.clone().or(st.transcript_path);
+    st.cwd = input.cwd.clone().or(st.cwd);
 
     let rules = lessons::all_rules(&ctx.ws);
     let waiting = match pending::load(&ctx.ws) {
         Ok(p) => p.items,
         Err(e) => {
-            ctx.log("session-start", &e.to_string());
+            super::log(ctx, Event::SessionStart, &e.to_string());
             Vec::new()
         }
     };
@@ -68,7 +69,11 @@ profile, style and standing instructions: follow them in this session."
     }
     let text = budget::pack(&header, &sections, ctx.cfg.hooks.budget_chars);
     if let Err(e) = st.save(&ctx.ws) {
-        ctx.log("session-start", &format!("saving session state: {e}"));
+        super::log(
+            ctx,
+            Event::SessionStart,
+            &format!("saving session state: {e}"),
+        );
     }
     state::prune(&ctx.ws);
     let mut args = vec!["sync", "--exclude-session"];
@@ -79,7 +84,7 @@ profile, style and standing instructions: follow them in this session."
 
 /// After compaction: the domain and workflow rules this session had loaded.
 fn reloaded_after_compaction(
-    ctx: &HookContext,
+    ctx: &Context,
     st: &SessionState,
     domains: &[crate::workspace::domains::DomainSpec],
 ) -> Vec<Section> {

@@ -5,18 +5,18 @@
 use anyhow::Result;
 use serde_json::Value;
 
-use super::HookContext;
-use super::state::SessionState;
+use crate::claude::hook_io::HookInput;
+use crate::context::Context;
+use crate::sessions::state::SessionState;
 
-pub fn run(ctx: &HookContext) -> Result<Option<Value>> {
-    let sid = ctx.session_id();
-    let mut st = SessionState::load(&ctx.ws, &sid);
+pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
+    let mut st = SessionState::load(&ctx.ws, &input.session_id());
     st.rounds += 1;
-    if let Some(p) = super::transcript_path(ctx, &st) {
+    if let Some(p) = st.transcript(input.transcript()) {
         st.catch_up(&p);
     }
     // The payload's message is current; the transcript may lag behind it.
-    if let Some(message) = &ctx.input.last_assistant_message {
+    if let Some(message) = &input.last_assistant_message {
         st.record_signals(message);
     }
     let n = ctx.cfg.hooks.heartbeat_rounds;

@@ -19,13 +19,14 @@ use anyhow::Result;
 use serde_json::Value;
 
 use super::budget::{self, Section};
-use super::state::SessionState;
-use super::{HookContext, layers};
-use crate::claude::hook_io;
+use super::{Event, layers};
+use crate::claude::hook_io::{self, HookInput};
+use crate::context::Context;
 use crate::lessons;
+use crate::sessions::state::SessionState;
 
-pub fn run(ctx: &HookContext) -> Result<Option<Value>> {
-    let prompt = ctx.input.prompt.as_deref().unwrap_or("").trim();
+pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
+    let prompt = input.prompt.as_deref().unwrap_or("").trim();
     let format = layers::format_rules(&ctx.ws);
     let trivial =
         weighted_len(prompt) < ctx.cfg.hooks.trivial_prompt_chars || prompt.starts_with('/');
@@ -33,7 +34,7 @@ pub fn run(ctx: &HookContext) -> Result<Option<Value>> {
     if trivial {
         return Ok(reply(&format, &sections, ctx.cfg.hooks.prompt_budget_chars));
     }
-    let sid = ctx.session_id();
+    let sid = input.session_id();
     let mut st = SessionState::load(&ctx.ws, &sid);
     let mut changed = false;
 
@@ -58,7 +59,7 @@ in one plain sentence so it can be staged for the user's confirmation.",
             sections.push(Section::new("Lessons that apply", body));
         }
         Ok(_) => {}
-        Err(e) => ctx.log("user-prompt", &format!("lesson matching: {e}")),
+        Err(e) => super::log(ctx, Event::UserPrompt, &format!("lesson matching: {e}")),
     }
 
     let specs = layers::domains(&ctx.ws);
@@ -90,7 +91,11 @@ in one plain sentence so it can be staged for the user's confirmation.",
     if (changed || loading)
         && let Err(e) = st.save(&ctx.ws)
     {
-        ctx.log("user-prompt", &format!("saving session state: {e}"));
+        super::log(
+            ctx,
+            Event::UserPrompt,
+            &format!("saving session state: {e}"),
+        );
     }
     // Loading a domain or workflow needs room for its rules.
     let budget = if loading {
@@ -125,7 +130,7 @@ pub struct Matched {
 }
 
 /// Lessons sharing enough key terms with `prompt`, best first.
-pub fn matching_lessons(ctx: &HookContext, prompt: &str) -> std::io::Result<Vec<Matched>> {
+pub fn matching_lessons(ctx: &Context, prompt: &str) -> std::io::Result<Vec<Matched>> {
     let index = match std::fs::read_to_string(ctx.ws.lessons_index_path()) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()), // built by the next sync

@@ -26,6 +26,7 @@ use super::text::{index_body, index_unigrams};
 use crate::claude::transcript::{self, ReadOptions, Turn};
 use crate::env::HostEnv;
 use crate::progress::{Progress, Quiet, Step};
+use crate::sessions::summary::SummaryMeta;
 use crate::workspace::Workspace;
 use crate::workspace::config::Config;
 
@@ -486,7 +487,7 @@ fn index_markdown(
     let file_id = upsert_file(tx, f, hash)?;
     tx.execute("DELETE FROM chunks WHERE file_id = ?1", [file_id])?;
     let meta = if f.source == Source::Summary {
-        summary_frontmatter(&text)
+        SummaryMeta::parse(&text)
     } else {
         SummaryMeta::default()
     };
@@ -526,41 +527,6 @@ fn index_markdown(
         bytes: bytes.len() as u64,
         malformed: 0,
     })
-}
-
-/// The fields of a session summary's frontmatter the index uses.
-#[derive(Debug, Default, Clone, PartialEq)]
-pub struct SummaryMeta {
-    pub session_id: Option<String>,
-    pub project: Option<String>,
-    pub transcript_ref: Option<String>,
-    pub end: Option<String>,
-}
-
-/// Reads `key: value` lines of a leading `---` block.
-pub fn summary_frontmatter(text: &str) -> SummaryMeta {
-    let mut meta = SummaryMeta::default();
-    let mut lines = text.lines();
-    if lines.next().map(str::trim) != Some("---") {
-        return meta;
-    }
-    for line in lines {
-        if line.trim() == "---" {
-            break;
-        }
-        let Some((k, v)) = line.split_once(':') else {
-            continue;
-        };
-        let v = v.trim().trim_matches('"').to_string();
-        match k.trim() {
-            "session_id" => meta.session_id = Some(v),
-            "project" => meta.project = Some(v),
-            "transcript_ref" => meta.transcript_ref = Some(v),
-            "end" => meta.end = Some(v),
-            _ => {}
-        }
-    }
-    meta
 }
 
 fn index_transcript(
@@ -725,19 +691,5 @@ mod tests {
         let parts = split_long(&s, 100);
         assert!(parts.len() > 10);
         assert_eq!(parts.concat(), s);
-    }
-
-    #[test]
-    fn frontmatter_fields() {
-        let m = summary_frontmatter(
-            "---\nsession_id: abc\nproject: -w-p\ntranscript_ref: cc://-w-p/abc.jsonl\nend: 2026-11-22T10:00:00Z\n---\n# Body\n",
-        );
-        assert_eq!(m.session_id.as_deref(), Some("abc"));
-        assert_eq!(m.transcript_ref.as_deref(), Some("cc://-w-p/abc.jsonl"));
-        assert_eq!(m.end.as_deref(), Some("2026-11-22T10:00:00Z"));
-        assert_eq!(
-            summary_frontmatter("# no frontmatter"),
-            SummaryMeta::default()
-        );
     }
 }

@@ -13,6 +13,7 @@
 //! `similarity` catches near-duplicates before a second copy is written.
 
 pub mod pending;
+pub mod signals;
 pub mod store;
 
 use std::collections::BTreeSet;

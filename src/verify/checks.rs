@@ -661,7 +661,7 @@ fn run_hooks(ws: &Workspace, binary: &Path) -> Vec<Check> {
             ));
         }
     }
-    crate::hooks::state::SessionState::remove(ws, &sid);
+    crate::sessions::state::SessionState::remove(ws, &sid);
     let logged = std::fs::read_to_string(ws.hook_log())
         .map(|t| {
             t.get(log_before as usize..)

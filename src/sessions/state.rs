@@ -8,10 +8,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::signals;
 use crate::claude::transcript::{self, ReadOptions, Role, Turn};
 use crate::durable;
-use crate::lessons::{DUPLICATE_SIMILARITY, similarity};
+use crate::lessons::{DUPLICATE_SIMILARITY, signals, similarity};
 use crate::workspace::Workspace;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -92,6 +91,24 @@ impl SessionState {
 
     pub fn remove(ws: &Workspace, session_id: &str) {
         let _ = std::fs::remove_file(Self::path(ws, session_id));
+    }
+
+    /// The transcript to read: `payload` (the hook's own path), else the one
+    /// remembered from an earlier event (some payloads leave it out), if the
+    /// file exists.
+    pub fn transcript(&self, payload: Option<&Path>) -> Option<PathBuf> {
+        payload
+            .map(Path::to_path_buf)
+            .into_iter()
+            .chain(self.transcript_path.iter().map(PathBuf::from))
+            .find(|p| p.is_file())
+    }
+
+    /// The first domain this session loaded: where its learnings likely belong.
+    pub fn first_domain(&self) -> Option<String> {
+        self.loaded
+            .iter()
+            .find_map(|k| k.strip_prefix("domain:").map(str::to_string))
     }
 
     pub fn is_loaded(&self, key: &str) -> bool {

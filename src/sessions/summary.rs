@@ -121,6 +121,44 @@ fn sentences_matching(turns: &[Turn], re: &Regex, max: usize) -> Vec<String> {
     out
 }
 
+/// The fields of a summary's front matter that its readers use (the index,
+/// crash recovery).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct SummaryMeta {
+    pub session_id: Option<String>,
+    pub project: Option<String>,
+    pub transcript_ref: Option<String>,
+    pub end: Option<String>,
+}
+
+impl SummaryMeta {
+    /// Reads `key: value` lines of a leading `---` block (what [`render`] writes).
+    pub fn parse(text: &str) -> SummaryMeta {
+        let mut meta = SummaryMeta::default();
+        let mut lines = text.lines();
+        if lines.next().map(str::trim) != Some("---") {
+            return meta;
+        }
+        for line in lines {
+            if line.trim() == "---" {
+                break;
+            }
+            let Some((k, v)) = line.split_once(':') else {
+                continue;
+            };
+            let v = v.trim().trim_matches('"').to_string();
+            match k.trim() {
+                "session_id" => meta.session_id = Some(v),
+                "project" => meta.project = Some(v),
+                "transcript_ref" => meta.transcript_ref = Some(v),
+                "end" => meta.end = Some(v),
+                _ => {}
+            }
+        }
+        meta
+    }
+}
+
 /// The summary as markdown with frontmatter.
 pub fn render(f: &SessionFacts) -> String {
     let mut md = String::from("---\n");
@@ -140,7 +178,7 @@ pub fn render(f: &SessionFacts) -> String {
         .map(|p| serde_json::to_string(p).expect("string"))
         .collect();
     md.push_str(&format!("files_changed: [{}]\n", files.join(", ")));
-    let signals: Vec<String> = crate::hooks::signals::KINDS
+    let signals: Vec<String> = crate::lessons::signals::KINDS
         .iter()
         .map(|k| format!("{k}: {}", f.signals.get(*k).copied().unwrap_or(0)))
         .collect();
@@ -371,10 +409,24 @@ mod tests {
         assert!(md.contains("- Tools used: Bash ×1"));
         assert!(md.contains("## Decisions\n- We decided to add it to the chart"));
         assert!(md.contains("## Open items\n- A follow-up is still needed for staging"));
-        let meta = crate::index::indexer::summary_frontmatter(&md);
+        let meta = SummaryMeta::parse(&md);
         assert_eq!(
             meta.transcript_ref.as_deref(),
             Some("cc://-w-app/abc-123.jsonl")
+        );
+    }
+
+    #[test]
+    fn frontmatter_fields() {
+        let m = SummaryMeta::parse(
+            "---\nsession_id: abc\nproject: -w-p\ntranscript_ref: cc://-w-p/abc.jsonl\nend: 2026-11-22T10:00:00Z\n---\n# Body\n",
+        );
+        assert_eq!(m.session_id.as_deref(), Some("abc"));
+        assert_eq!(m.transcript_ref.as_deref(), Some("cc://-w-p/abc.jsonl"));
+        assert_eq!(m.end.as_deref(), Some("2026-11-22T10:00:00Z"));
+        assert_eq!(
+            SummaryMeta::parse("# no frontmatter"),
+            SummaryMeta::default()
         );
     }
 }
