@@ -123,7 +123,7 @@ fn main() {
     let mut conn = db::open_rw(&f.ws.db_path()).unwrap();
     indexer::run(&mut conn, &f.ws, &f.env, &cfg, &pms::progress::Quiet).unwrap();
     let rules = pms::lessons::all_rules(&f.ws);
-    pms::lessons::store::write_index(&f.ws, &rules).unwrap();
+    pms::lessons::index_file::write_index(&f.ws, &rules).unwrap();
     let chunks: i64 = conn
         .query_row("SELECT COUNT(*) FROM chunks", [], |r| r.get(0))
         .unwrap();

@@ -82,7 +82,7 @@ pub fn index_now(
 ) -> Result<IndexOutcome> {
     let mut conn = open_or_rebuild(&ctx.ws.db_path(), progress)?;
     let report = indexer::run(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, progress)?;
-    crate::lessons::store::refresh_index(&ctx.ws);
+    crate::lessons::index_file::refresh_index(&ctx.ws);
     finish(ctx, conn, report, progress, download)
 }
 

@@ -99,9 +99,7 @@ pub fn run(
 ) -> Result<IndexReport, IndexError> {
     let mut found = discover::workspace(ws);
     found.extend(discover::transcripts(&transcript_roots(env, cfg)));
-    let report = sync(conn, cfg, found, None, progress)?;
-    crate::lessons::store::refresh_index(ws);
-    Ok(report)
+    sync(conn, cfg, found, None, progress)
 }
 
 /// Indexes only `paths` (workspace files or transcripts), without looking at

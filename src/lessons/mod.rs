@@ -12,6 +12,7 @@
 //! a prompt must share with a lesson for the user-prompt hook to inject it;
 //! `similarity` catches near-duplicates before a second copy is written.
 
+pub mod index_file;
 pub mod pending;
 pub mod signals;
 pub mod store;

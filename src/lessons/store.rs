@@ -180,7 +180,7 @@ pub fn promote_with(
         .into_iter()
         .find(|r| r.id == rule.id)
         .unwrap_or(rule);
-    refresh_index(ws);
+    super::index_file::refresh_index(ws);
     Ok(Promoted::Added(rule))
 }
 
@@ -206,7 +206,7 @@ pub fn reword(ws: &Workspace, id: &str, text: &str) -> Result<Rule, StoreError> 
             }
         }
     })?;
-    refresh_index(ws);
+    super::index_file::refresh_index(ws);
     Ok(rule)
 }
 
@@ -227,38 +227,12 @@ pub fn retire(ws: &Workspace, id: &str) -> Result<Rule, StoreError> {
     edit_section(&ws.me_file("lessons.md"), LESSONS_ARCHIVE, |b| {
         b.push(archived)
     })?;
-    refresh_index(ws);
+    super::index_file::refresh_index(ws);
     Ok(rule)
 }
 
 fn single_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Rewrites the lessons index, `.pms/lessons.idx`, from the files: one line
-/// per rule in force, `id \t file \t key terms (sorted, space-separated) \t
-/// text`. The per-prompt hook reads it with one read and no database: for a
-/// few hundred short lines, SQLite's open and first-touch costs were most of
-/// the hook's time. Failing to write it is not fatal: the next `pms index`
-/// does it.
-pub fn refresh_index(ws: &Workspace) {
-    let _ = write_index(ws, &all_rules(ws));
-}
-
-pub fn write_index(ws: &Workspace, rules: &[Rule]) -> std::io::Result<()> {
-    let mut out = String::new();
-    for r in rules {
-        let terms: Vec<String> = super::terms(&r.text).into_iter().collect();
-        let clean = |s: &str| s.replace(['\t', '\n'], " ");
-        out.push_str(&format!(
-            "{}\t{}\t{}\t{}\n",
-            clean(&r.id),
-            clean(&r.file),
-            terms.join(" "),
-            clean(&r.text)
-        ));
-    }
-    durable::write_atomic(&ws.lessons_index_path(), out.as_bytes())
 }
 
 #[cfg(test)]

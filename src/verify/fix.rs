@@ -79,7 +79,7 @@ pub fn apply(ctx: &Context, checks: &[Check]) -> Result<Vec<String>> {
         }
     }
     if has(Fix::RefreshLessons) && !has(Fix::Reindex) && !has(Fix::RebuildIndex) {
-        crate::lessons::store::refresh_index(ws);
+        crate::lessons::index_file::refresh_index(ws);
         done.push("rebuilt the lessons index".into());
     }
     Ok(done)
