@@ -24,4 +24,5 @@ pub mod sessions;
 pub mod upgrade;
 pub mod upkeep;
 pub mod verify;
+pub mod wiring;
 pub mod workspace;

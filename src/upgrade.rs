@@ -19,10 +19,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
 
-use crate::claude::json_file::JsonFile;
-use crate::claude::{mcp_registration as mcp, settings};
 use crate::context::Context;
-use crate::install::InstallRecord;
+use crate::wiring::{self, InstallRecord};
 use crate::workspace::manifest::{Manifest, content_hash};
 use crate::workspace::markers::{self, LESSONS, ROOT_BLOCK};
 use crate::workspace::{Workspace, scaffold, templates};
@@ -253,33 +251,15 @@ fn refresh_root_block(
     }
 }
 
-/// Points hooks and the MCP registration at this binary if it moved.
+/// Points hooks, the MCP registration and Codex at this binary if it moved.
 fn rewire(ctx: &Context) -> Result<bool> {
-    let Some(mut record) = InstallRecord::load(&ctx.ws) else {
+    let Some(record) = InstallRecord::load(&ctx.ws) else {
         return Ok(false);
     };
     let binary = crate::env::current_binary()?;
     if record.binary == binary {
         return Ok(false);
     }
-    let mut f = JsonFile::load(&record.settings_path)?;
-    settings::merge_hooks(
-        &mut f.doc,
-        &record.settings_path,
-        &settings::pms_handlers(&binary, &ctx.ws.root),
-    )?;
-    f.save()?;
-    let cli = which::which("claude").ok();
-    mcp::register(
-        &ctx.env.claude_json,
-        &mcp::server_entry(&binary, &ctx.ws.root),
-        cli.as_deref(),
-    )?;
-    if let Some(codex) = &record.codex_config {
-        crate::claude::codex::register(codex, &binary, &ctx.ws.root)?;
-    }
-    record.binary = binary;
-    record.pms_version = env!("CARGO_PKG_VERSION").into();
-    record.save(&ctx.ws)?;
+    wiring::rewire(ctx, &binary)?;
     Ok(true)
 }

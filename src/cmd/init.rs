@@ -14,8 +14,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::cli::{InitArgs, ScopeArg};
 use crate::context::Context;
 use crate::env::{self, HostEnv};
-use crate::install::{self, InitOptions, Scope};
+use crate::install::{self, InitOptions};
 use crate::upkeep::{self, IndexLock, ModelDownload};
+use crate::wiring::{self, Scope};
 use crate::workspace::domains::{self, DomainSpec};
 use crate::workspace::scaffold::Answers;
 
@@ -80,7 +81,7 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
     )?;
     let workspace = absolute(&env, &dir_raw)?;
     let scope = pick_scope(&asker, args.scope)?;
-    let codex_on_path = which::which("codex").is_ok();
+    let codex_on_path = wiring::codex_cli().is_some();
     let codex = if args.no_codex || !codex_on_path {
         false
     } else {
@@ -148,21 +149,22 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
         summary.files_written,
         summary.files_kept.len()
     );
-    let settings_path = scope.settings_path(&env, &crate::workspace::Workspace::new(&ws_root));
-    let hooks_line = if summary.settings_changed {
-        match &summary.settings_backup {
+    let wired = &summary.wiring;
+    let settings_path = &wired.settings_path;
+    let hooks_line = if wired.settings_changed {
+        match &wired.settings_backup {
             Some(b) => format!(
                 "merged into {} (backup: {})",
-                env.display(&settings_path),
+                env.display(settings_path),
                 env.display(b)
             ),
-            None => format!("written to {}", env.display(&settings_path)),
+            None => format!("written to {}", env.display(settings_path)),
         }
     } else {
-        format!("already in {}", env.display(&settings_path))
+        format!("already in {}", env.display(settings_path))
     };
     println!("  Hooks       {hooks_line}");
-    if let Some(m) = &summary.mcp {
+    if let Some(m) = &wired.mcp {
         use crate::claude::mcp_registration::{Status, Via};
         let how = match (m.status, m.via) {
             (Status::Unchanged, _) => "already registered".to_string(),
@@ -174,7 +176,7 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
             println!("              ({note})");
         }
     }
-    if let Some(changed) = summary.codex_changed {
+    if let Some(changed) = wired.codex_changed {
         println!(
             "  Codex       {}",
             if changed {

@@ -10,14 +10,14 @@ use crate::claude::{mcp_registration as mcp, settings};
 use crate::cli::StatusArgs;
 use crate::context::Context;
 use crate::index::{db, stats};
-use crate::install::InstallRecord;
 use crate::lessons::{self, pending};
+use crate::wiring::{self, InstallRecord};
 
 pub fn run(args: &StatusArgs) -> Result<ExitCode> {
     let ctx = Context::open(args.ws.workspace.as_deref())?;
     let (env, ws) = (&ctx.env, &ctx.ws);
     let record = InstallRecord::load(ws);
-    let settings_path = crate::verify::checks::settings_path(env, ws);
+    let settings_path = wiring::settings_path(env, ws);
     let hooks = JsonFile::load(&settings_path)
         .map(|f| settings::installed_handlers(&f.doc).len())
         .unwrap_or(0);

@@ -14,8 +14,8 @@ use crate::claude::mcp_registration as mcp;
 use crate::claude::settings::{self, HOOK_EVENTS};
 use crate::env::HostEnv;
 use crate::index::{db, stats};
-use crate::install::InstallRecord;
 use crate::lessons;
+use crate::wiring::{self, InstallRecord};
 use crate::workspace::config::{self, Config};
 use crate::workspace::domains::DomainSpec;
 use crate::workspace::markers::{self, ROOT_BLOCK};
@@ -69,9 +69,9 @@ pub fn run_all(env: &HostEnv, ws: Option<&Workspace>, opts: Options) -> Vec<Chec
     if opts.run_hooks {
         out.extend(run_hooks(ws, &binary));
     }
-    out.push(cli("claude", "claude"));
+    out.push(cli("claude", "claude", wiring::claude_cli()));
     if InstallRecord::load(ws).is_some_and(|r| r.codex_config.is_some()) {
-        out.push(cli("codex", "codex"));
+        out.push(cli("codex", "codex", wiring::codex_cli()));
     }
     out
 }
@@ -193,16 +193,9 @@ fn domains(ws: &Workspace) -> Check {
     }
 }
 
-/// The settings file the install record names, else the user's.
-pub fn settings_path(env: &HostEnv, ws: &Workspace) -> PathBuf {
-    InstallRecord::load(ws)
-        .map(|r| r.settings_path)
-        .unwrap_or_else(|| env.user_settings())
-}
-
 fn hooks(env: &HostEnv, ws: &Workspace, binary: &Path) -> Vec<Check> {
-    let main = settings_path(env, ws);
-    let other = crate::install::other_settings(env, ws, &main);
+    let main = wiring::settings_path(env, ws);
+    let other = wiring::other_settings(env, ws, &main);
     let shown = env.display(&main);
     let doc = match JsonFile::load(&main) {
         Ok(f) => f.doc,
@@ -737,10 +730,10 @@ fn run_one(
     }
 }
 
-fn cli(id: &'static str, name: &str) -> Check {
-    match which::which(name) {
-        Err(_) => Check::warn(id, format!("`{name}` is not on PATH")),
-        Ok(path) => {
+fn cli(id: &'static str, name: &str, found: Option<PathBuf>) -> Check {
+    match found {
+        None => Check::warn(id, format!("`{name}` is not on PATH")),
+        Some(path) => {
             let version = Command::new(&path)
                 .arg("--version")
                 .stdin(Stdio::null())

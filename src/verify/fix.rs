@@ -10,11 +10,10 @@ use std::collections::BTreeSet;
 use anyhow::{Context as _, Result};
 
 use super::{Check, Fix};
-use crate::claude::json_file::JsonFile;
-use crate::claude::{mcp_registration as mcp, settings};
 use crate::context::Context;
 use crate::progress::Quiet;
 use crate::upkeep::{self, IndexLock, ModelDownload};
+use crate::wiring;
 use crate::workspace::scaffold::{self, Answers, FileAction, FileClass};
 use crate::workspace::{Workspace, config, markers, templates};
 
@@ -41,32 +40,20 @@ pub fn apply(ctx: &Context, checks: &[Check]) -> Result<Vec<String>> {
         let added = add_config_keys(ws, true)?;
         done.push(format!("config.toml: added {}", added.join(", ")));
     }
-    if has(Fix::MergeHooks) {
-        let path = super::checks::settings_path(&ctx.env, ws);
-        let mut f = JsonFile::load(&path)?;
-        settings::merge_hooks(
-            &mut f.doc,
-            &path,
-            &settings::pms_handlers(&binary, &ws.root),
-        )?;
-        f.save()?;
-        // a copy in the other scope would make each hook run twice
-        let other = crate::install::other_settings(&ctx.env, ws, &path);
-        if let Ok(mut o) = JsonFile::load(&other)
-            && settings::remove_hooks(&mut o.doc, None).removed > 0
-        {
-            o.save()?;
+    if has(Fix::MergeHooks) || has(Fix::RegisterMcp) {
+        // One rewiring for both: hooks (and a copy in the other scope
+        // removed, which would make each hook run twice), the MCP server,
+        // and Codex when the install record says so.
+        let w = wiring::rewire(ctx, &binary)?;
+        if has(Fix::MergeHooks) {
+            done.push(format!(
+                "merged the hooks into {}",
+                ctx.env.display(&w.settings_path)
+            ));
         }
-        done.push(format!("merged the hooks into {}", ctx.env.display(&path)));
-    }
-    if has(Fix::RegisterMcp) {
-        let cli = which::which("claude").ok();
-        mcp::register(
-            &ctx.env.claude_json,
-            &mcp::server_entry(&binary, &ws.root),
-            cli.as_deref(),
-        )?;
-        done.push("registered the `pms` MCP server".into());
+        if has(Fix::RegisterMcp) {
+            done.push("registered the `pms` MCP server".into());
+        }
     }
     if has(Fix::RebuildIndex) || has(Fix::Reindex) {
         let lock = IndexLock::wait(ws)?;
