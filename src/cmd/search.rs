@@ -2,35 +2,26 @@
 
 use std::process::ExitCode;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use crate::cli::SearchArgs;
 use crate::context::Context;
 use crate::embed::Plan;
 use crate::index::db;
-use crate::index::indexer::Source;
+use crate::search::Request;
 use crate::search::hybrid::{self, Semantic};
-use crate::search::{self, SearchParams};
 
 pub fn run(args: &SearchArgs) -> Result<ExitCode> {
     let ctx = Context::open(args.ws.workspace.as_deref())?;
-    let mut sources = Vec::new();
-    for s in &args.source {
-        match Source::parse(s.trim()) {
-            Some(src) => sources.push(src),
-            None => bail!("unknown source {s:?}.\n  Fix: use knowledge, summary or transcript"),
-        }
+    let params = Request {
+        query: &args.query,
+        limit: args.limit,
+        sources: args.source.iter().map(String::as_str).collect(),
+        project: args.project.as_deref(),
+        since: args.since.as_deref(),
+        until: args.until.as_deref(),
     }
-    let params = SearchParams {
-        query: args.query.clone(),
-        limit: args.limit.unwrap_or(ctx.cfg.search.default_limit).max(1),
-        sources,
-        project: args.project.clone(),
-        since: args.since.as_deref().map(search::parse_date).transpose()?,
-        until: args.until.as_deref().map(search::parse_date).transpose()?,
-        within: None,
-        per_file: 1,
-    };
+    .parse(ctx.cfg.search.default_limit, usize::MAX)?;
     let conn = db::open_ro(&ctx.ws.db_path())?;
     let plan = if args.keyword {
         Plan::Off("--keyword".into())

@@ -18,9 +18,10 @@ use serde::Deserialize;
 use crate::context::Context;
 use crate::embed::{Embedder, Plan};
 use crate::index::db;
-use crate::index::indexer::{Source, transcript_roots};
+use crate::index::indexer::transcript_roots;
 use crate::search::hybrid::{self, Semantic, VectorCache};
-use crate::search::{self, SearchParams, fetch};
+use crate::search::request::MAX_QUERY_CHARS;
+use crate::search::{self, Request, SearchParams, fetch};
 
 /// Shown to the agent with the tool names (Claude Code defers MCP tool
 /// schemas, so this is what tells it when to reach for them). Under 2 KB.
@@ -37,8 +38,6 @@ Never promote without the user's yes.";
 
 /// Most hits one call returns.
 const MAX_LIMIT: usize = 50;
-/// Longest query accepted (longer text is cut, not refused).
-const MAX_QUERY_CHARS: usize = 2_000;
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct SearchArgs {
@@ -193,37 +192,17 @@ impl MemoryServer {
         &self,
         Parameters(a): Parameters<SearchArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mut sources = Vec::new();
-        if let Some(s) = a.source.as_deref().filter(|s| !s.is_empty()) {
-            match Source::parse(s) {
-                Some(src) => sources.push(src),
-                None => {
-                    return fail(format!(
-                        "unknown source {s:?}: use \"knowledge\", \"summary\" or \"transcript\""
-                    ));
-                }
-            }
-        }
-        let since = match a.since.as_deref().filter(|s| !s.is_empty()) {
-            Some(s) => match search::parse_date(s) {
-                Ok(d) => Some(d),
-                Err(e) => return fail(e.to_string()),
-            },
-            None => None,
-        };
-        let params = SearchParams {
-            query: clamp_query(&a.query),
-            limit: a
-                .limit
-                .map(|l| l as usize)
-                .unwrap_or(self.ctx.cfg.search.default_limit)
-                .clamp(1, MAX_LIMIT),
-            sources,
-            project: a.project.filter(|p| !p.is_empty()),
-            since,
+        let request = Request {
+            query: &a.query,
+            limit: a.limit.map(|l| l as usize),
+            sources: a.source.as_deref().into_iter().collect(),
+            project: a.project.as_deref(),
+            since: a.since.as_deref(),
             until: None,
-            within: None,
-            per_file: 1,
+        };
+        let params = match request.parse(self.ctx.cfg.search.default_limit, MAX_LIMIT) {
+            Ok(p) => p,
+            Err(e) => return fail(e.to_string()),
         };
         let cfg = &self.ctx.cfg.search;
         let semantic = self.semantic();

@@ -15,6 +15,9 @@
 
 pub mod fetch;
 pub mod hybrid;
+pub mod request;
+
+pub use request::{BadRequest, Request, parse_date};
 
 use std::collections::HashMap;
 
@@ -123,38 +126,6 @@ impl SearchOutcome {
         }
     }
 }
-
-/// A date for `since` / `until`: `YYYY-MM-DD`, an RFC 3339 time, or a span
-/// back from now (`7d`, `2w`, `3m`), returned as text that compares with the
-/// index's RFC 3339 dates.
-pub fn parse_date(s: &str) -> Result<String, BadDate> {
-    let s = s.trim();
-    if let Some((n, unit)) = s
-        .strip_suffix(['d', 'w', 'm'])
-        .and_then(|n| n.parse::<i64>().ok())
-        .map(|n| (n, s.chars().last().unwrap_or('d')))
-    {
-        let days = match unit {
-            'w' => n * 7,
-            'm' => n * 30,
-            _ => n,
-        };
-        let t = chrono::Utc::now() - chrono::Duration::days(days);
-        return Ok(t.format("%Y-%m-%dT%H:%M:%SZ").to_string());
-    }
-    if chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok()
-        || chrono::DateTime::parse_from_rfc3339(s).is_ok()
-    {
-        return Ok(s.to_string());
-    }
-    Err(BadDate(s.to_string()))
-}
-
-#[derive(Debug, thiserror::Error)]
-#[error(
-    "{0:?} is not a date.\n  Fix: use YYYY-MM-DD, or a span back from now such as 7d, 2w or 3m"
-)]
-pub struct BadDate(String);
 
 const UNIGRAM_WEIGHT: f64 = 0.5;
 
