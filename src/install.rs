@@ -172,3 +172,9 @@ pub fn uninstall(env: &HostEnv, ws: Option<&Workspace>) -> Result<UninstallSumma
     }
     Ok(summary)
 }
+
+/// Deletes the workspace and everything in it (`uninstall --purge`, after
+/// the user's yes).
+pub fn purge(ws: &Workspace) -> Result<()> {
+    std::fs::remove_dir_all(&ws.root).with_context(|| format!("deleting {}", ws.root.display()))
+}

@@ -94,6 +94,17 @@ pub struct Refreshed {
     pub rewired: bool,
 }
 
+/// Runs `exe upgrade --workspace-only`: the new binary carries the new
+/// templates, so it refreshes the workspace. Returns whether it succeeded.
+pub fn refresh_with(exe: &Path, workspace: Option<&Path>) -> Result<bool> {
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args(["upgrade", "--workspace-only"]);
+    if let Some(w) = workspace {
+        cmd.arg("--workspace").arg(w);
+    }
+    Ok(cmd.status().context("running the new binary")?.success())
+}
+
 /// Brings the workspace in step with this binary's templates and schema.
 pub fn refresh_workspace(ctx: &Context) -> Result<Refreshed> {
     let ws = &ctx.ws;

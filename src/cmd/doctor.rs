@@ -9,25 +9,21 @@ use anyhow::Result;
 
 use crate::cli::WorkspaceArg;
 use crate::context::Context;
-use crate::durable;
 use crate::env::HostEnv;
 use crate::verify::checks::{self, Options};
+use crate::verify::doctor::{self, Environment};
 use crate::verify::{Report, Status, fix};
 use crate::workspace::Workspace;
 
 pub fn run(args: &WorkspaceArg) -> Result<ExitCode> {
     let env = HostEnv::from_process()?;
     let ws = Workspace::locate(args.workspace.as_deref(), &env).ok();
+    let machine = Environment::gather();
     println!("Environment");
-    println!("  os        {}", os_name());
-    println!(
-        "  kernel    {}",
-        std::fs::read_to_string("/proc/sys/kernel/osrelease")
-            .unwrap_or_default()
-            .trim()
-    );
-    println!("  arch      {}", std::env::consts::ARCH);
-    println!("  pms       {}", env!("CARGO_PKG_VERSION"));
+    println!("  os        {}", machine.os);
+    println!("  kernel    {}", machine.kernel);
+    println!("  arch      {}", machine.arch);
+    println!("  pms       {}", machine.pms);
     println!("  home      {}", env.home.display());
     println!("  claude    {}", env.display(&env.claude_dir));
     println!();
@@ -43,21 +39,15 @@ pub fn run(args: &WorkspaceArg) -> Result<ExitCode> {
     }
     if let Some(ws) = &ws {
         println!("Recent hook errors ({})", env.display(&ws.hook_log()));
-        let log = std::fs::read_to_string(ws.hook_log()).unwrap_or_default();
-        let tail: Vec<&str> = log.lines().rev().take(10).collect();
+        let tail = doctor::recent_hook_errors(ws, 10);
         if tail.is_empty() {
             println!("  none");
         }
-        for l in tail.iter().rev() {
+        for l in &tail {
             println!("  {l}");
         }
         println!("Locks");
-        for name in ["index.lock", "pending.lock", "lessons.lock"] {
-            let p = ws.state_dir().join(name);
-            let held = p.exists()
-                && durable::try_lock_exclusive(&p)
-                    .map(|l| l.is_none())
-                    .unwrap_or(false);
+        for (name, held) in doctor::locks(ws) {
             println!(
                 "  {name:<13} {}",
                 if held {
@@ -116,16 +106,4 @@ pub fn run(args: &WorkspaceArg) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
-}
-
-fn os_name() -> String {
-    std::fs::read_to_string("/etc/os-release")
-        .ok()
-        .and_then(|t| {
-            t.lines().find_map(|l| {
-                l.strip_prefix("PRETTY_NAME=")
-                    .map(|v| v.trim_matches('"').to_string())
-            })
-        })
-        .unwrap_or_else(|| std::env::consts::OS.to_string())
 }

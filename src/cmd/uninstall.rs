@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 
 use crate::cli::UninstallArgs;
 use crate::env::HostEnv;
@@ -47,7 +47,7 @@ pub fn run(args: &UninstallArgs) -> Result<ExitCode> {
                     return Ok(ExitCode::SUCCESS);
                 }
             }
-            std::fs::remove_dir_all(&ws.root).with_context(|| format!("deleting {shown}"))?;
+            install::purge(ws)?;
             println!("Deleted {shown}.");
         }
         (Some(ws), false) => println!(

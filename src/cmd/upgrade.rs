@@ -3,7 +3,7 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Result, bail};
 
 use crate::cli::UpgradeArgs;
 use crate::context::Context;
@@ -52,14 +52,8 @@ pub fn run(args: &UpgradeArgs) -> Result<ExitCode> {
         let exe = crate::env::current_binary()?;
         let v = upgrade::replace_binary(std::io::stderr().is_terminal())?;
         println!("Installed pms {v}.");
-        // The new binary carries the new templates: let it refresh the workspace.
-        let mut cmd = std::process::Command::new(exe);
-        cmd.args(["upgrade", "--workspace-only"]);
-        if let Some(w) = &args.ws.workspace {
-            cmd.arg("--workspace").arg(w);
-        }
-        let status = cmd.status().context("running the new binary")?;
-        return Ok(if status.success() {
+        let refreshed = upgrade::refresh_with(&exe, args.ws.workspace.as_deref())?;
+        return Ok(if refreshed {
             ExitCode::SUCCESS
         } else {
             ExitCode::FAILURE

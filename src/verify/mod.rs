@@ -5,8 +5,10 @@
 //! holds it to the documented schema).
 
 pub mod checks;
+pub mod doctor;
 pub mod fix;
 pub mod mcp_probe;
+pub mod status;
 
 use serde::Serialize;
 

@@ -1,0 +1,108 @@
+//! `pms status`: the state of an install in one snapshot, gathered from the
+//! same sources as the checks but without the slow ones (no `pms serve`
+//! probe, no hook runs). The command renders it as one screen or as JSON.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::claude::json_file::JsonFile;
+use crate::claude::{mcp_registration as mcp, settings};
+use crate::context::Context;
+use crate::embed::Plan;
+use crate::index::{db, stats};
+use crate::lessons::{self, pending};
+use crate::wiring::{self, InstallRecord, Scope};
+
+#[derive(Debug, Serialize)]
+pub struct Snapshot {
+    pub workspace: PathBuf,
+    pub domains: Vec<String>,
+    pub scope: Option<Scope>,
+    pub settings: PathBuf,
+    /// pms hooks found in `settings`.
+    pub hooks: usize,
+    pub mcp_registered: bool,
+    pub index: IndexState,
+    /// The embedding provider in use, or why search is keyword only.
+    pub search: String,
+    #[serde(skip)]
+    pub semantic: bool,
+    pub sessions: SessionsState,
+    pub lessons: LessonsState,
+}
+
+#[derive(Debug, Serialize)]
+pub struct IndexState {
+    pub files: i64,
+    pub chunks: i64,
+    pub vectors: i64,
+    pub bytes: u64,
+    pub last_index: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SessionsState {
+    pub summaries: usize,
+    /// File name of the newest summary.
+    pub last: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct LessonsState {
+    pub in_force: usize,
+    pub pending: usize,
+}
+
+impl Snapshot {
+    pub fn gather(ctx: &Context) -> Snapshot {
+        let (env, ws) = (&ctx.env, &ctx.ws);
+        let settings_path = wiring::settings_path(env, ws);
+        let hooks = JsonFile::load(&settings_path)
+            .map(|f| settings::installed_handlers(&f.doc).len())
+            .unwrap_or(0);
+        let (counts, last_index) = match db::open_ro(&ws.db_path()) {
+            Ok(c) => (
+                stats::counts(&c).unwrap_or_default(),
+                db::get_meta(&c, "last_index"),
+            ),
+            Err(_) => (stats::Counts::default(), None),
+        };
+        let plan = Plan::resolve(&ctx.cfg.embeddings, env);
+        let mut summaries: Vec<String> = std::fs::read_dir(ws.sessions_dir())
+            .map(|rd| {
+                rd.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        summaries.sort();
+        Snapshot {
+            workspace: ws.root.clone(),
+            domains: ws.installed_domains(),
+            scope: InstallRecord::load(ws).map(|r| r.scope),
+            settings: settings_path,
+            hooks,
+            mcp_registered: mcp::read_entry(&env.claude_json).ok().flatten().is_some(),
+            index: IndexState {
+                files: counts.files,
+                chunks: counts.chunks,
+                vectors: counts.vectors,
+                bytes: std::fs::metadata(ws.db_path())
+                    .map(|m| m.len())
+                    .unwrap_or(0),
+                last_index,
+            },
+            search: plan.describe(env),
+            semantic: !matches!(plan, Plan::Off(_)),
+            sessions: SessionsState {
+                summaries: summaries.len(),
+                last: summaries.pop(),
+            },
+            lessons: LessonsState {
+                in_force: lessons::all_rules(ws).len(),
+                pending: pending::load(ws).map(|p| p.items.len()).unwrap_or(0),
+            },
+        }
+    }
+}
