@@ -19,7 +19,7 @@ use std::sync::Mutex;
 
 use rusqlite::{Connection, params_from_iter, types::Value as SqlValue};
 
-use super::{Hit, Matched, Mode, SearchOutcome, SearchParams};
+use super::{HIT_COLUMNS, Hit, Matched, Mode, SearchOutcome, SearchParams};
 use crate::embed::Embedder;
 use crate::index::vectors;
 use crate::workspace::config::SearchConfig;
@@ -336,25 +336,11 @@ fn hits_of(conn: &Connection, ids: &[i64]) -> rusqlite::Result<Vec<Hit>> {
     }
     let wanted: HashSet<i64> = ids.iter().copied().collect();
     let sql = format!(
-        "SELECT c.id, f.uri, f.source, f.project, c.line_start, c.line_end, c.ts, c.role, c.heading, c.text
+        "SELECT {HIT_COLUMNS}
          FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN ({})",
         vec!["?"; wanted.len()].join(",")
     );
     let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt.query_map(params_from_iter(wanted.iter()), |r| {
-        Ok(Hit {
-            chunk_id: r.get(0)?,
-            uri: r.get(1)?,
-            source: r.get(2)?,
-            project: r.get(3)?,
-            line_start: r.get(4)?,
-            line_end: r.get(5)?,
-            date: r.get(6)?,
-            role: r.get(7)?,
-            heading: r.get(8)?,
-            snippet: r.get(9)?,
-            score: 0.0,
-        })
-    })?;
+    let rows = stmt.query_map(params_from_iter(wanted.iter()), Hit::from_row)?;
     rows.collect()
 }

@@ -62,6 +62,29 @@ pub struct Hit {
     pub chunk_id: i64,
 }
 
+/// The columns [`Hit::from_row`] reads, in its order (`c` = chunks, `f` = files).
+pub(crate) const HIT_COLUMNS: &str =
+    "c.id, f.uri, f.source, f.project, c.line_start, c.line_end, c.ts, c.role, c.heading, c.text";
+
+impl Hit {
+    /// A hit (score 0) from the first columns of a row selected with [`HIT_COLUMNS`].
+    pub(crate) fn from_row(r: &rusqlite::Row) -> rusqlite::Result<Hit> {
+        Ok(Hit {
+            chunk_id: r.get(0)?,
+            uri: r.get(1)?,
+            source: r.get(2)?,
+            project: r.get(3)?,
+            line_start: r.get(4)?,
+            line_end: r.get(5)?,
+            date: r.get(6)?,
+            role: r.get(7)?,
+            heading: r.get(8)?,
+            snippet: r.get(9)?,
+            score: 0.0,
+        })
+    }
+}
+
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct SearchOutcome {
     pub hits: Vec<Hit>,
@@ -340,15 +363,14 @@ fn run_fts(
     // Without filters, let FTS5 pick the best rows before the joins.
     let sql = if filters.is_empty() {
         format!(
-            "SELECT c.id, m.r, f.uri, f.source, f.project, c.line_start, c.line_end, c.ts, c.role, c.heading, c.text
+            "SELECT {HIT_COLUMNS}, m.r
              FROM (SELECT rowid AS id, bm25({table}, {bm25_weights}) AS r FROM {table}
                    WHERE {table} MATCH ?1 ORDER BY r LIMIT ?{limit_arg}) m
              JOIN chunks c ON c.id = m.id JOIN files f ON f.id = c.file_id"
         )
     } else {
         format!(
-            "SELECT c.id, bm25({table}, {bm25_weights}) AS r, f.uri, f.source, f.project, c.line_start, c.line_end,
-                    c.ts, c.role, c.heading, c.text
+            "SELECT {HIT_COLUMNS}, bm25({table}, {bm25_weights}) AS r
              FROM {table} JOIN chunks c ON c.id = {table}.rowid JOIN files f ON f.id = c.file_id
              WHERE {table} MATCH ?1{filters} ORDER BY r LIMIT ?{limit_arg}"
         )
@@ -356,20 +378,8 @@ fn run_fts(
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map(params_from_iter(args), |r| {
         Ok(Raw {
-            bm25: -r.get::<_, f64>(1)?,
-            hit: Hit {
-                chunk_id: r.get(0)?,
-                uri: r.get(2)?,
-                source: r.get(3)?,
-                project: r.get(4)?,
-                line_start: r.get(5)?,
-                line_end: r.get(6)?,
-                date: r.get(7)?,
-                role: r.get(8)?,
-                heading: r.get(9)?,
-                snippet: r.get(10)?,
-                score: 0.0,
-            },
+            bm25: -r.get::<_, f64>(10)?,
+            hit: Hit::from_row(r)?,
         })
     })?;
     rows.collect()
