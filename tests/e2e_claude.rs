@@ -1,14 +1,13 @@
 //! End-to-end inside the real Claude Code CLI (2.1.330 from npm), driven by
 //! a scripted fake Anthropic API on 127.0.0.1, with a temporary HOME.
 
-mod support;
-
 use std::path::Path;
 
+use crate::claude_or_skip;
+use crate::support::TestHome;
+use crate::support::claude_code::{run_claude, run_claude_env};
+use crate::support::fake_api::{FakeApi, Turn};
 use serde_json::Value;
-use support::TestHome;
-use support::claude_code::{run_claude, run_claude_env};
-use support::fake_api::{FakeApi, Turn};
 
 /// The words Claude Code prints when it skips a settings entry it cannot use.
 const SETTINGS_SKIPPED: &str = "settings entries were skipped";
@@ -24,9 +23,9 @@ fn installed_home(bin_dir: &Path) -> (TestHome, std::path::PathBuf) {
     home.path_prefix.push(bin_dir.to_path_buf());
     let out = home.init(&[]);
     assert!(
-        support::stdout(&out).contains("registered with `claude mcp add-json`"),
+        crate::support::stdout(&out).contains("registered with `claude mcp add-json`"),
         "{}",
-        support::stdout(&out)
+        crate::support::stdout(&out)
     );
     let work = home.path("project");
     std::fs::create_dir_all(&work).unwrap();
@@ -53,7 +52,7 @@ fn claude_code_accepts_our_settings_and_the_profile_reaches_the_model() {
             debug.to_str().unwrap(),
         ],
     );
-    let stderr = support::stderr(&out);
+    let stderr = crate::support::stderr(&out);
     assert!(out.status.success(), "claude failed: {stderr}");
     assert!(
         !stderr.contains(SETTINGS_SKIPPED),
@@ -106,9 +105,9 @@ fn a_broken_hook_entry_is_reported_by_claude_code() {
     let api = FakeApi::start(vec![Turn::text("hi")]);
     let out = run_claude(&home, &bin_dir, &api, home.home(), &["-p", "Say hello."]);
     assert!(
-        support::stderr(&out).contains(SETTINGS_SKIPPED),
+        crate::support::stderr(&out).contains(SETTINGS_SKIPPED),
         "{}",
-        support::stderr(&out)
+        crate::support::stderr(&out)
     );
 }
 
@@ -141,13 +140,13 @@ fn claude_code_calls_memory_search_and_its_transcripts_index() {
         &work,
         &["mcp", "list"],
     );
-    let listed = support::stdout(&list);
+    let listed = crate::support::stdout(&list);
     assert!(
         listed
             .lines()
             .any(|l| l.starts_with("pms:") && l.contains("✔ Connected")),
         "pms is not connected:\n{listed}{}",
-        support::stderr(&list)
+        crate::support::stderr(&list)
     );
 
     let api = FakeApi::start(vec![
@@ -179,7 +178,7 @@ fn claude_code_calls_memory_search_and_its_transcripts_index() {
             "json",
         ],
     );
-    assert!(out.status.success(), "{}", support::stderr(&out));
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
     let bodies = api.message_bodies();
     let after_tool = bodies
         .iter()
@@ -205,7 +204,7 @@ fn claude_code_calls_memory_search_and_its_transcripts_index() {
             "Bash",
         ],
     );
-    assert!(out.status.success(), "{}", support::stderr(&out));
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
     let out = run_claude(
         &home,
         &bin_dir,
@@ -213,7 +212,7 @@ fn claude_code_calls_memory_search_and_its_transcripts_index() {
         &work,
         &["-p", "/compact", "--continue"],
     );
-    assert!(out.status.success(), "{}", support::stderr(&out));
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
 
     // read back what Claude Code wrote
     let folder = pms::claude::project_folder_name(work.canonicalize().unwrap().to_str().unwrap());
@@ -355,7 +354,7 @@ fn hooks_carry_lessons_workflows_and_staged_learnings_across_sessions() {
         &["-p", "apply the orders migration to production now"],
         &env,
     );
-    assert!(out.status.success(), "{}", support::stderr(&out));
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
     assert!(
         bodies(&api)[0].contains(&lesson.id),
         "the matching lesson is not in the request"
@@ -427,7 +426,7 @@ fn hooks_carry_lessons_workflows_and_staged_learnings_across_sessions() {
         &["-p", "The staging DB port is wrong, check it"],
         &env,
     );
-    assert!(out.status.success(), "{}", support::stderr(&out));
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
     let result: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
     let _ = result;
     run_claude_env(
@@ -520,7 +519,7 @@ fn a_correction_becomes_a_rule_after_the_users_yes() {
         &work,
         &["-p", "The staging DB port is wrong again"],
     );
-    assert!(out.status.success(), "{}", support::stderr(&out));
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
     let pending = home.read_json("pms/.pms/pending-learnings.json");
     let id = pending["items"][0]["id"]
         .as_str()
@@ -568,7 +567,7 @@ fn a_correction_becomes_a_rule_after_the_users_yes() {
             "json",
         ],
     );
-    assert!(out.status.success(), "{}", support::stderr(&out));
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
     let last = bodies(&api).pop().unwrap();
     assert!(
         last.contains("Promoted") && last.contains(&id),

@@ -3,12 +3,10 @@
 //! downloaded with checksums from a hub on 127.0.0.1, an openai-compatible
 //! endpoint on 127.0.0.1, and vectors kept in step with the chunks.
 
-mod support;
-
+use crate::support::static_server::StaticServer;
+use crate::support::{TestHome, models, stdout};
 use serde_json::{Value, json};
 use sha1::Digest as _;
-use support::static_server::StaticServer;
-use support::{TestHome, models, stdout};
 
 const AUTH_NOTE: &str = "# Authentication\n\nWe use JWT tokens signed with RS256. The access token lives 15 minutes; \
 the refresh token rotates on each use. The endpoint checks the password hash and returns both tokens.\n";
@@ -32,7 +30,7 @@ fn search(home: &TestHome, q: &str) -> Value {
 }
 
 fn uris(v: &Value) -> Vec<String> {
-    support::hit_uris(v)
+    crate::support::hit_uris(v)
 }
 
 fn set_config(home: &TestHome, table: &str, key: &str, value: &str) {
@@ -191,7 +189,7 @@ fn the_first_index_downloads_an_explicit_local_model_with_checksums() {
     set_config(&home, "embeddings", "model", "org/tiny");
     set_config(&home, "embeddings", "download_url", &server.url());
     let out = home.ok(&["index"]);
-    let text = format!("{}{}", stdout(&out), support::stderr(&out));
+    let text = format!("{}{}", stdout(&out), crate::support::stderr(&out));
     assert!(
         text.contains("Downloading the embedding model org/tiny"),
         "{text}"
@@ -222,7 +220,7 @@ fn a_corrupt_download_is_refused_and_leaves_nothing_behind() {
     set_config(&home, "embeddings", "download_url", &server.url());
     let out = home.run(&["embeddings", "install"]);
     assert!(!out.status.success());
-    let err = support::stderr(&out);
+    let err = crate::support::stderr(&out);
     assert!(err.contains("checksum mismatch"), "{err}");
     assert!(err.contains("model.safetensors"), "{err}");
     let models_dir = home.path(".cache/pms/models");
@@ -232,7 +230,7 @@ fn a_corrupt_download_is_refused_and_leaves_nothing_behind() {
     assert!(left.is_empty(), "left behind: {left:?}");
     // and a model id the hub does not know says so
     set_config(&home, "embeddings", "model", "org/nope");
-    let err = support::stderr(&home.run(&["embeddings", "install"]));
+    let err = crate::support::stderr(&home.run(&["embeddings", "install"]));
     assert!(
         err.contains("HTTP 404") && err.contains("embeddings.model"),
         "{err}"
@@ -308,7 +306,7 @@ fn an_openai_compatible_endpoint_with_its_key_from_the_environment() {
             .env("TEST_EMBED_KEY", "sk-test-123")
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", support::stderr(&out));
+        assert!(out.status.success(), "{}", crate::support::stderr(&out));
         out
     };
     let out = with_key(&["index"]);
@@ -323,7 +321,7 @@ fn an_openai_compatible_endpoint_with_its_key_from_the_environment() {
     assert_eq!(v["mode"], "hybrid", "{v:#}");
     assert_eq!(uris(&v)[0], "product/notes/auth.md");
     // the key never lands in the workspace
-    for (rel, bytes) in support::snapshot(&home.workspace()) {
+    for (rel, bytes) in crate::support::snapshot(&home.workspace()) {
         assert!(
             !String::from_utf8_lossy(&bytes).contains("sk-test-123"),
             "key written to {rel}"

@@ -2,14 +2,12 @@
 //! by the e2e test into tests/fixtures/hooks), run as Claude Code runs it: the
 //! real binary, JSON on stdin, in a temporary HOME.
 
-mod support;
-
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::support::TestHome;
 use serde_json::{Value, json};
-use support::TestHome;
 
 const TRANSCRIPT: &[u8] = include_bytes!("fixtures/transcripts/recorded-session.jsonl");
 
@@ -259,7 +257,7 @@ fn stop_finds_a_signal_in_the_text_before_a_tool_call() {
         r#"{"type":"user","uuid":"u10","timestamp":"2026-11-22T11:00:02Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_9","content":"ok"}]}}"#,
         r#"{"type":"assistant","uuid":"a10","timestamp":"2026-11-22T11:00:03Z","message":{"id":"msg_10","role":"assistant","content":[{"type":"text","text":"Done."}]}}"#,
     ];
-    support::append(&s.transcript, &(lines.join("\n") + "\n"));
+    crate::support::append(&s.transcript, &(lines.join("\n") + "\n"));
     s.hook("stop", json!({"last_assistant_message": "Done."}));
     let state = s
         .home

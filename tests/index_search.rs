@@ -1,10 +1,8 @@
 //! `pms index`, `pms search` and `pms get` as a user runs them: real
 //! binary, temporary HOME, real SQLite file, real transcripts on disk.
 
-mod support;
-
+use crate::support::{TestHome, stdout};
 use serde_json::{Value, json};
-use support::{TestHome, stdout};
 
 fn user(ts: &str, text: &str) -> String {
     json!({"type": "user", "timestamp": ts, "sessionId": "s1", "cwd": "/home/u/app",
@@ -55,7 +53,7 @@ fn search(home: &TestHome, q: &str) -> Value {
 }
 
 fn uris(v: &Value) -> Vec<String> {
-    support::hit_uris(v)
+    crate::support::hit_uris(v)
 }
 
 #[test]
@@ -149,7 +147,7 @@ fn hostile_queries_never_break_the_search() {
         assert!(
             out.status.success(),
             "query {q:?} failed: {}",
-            support::stderr(&out)
+            crate::support::stderr(&out)
         );
     }
     let v = search(&home, r#"billing" OR "*"#);
@@ -179,14 +177,14 @@ fn appended_transcripts_are_read_from_where_they_stopped() {
     let line = user("2026-11-01T10:00:00Z", "Remember the codeword marmalade.");
     // a half-written line is left for later
     let tail = assistant("2026-11-01T10:00:05Z", "m3", "Noted: marmalade.");
-    support::append(&path, &format!("{line}\n{}", &tail[..30]));
+    crate::support::append(&path, &format!("{line}\n{}", &tail[..30]));
     let r = index(&home);
     assert_eq!(r["files_appended"], 1);
     assert_eq!(r["files_indexed"], 0);
     let v = search(&home, "marmalade");
     assert_eq!(v["hits"].as_array().unwrap().len(), 1);
     assert_eq!(v["hits"][0]["line_start"], 5);
-    support::append(&path, &format!("{}\n", &tail[30..]));
+    crate::support::append(&path, &format!("{}\n", &tail[30..]));
     let r = index(&home);
     assert_eq!(r["files_appended"], 1);
     let v = search(&home, "noted marmalade");
@@ -212,7 +210,7 @@ fn the_same_corpus_gives_the_same_index_after_a_rebuild() {
             "m9",
             &format!("part {i} of one long answer"),
         );
-        support::append(&path, &format!("{line}\n"));
+        crate::support::append(&path, &format!("{line}\n"));
         index(&home);
     }
     let dump = |home: &TestHome| -> Vec<(String, i64, i64, String)> {
@@ -372,16 +370,16 @@ fn a_corrupt_database_is_rebuilt_by_index_and_explained_by_search() {
     std::fs::write(&db, vec![7u8; 10_000]).unwrap();
     let out = home.run(&["search", "billing"]);
     assert!(!out.status.success());
-    let err = support::stderr(&out);
+    let err = crate::support::stderr(&out);
     assert!(
         err.contains("index.db") && err.contains("pms index --full"),
         "{err}"
     );
     let out = home.ok(&["index"]);
     assert!(
-        support::stderr(&out).contains("rebuilding"),
+        crate::support::stderr(&out).contains("rebuilding"),
         "{}",
-        support::stderr(&out)
+        crate::support::stderr(&out)
     );
     assert_eq!(
         uris(&search(&home, "shard billing")),
@@ -395,9 +393,9 @@ fn search_before_any_index_says_what_to_do() {
     let out = home.run(&["search", "anything"]);
     assert!(!out.status.success());
     assert!(
-        support::stderr(&out).contains("run `pms index`"),
+        crate::support::stderr(&out).contains("run `pms index`"),
         "{}",
-        support::stderr(&out)
+        crate::support::stderr(&out)
     );
 }
 
@@ -502,7 +500,7 @@ fn index_path_reads_only_the_named_file() {
     index(&home);
     let transcript = home.path(".claude/projects/-home-u-app/s1.jsonl");
     let line = user("2026-11-06T09:00:00Z", "now about pelicans");
-    support::append(&transcript, &format!("{line}\n"));
+    crate::support::append(&transcript, &format!("{line}\n"));
     // another change that a targeted run must not pick up
     std::fs::write(
         home.workspace().join("product/projects/otters.md"),
@@ -541,7 +539,7 @@ fn transcripts_are_found_where_claude_config_dir_puts_them() {
             .env("CLAUDE_CONFIG_DIR", &config_dir)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", support::stderr(&out));
+        assert!(out.status.success(), "{}", crate::support::stderr(&out));
         serde_json::from_slice::<Value>(&out.stdout).unwrap()
     };
     with_config_dir(&["index", "--json"]);

@@ -1,10 +1,8 @@
 //! `pms init` and `pms uninstall` as a user runs them: the real binary, a
 //! temporary HOME, real files.
 
-mod support;
-
+use crate::support::{TestHome, stderr, stdout};
 use serde_json::{Value, json};
-use support::{TestHome, stderr, stdout};
 
 const EVENTS: [&str; 5] = [
     "SessionStart",
@@ -61,7 +59,7 @@ fn unattended_init_creates_the_workspace_and_wires_claude_code() {
     let handlers = pms_handlers(&settings);
     assert_eq!(handlers.len(), 5);
     for h in &handlers {
-        assert_eq!(h["command"], support::PMS_CANONICAL.as_str());
+        assert_eq!(h["command"], crate::support::PMS_CANONICAL.as_str());
         assert_eq!(h["args"][2], "--workspace");
         assert_eq!(h["args"][3], ws.to_str().unwrap());
         assert!(h["timeout"].as_u64().unwrap() > 0, "explicit timeout");
@@ -182,7 +180,7 @@ fn hooks_that_are_not_an_object_are_refused_with_the_fix() {
 #[test]
 fn dry_run_shows_the_plan_and_changes_nothing() {
     let home = TestHome::new();
-    let before = support::snapshot(home.home());
+    let before = crate::support::snapshot(home.home());
     let ws = home.workspace();
     let out = home.ok(&[
         "init",
@@ -200,7 +198,7 @@ fn dry_run_shows_the_plan_and_changes_nothing() {
         "{text}"
     );
     assert!(text.contains("Dry run: nothing was changed"), "{text}");
-    assert_eq!(support::snapshot(home.home()), before);
+    assert_eq!(crate::support::snapshot(home.home()), before);
 }
 
 #[test]
@@ -282,7 +280,7 @@ fn a_moved_binary_replaces_the_stale_hooks_instead_of_adding_more() {
     let old_dir = home.path("old-bin");
     std::fs::create_dir_all(&old_dir).unwrap();
     let old = old_dir.join("pms");
-    std::fs::copy(support::PMS, &old).unwrap();
+    std::fs::copy(crate::support::PMS, &old).unwrap();
     let ws = home.workspace();
     let status = std::process::Command::new(&old)
         .args([
@@ -311,12 +309,12 @@ fn a_moved_binary_replaces_the_stale_hooks_instead_of_adding_more() {
     assert!(
         after
             .iter()
-            .all(|h| h["command"] == support::PMS_CANONICAL.as_str())
+            .all(|h| h["command"] == crate::support::PMS_CANONICAL.as_str())
     );
     let claude = home.read_json(".claude.json");
     assert_eq!(
         claude["mcpServers"]["pms"]["command"],
-        support::PMS_CANONICAL.as_str()
+        crate::support::PMS_CANONICAL.as_str()
     );
 }
 
@@ -341,7 +339,7 @@ fn workspace_scope_writes_the_workspace_settings_and_moving_scope_cleans_up() {
 fn codex_is_registered_when_on_path_and_not_with_no_codex() {
     let mut home = TestHome::new();
     let bin = home.path("fakebin");
-    support::write_script(&bin.join("codex"), "#!/bin/sh\nexit 0\n");
+    crate::support::write_script(&bin.join("codex"), "#!/bin/sh\nexit 0\n");
     home.path_prefix.push(bin);
     std::fs::create_dir_all(home.path(".codex")).unwrap();
     let user = "# my settings\nmodel = \"o5\"\n";
@@ -373,7 +371,7 @@ fn without_a_terminal_init_asks_for_yes_instead_of_hanging() {
 
 #[test]
 fn a_missing_home_is_a_clear_error() {
-    let out = std::process::Command::new(support::PMS)
+    let out = std::process::Command::new(crate::support::PMS)
         .args(["init", "--yes"])
         .env_clear()
         .output()

@@ -1,10 +1,8 @@
 //! `pms lessons`: staged learnings become rules, as a user (or a script)
 //! drives it. Real binary, temporary HOME.
 
-mod support;
-
+use crate::support::{TestHome, stderr, stdout};
 use serde_json::{Value, json};
-use support::{TestHome, stderr, stdout};
 
 /// A workspace with three staged learnings.
 fn staged() -> (TestHome, Vec<String>) {

@@ -2,10 +2,8 @@
 //! called, hostile arguments refused, in both protocol eras (the
 //! 2026-07-28 discover probe and the older initialize handshake).
 
-mod support;
-
+use crate::support::TestHome;
 use serde_json::{Value, json};
-use support::TestHome;
 
 fn home_with_history() -> TestHome {
     let home = TestHome::new();
@@ -24,11 +22,11 @@ fn home_with_history() -> TestHome {
 }
 
 fn probe(mode: &str) {
-    let Some(sdk) = support::python_mcp::sdk_path() else {
+    let Some(sdk) = crate::support::python_mcp::sdk_path() else {
         return;
     };
     let home = home_with_history();
-    let out = support::python_mcp::run_client(&home, &sdk, "probe.py", &[mode]);
+    let out = crate::support::python_mcp::run_client(&home, &sdk, "probe.py", &[mode]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -55,7 +53,7 @@ fn the_python_sdk_uses_every_tool_with_the_initialize_handshake() {
 
 #[test]
 fn the_python_sdk_gets_semantic_hits_once_a_model_is_installed() {
-    let Some(sdk) = support::python_mcp::sdk_path() else {
+    let Some(sdk) = crate::support::python_mcp::sdk_path() else {
         return;
     };
     let home = TestHome::new();
@@ -67,10 +65,11 @@ fn the_python_sdk_gets_semantic_hits_once_a_model_is_installed() {
         "# Authentication\n\nWe use JWT tokens; the endpoint checks the password hash.\n",
     )
     .unwrap();
-    let model = support::models::tiny_model(&home.path("tiny-model"));
+    let model = crate::support::models::tiny_model(&home.path("tiny-model"));
     home.ok(&["embeddings", "install", "--from", model.to_str().unwrap()]);
     home.ok(&["index", "--quiet"]);
-    let out = support::python_mcp::run_client(&home, &sdk, "semantic.py", &["login credentials"]);
+    let out =
+        crate::support::python_mcp::run_client(&home, &sdk, "semantic.py", &["login credentials"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),

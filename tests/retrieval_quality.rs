@@ -2,10 +2,8 @@
 //! keyword search. The floors are the figures reached when this was written
 //! (rounded down); a change that lowers them fails here.
 
-mod support;
-
+use crate::support::retrieval;
 use pms::search;
-use support::retrieval;
 
 #[test]
 fn keyword_search_quality_does_not_regress() {
@@ -52,7 +50,7 @@ const FLOOR_NDCG: f64 = 0.95;
 /// measured when this was written, rounded down.
 #[test]
 fn hybrid_search_recovers_paraphrases_without_losing_keyword_quality() {
-    let Some(model_dir) = support::models::registry_model() else {
+    let Some(model_dir) = crate::support::models::registry_model() else {
         return;
     };
     let model = pms::embed::local::Local::load(&model_dir, "registry").unwrap();

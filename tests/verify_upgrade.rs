@@ -2,20 +2,18 @@
 //! temporary HOME: healthy, broken, repaired, and upgraded from an older
 //! version without a byte of user data changing.
 
-mod support;
-
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::support::{TestHome, stdout};
 use serde_json::{Value, json};
-use support::{TestHome, stdout};
 
 fn verify_json(home: &TestHome, extra: &[&str]) -> (bool, Value) {
     let mut args = vec!["verify", "--json"];
     args.extend_from_slice(extra);
     let out = home.run(&args);
-    let v: Value =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", support::stderr(&out)));
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("{}", crate::support::stderr(&out)));
     (out.status.success(), v)
 }
 
@@ -154,7 +152,7 @@ fn a_broken_install_fails_and_fix_repairs_it_without_touching_user_files() {
     assert!(root.starts_with("# Mine\nonly my notes\n") && root.contains("<!-- pms:begin"));
     assert_eq!(
         home.read_json(".claude.json")["mcpServers"]["pms"]["command"],
-        support::PMS_CANONICAL.as_str()
+        crate::support::PMS_CANONICAL.as_str()
     );
 }
 
@@ -163,7 +161,7 @@ fn duplicates_and_invalid_config_are_reported() {
     let home = TestHome::new();
     home.init(&[]);
     // a second copy of the hooks in the workspace's own settings
-    let bin = support::PMS_CANONICAL.clone();
+    let bin = crate::support::PMS_CANONICAL.clone();
     let ws = home.workspace();
     std::fs::create_dir_all(ws.join(".claude")).unwrap();
     std::fs::write(
@@ -220,7 +218,7 @@ fn doctor_and_status_describe_the_install() {
 
 /// Hash of every file under `root` except the ones pms may rewrite.
 fn user_data(root: &Path) -> BTreeMap<String, Vec<u8>> {
-    support::snapshot(root)
+    crate::support::snapshot(root)
         .into_iter()
         .filter(|(rel, _)| {
             let system = rel.starts_with(".pms/")
@@ -359,7 +357,7 @@ fn upgrade_checks_and_installs_from_a_release_feed() {
     let stage = home.path("release");
     std::fs::create_dir_all(&stage).unwrap();
     let script = "#!/bin/sh\necho \"pms-9.9.9 $*\"\n";
-    support::write_script(&stage.join("pms"), script);
+    crate::support::write_script(&stage.join("pms"), script);
     let target = self_update::get_target();
     let asset = format!("pms-9.9.9-{target}.tar.gz");
     let st = std::process::Command::new("tar")
@@ -369,7 +367,7 @@ fn upgrade_checks_and_installs_from_a_release_feed() {
         .unwrap();
     assert!(st.success());
     let tarball = std::fs::read(stage.join(&asset)).unwrap();
-    let server = support::static_server::StaticServer::start();
+    let server = crate::support::static_server::StaticServer::start();
     let port = server.port;
     let release = json!({
         "tag_name": "v9.9.9", "name": "v9.9.9", "created_at": "2026-11-22T00:00:00Z", "body": "",
@@ -391,7 +389,7 @@ fn upgrade_checks_and_installs_from_a_release_feed() {
     let bin_dir = home.path("bin");
     std::fs::create_dir_all(&bin_dir).unwrap();
     let copy = bin_dir.join("pms");
-    std::fs::copy(support::PMS, &copy).unwrap();
+    std::fs::copy(crate::support::PMS, &copy).unwrap();
     let run = |args: &[&str]| {
         std::process::Command::new(&copy)
             .args(args)
@@ -403,7 +401,7 @@ fn upgrade_checks_and_installs_from_a_release_feed() {
             .unwrap()
     };
     let out = run(&["upgrade", "--check"]);
-    assert!(out.status.success(), "{}", support::stderr(&out));
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
     let text = stdout(&out);
     assert!(
         text.contains(&format!(
@@ -415,13 +413,17 @@ fn upgrade_checks_and_installs_from_a_release_feed() {
     assert!(text.contains("An upgrade is available"), "{text}");
     assert_eq!(
         std::fs::read(&copy).unwrap(),
-        std::fs::read(support::PMS).unwrap(),
+        std::fs::read(crate::support::PMS).unwrap(),
         "--check changes nothing"
     );
 
     let out = run(&["upgrade", "--yes"]);
     let text = stdout(&out);
-    assert!(out.status.success(), "{text}{}", support::stderr(&out));
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        crate::support::stderr(&out)
+    );
     assert!(text.contains("Installed pms 9.9.9"), "{text}");
     assert_eq!(
         std::fs::read_to_string(&copy).unwrap(),

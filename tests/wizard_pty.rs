@@ -1,12 +1,10 @@
 //! The guided setup, driven the way a person uses it: by typing answers into
 //! a pseudo-terminal and reading the prompts back.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::TestHome;
 use rexpect::session::spawn_command;
-use support::TestHome;
 
 const DOWN: &str = "\x1b[B";
 
@@ -21,7 +19,7 @@ fn key(p: &mut rexpect::session::PtySession, keys: &str) {
 fn wizard(home: &TestHome) -> rexpect::session::PtySession {
     // Not home.pms(): that one pins stdin to /dev/null, and the wizard must
     // read the pty.
-    let mut cmd = std::process::Command::new(support::PMS);
+    let mut cmd = std::process::Command::new(crate::support::PMS);
     cmd.arg("init")
         .env_clear()
         .env("HOME", home.home())
@@ -164,7 +162,7 @@ fn reviewing_pending_learnings_by_typing() {
         .collect();
     pms::lessons::pending::stage(&ws, candidates, &[]).unwrap();
 
-    let mut cmd = std::process::Command::new(support::PMS);
+    let mut cmd = std::process::Command::new(crate::support::PMS);
     cmd.args([
         "lessons",
         "review",
@@ -223,7 +221,7 @@ fn reviewing_pending_learnings_by_typing() {
 
 /// `pms doctor` in a pty, as a person runs it.
 fn doctor(home: &TestHome) -> rexpect::session::PtySession {
-    let mut cmd = std::process::Command::new(support::PMS);
+    let mut cmd = std::process::Command::new(crate::support::PMS);
     cmd.args(["doctor", "--workspace", home.workspace().to_str().unwrap()])
         .env_clear()
         .env("HOME", home.home())

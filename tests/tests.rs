@@ -1,0 +1,21 @@
+//! pms's integration tests, in one binary (it links once, which matters on a
+//! 2-core machine): the real `pms` binary in temporary HOMEs, property tests,
+//! the pty wizard, labelled quality sets, the Python MCP SDK client and the
+//! real Claude Code CLI. `support/` holds what they share.
+
+mod support;
+
+mod e2e_claude;
+mod embeddings;
+mod hooks;
+mod index_search;
+mod init;
+mod lessons_cli;
+mod mcp_python_client;
+mod readme;
+mod retrieval_quality;
+mod settings_merge_props;
+mod signals_quality;
+mod transcript_fixtures;
+mod verify_upgrade;
+mod wizard_pty;
