@@ -50,6 +50,28 @@ pub enum Command {
     Embeddings(EmbeddingsArgs),
 }
 
+impl Command {
+    /// The workspace the command names with `--workspace`, if any.
+    pub fn workspace(&self) -> Option<&std::path::Path> {
+        let arg = match self {
+            Command::Init(_) => return None,
+            Command::Hook(a) => &a.ws,
+            Command::Serve(a) | Command::Doctor(a) => a,
+            Command::Index(a) => &a.ws,
+            Command::Search(a) => &a.ws,
+            Command::Get(a) => &a.ws,
+            Command::Lessons(a) => &a.ws,
+            Command::Sync(a) => &a.ws,
+            Command::Uninstall(a) => &a.ws,
+            Command::Verify(a) => &a.ws,
+            Command::Status(a) => &a.ws,
+            Command::Upgrade(a) => &a.ws,
+            Command::Embeddings(a) => &a.ws,
+        };
+        arg.workspace.as_deref()
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct EmbeddingsArgs {
     #[command(subcommand)]

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use pms::cli::{Cli, Command};
 use pms::cmd;
+use pms::context::Context;
 
 fn main() -> ExitCode {
     // Claude Code runs `pms hook <event> --workspace <dir>` on every prompt:
@@ -18,19 +19,15 @@ fn main() -> ExitCode {
         // Hooks never fail from Claude Code's point of view: they exit 0
         // whatever happens, and log what went wrong.
         Command::Hook(args) => return cmd::hook::run(&args),
+        // These work without a workspace, or on a broken one.
         Command::Init(args) => cmd::init::run(&args),
-        Command::Serve(args) => cmd::serve::run(&args),
-        Command::Index(args) => cmd::index::run(&args),
-        Command::Search(args) => cmd::search::run(&args),
-        Command::Get(args) => cmd::get::run(&args),
-        Command::Sync(args) => cmd::sync::run(&args),
-        Command::Lessons(args) => cmd::lessons::run(&args),
         Command::Uninstall(args) => cmd::uninstall::run(&args),
         Command::Verify(args) => cmd::verify::run(&args),
         Command::Doctor(args) => cmd::doctor::run(&args),
-        Command::Status(args) => cmd::status::run(&args),
         Command::Upgrade(args) => cmd::upgrade::run(&args),
         Command::Embeddings(args) => cmd::embeddings::run(&args),
+        // The rest get the opened workspace handed down.
+        command => with_workspace(command),
     };
     match result {
         Ok(code) => code,
@@ -38,6 +35,21 @@ fn main() -> ExitCode {
             eprintln!("pms: {}", format_error(&e));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Opens the workspace the command names (or the default one) and runs it.
+fn with_workspace(command: Command) -> anyhow::Result<ExitCode> {
+    let ctx = Context::open(command.workspace())?;
+    match command {
+        Command::Serve(_) => cmd::serve::run(ctx),
+        Command::Index(args) => cmd::index::run(&ctx, &args),
+        Command::Search(args) => cmd::search::run(&ctx, &args),
+        Command::Get(args) => cmd::get::run(&ctx, &args),
+        Command::Sync(args) => cmd::sync::run(&ctx, &args),
+        Command::Lessons(args) => cmd::lessons::run(&ctx, &args),
+        Command::Status(args) => cmd::status::run(&ctx, &args),
+        other => unreachable!("{other:?} is dispatched in main"),
     }
 }
 

@@ -9,8 +9,7 @@ use crate::context::Context;
 use crate::index::indexer::transcript_roots;
 use crate::search::fetch;
 
-pub fn run(args: &GetArgs) -> Result<ExitCode> {
-    let ctx = Context::open(args.ws.workspace.as_deref())?;
+pub fn run(ctx: &Context, args: &GetArgs) -> Result<ExitCode> {
     let roots = transcript_roots(&ctx.env, &ctx.cfg);
     let f = fetch::get(&ctx.ws, &ctx.env, &roots, &args.path, args.from, args.lines)?;
     if args.json {

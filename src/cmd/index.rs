@@ -13,8 +13,7 @@ use crate::index::stats::HistoryStats;
 use crate::progress::{Progress, Quiet, Step};
 use crate::upkeep::{self, IndexLock, IndexOutcome, ModelDownload, VectorOutcome};
 
-pub fn run(args: &IndexArgs) -> Result<ExitCode> {
-    let ctx = Context::open(args.ws.workspace.as_deref())?;
+pub fn run(ctx: &Context, args: &IndexArgs) -> Result<ExitCode> {
     let lock = match IndexLock::try_acquire(&ctx.ws)? {
         Some(l) => l,
         None if args.if_idle => return Ok(ExitCode::SUCCESS), // another run is syncing
@@ -42,11 +41,11 @@ pub fn run(args: &IndexArgs) -> Result<ExitCode> {
             .iter()
             .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
             .collect();
-        upkeep::index_paths(&ctx, &lock, &paths)?
+        upkeep::index_paths(ctx, &lock, &paths)?
     } else if args.full {
-        upkeep::rebuild(&ctx, &lock, progress, download)?
+        upkeep::rebuild(ctx, &lock, progress, download)?
     } else {
-        upkeep::index_now(&ctx, &lock, progress, download)?
+        upkeep::index_now(ctx, &lock, progress, download)?
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&json(&outcome))?);

@@ -17,8 +17,7 @@ use crate::lessons::store::{self, Promoted, Target};
 use crate::lessons::{self as lessons, Rule};
 use crate::workspace::Workspace;
 
-pub fn run(args: &LessonsArgs) -> Result<ExitCode> {
-    let ctx = Context::open(args.ws.workspace.as_deref())?;
+pub fn run(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
     let ws = &ctx.ws;
     match &args.action {
         None => list(ws, args.json),

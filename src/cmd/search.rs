@@ -11,8 +11,7 @@ use crate::index::db;
 use crate::search::Request;
 use crate::search::hybrid::{self, Semantic};
 
-pub fn run(args: &SearchArgs) -> Result<ExitCode> {
-    let ctx = Context::open(args.ws.workspace.as_deref())?;
+pub fn run(ctx: &Context, args: &SearchArgs) -> Result<ExitCode> {
     let params = Request {
         query: &args.query,
         limit: args.limit,

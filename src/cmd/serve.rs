@@ -4,11 +4,9 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::cli::WorkspaceArg;
 use crate::context::Context;
 
-pub fn run(args: &WorkspaceArg) -> Result<ExitCode> {
-    let ctx = Context::open(args.workspace.as_deref())?;
+pub fn run(ctx: Context) -> Result<ExitCode> {
     crate::mcp::serve(ctx)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -8,9 +8,8 @@ use crate::cli::StatusArgs;
 use crate::context::Context;
 use crate::verify::status::Snapshot;
 
-pub fn run(args: &StatusArgs) -> Result<ExitCode> {
-    let ctx = Context::open(args.ws.workspace.as_deref())?;
-    let s = Snapshot::gather(&ctx);
+pub fn run(ctx: &Context, args: &StatusArgs) -> Result<ExitCode> {
+    let s = Snapshot::gather(ctx);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&s)?);
         return Ok(ExitCode::SUCCESS);

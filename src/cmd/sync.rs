@@ -17,18 +17,17 @@ use crate::progress::Quiet;
 use crate::sessions;
 use crate::upkeep::{self, IndexLock, ModelDownload};
 
-pub fn run(args: &SyncArgs) -> Result<ExitCode> {
-    let ctx = Context::open(args.ws.workspace.as_deref())?;
+pub fn run(ctx: &Context, args: &SyncArgs) -> Result<ExitCode> {
     let Some(lock) = IndexLock::try_acquire(&ctx.ws)? else {
         return Ok(ExitCode::SUCCESS);
     };
-    if let Err(e) = sessions::recover(&ctx, args.exclude_session.as_deref()) {
+    if let Err(e) = sessions::recover(ctx, args.exclude_session.as_deref()) {
         crate::log::append(
             Some(&ctx.ws.root),
             "sync",
             &format!("recovering summaries: {e:#}"),
         );
     }
-    upkeep::index_now(&ctx, &lock, &Quiet, ModelDownload::Never)?;
+    upkeep::index_now(ctx, &lock, &Quiet, ModelDownload::Never)?;
     Ok(ExitCode::SUCCESS)
 }
