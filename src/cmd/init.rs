@@ -55,14 +55,41 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
             "pms setup: a few questions, then a summary of every change before anything is written.\n"
         );
     }
+    let opts = ask(args, &asker, &env, &catalog)?;
+    let scope = opts.scope;
+    let today = chrono::Local::now().format("%Y-%m-%d").to_string();
+    let plan = install::plan(env.clone(), opts, &today)?;
+    show_plan(&plan);
+    if args.dry_run {
+        println!("\nDry run: nothing was changed.");
+        return Ok(ExitCode::SUCCESS);
+    }
+    if interactive && !asker.confirm("Apply these changes?", true)? {
+        println!("Cancelled: nothing was changed.");
+        return Ok(ExitCode::FAILURE);
+    }
+    let ws_root = plan.ws.root.clone();
+    let summary = apply_with_bar(plan)?;
+    print_summary(&env, &ws_root, &summary);
+    bootstrap_index(&asker, &env, &ws_root, args.no_index)?;
+    print_next(&env, &ws_root, scope);
+    Ok(ExitCode::SUCCESS)
+}
 
+/// Every answer, from its flag, the question, or its default.
+fn ask(
+    args: &InitArgs,
+    asker: &Asker,
+    env: &HostEnv,
+    catalog: &[DomainSpec],
+) -> Result<InitOptions> {
     let default_name = std::env::var("USER")
         .ok()
         .filter(|u| !u.is_empty())
         .unwrap_or_else(|| "Me".into());
     let name = asker.text("Your name", args.name.clone(), &default_name)?;
     let role = asker.text("Your role", args.role.clone(), DEFAULT_ROLE)?;
-    let domains = pick_domains(&asker, args.domains.clone(), &catalog)?;
+    let domains = pick_domains(asker, args.domains.clone(), catalog)?;
     let languages = asker
         .text(
             "Language(s) for answers, comma-separated",
@@ -73,14 +100,14 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
         .collect::<Vec<_>>();
-    let tone = pick_tone(&asker, args.tone.clone())?;
+    let tone = pick_tone(asker, args.tone.clone())?;
     let dir_raw = asker.text(
         "Where should the workspace live?",
         args.dir.as_ref().map(|d| d.to_string_lossy().into_owned()),
         "~/pms",
     )?;
-    let workspace = absolute(&env, &dir_raw)?;
-    let scope = pick_scope(&asker, args.scope)?;
+    let workspace = absolute(env, &dir_raw)?;
+    let scope = pick_scope(asker, args.scope)?;
     let codex_on_path = wiring::codex_cli().is_some();
     let codex = if args.no_codex || !codex_on_path {
         false
@@ -90,9 +117,7 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
             true,
         )?
     };
-
-    let binary = env::current_binary().context("finding the pms binary's own path")?;
-    let opts = InitOptions {
+    Ok(InitOptions {
         answers: Answers {
             name,
             role,
@@ -107,11 +132,11 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
         workspace,
         scope,
         codex,
-        binary,
-    };
-    let today = chrono::Local::now().format("%Y-%m-%d").to_string();
-    let plan = install::plan(env.clone(), opts, &today)?;
+        binary: env::current_binary().context("finding the pms binary's own path")?,
+    })
+}
 
+fn show_plan(plan: &install::InstallPlan) {
     println!("\nThis is what pms will do:");
     for line in plan.describe() {
         println!("  {line}");
@@ -120,32 +145,27 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
     if !kept.is_empty() {
         println!("  Already there, left untouched: {}", kept.join(", "));
     }
-    if args.dry_run {
-        println!("\nDry run: nothing was changed.");
-        return Ok(ExitCode::SUCCESS);
-    }
-    if interactive && !asker.confirm("Apply these changes?", true)? {
-        println!("Cancelled: nothing was changed.");
-        return Ok(ExitCode::FAILURE);
-    }
+}
 
-    let total = plan.scaffold.files.len() as u64;
-    let bar = ProgressBar::new(total).with_style(
+fn apply_with_bar(plan: install::InstallPlan) -> Result<install::InstallSummary> {
+    let bar = ProgressBar::new(plan.scaffold.files.len() as u64).with_style(
         ProgressStyle::with_template("  {bar:30} {pos}/{len} {wide_msg}")
             .expect("static template")
             .progress_chars("=> "),
     );
-    let ws_root = plan.ws.root.clone();
     let summary = install::apply(plan, |f| {
         bar.set_message(f.rel.clone());
         bar.inc(1);
     })?;
     bar.finish_and_clear();
+    Ok(summary)
+}
 
+fn print_summary(env: &HostEnv, ws_root: &Path, summary: &install::InstallSummary) {
     println!("\npms is set up.");
     println!(
         "  Workspace   {} ({} file(s) written, {} kept)",
-        env.display(&ws_root),
+        env.display(ws_root),
         summary.files_written,
         summary.files_kept.len()
     );
@@ -186,12 +206,13 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
             }
         );
     }
-    bootstrap_index(&asker, &env, &ws_root, args.no_index)?;
+}
 
+fn print_next(env: &HostEnv, ws_root: &Path, scope: Scope) {
     println!("\nNext:");
     println!(
         "  1. Fill in {}/_me/profile.md and writing-style.md: they load in every session.",
-        env.display(&ws_root)
+        env.display(ws_root)
     );
     match scope {
         Scope::User => println!(
@@ -199,10 +220,9 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
         ),
         Scope::Workspace => println!(
             "  2. Start Claude Code inside the workspace (`cd {} && claude`).",
-            env.display(&ws_root)
+            env.display(ws_root)
         ),
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// The first index run: the user's existing Claude Code history becomes
