@@ -198,7 +198,7 @@ pub struct SearchArgs {
     /// Most results to show
     #[arg(long, short = 'n')]
     pub limit: Option<usize>,
-    /// Only these sources: knowledge, summary, transcript (comma-separated)
+    /// Only these sources: knowledge, summary, transcript, memory (Claude Code's auto-memory; comma-separated)
     #[arg(long, value_delimiter = ',')]
     pub source: Vec<String>,
     /// Only this project (a transcript folder such as -home-me-app, or a domain such as product)
@@ -259,7 +259,7 @@ pub struct LessonsArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum LessonsAction {
-    /// Walk through the pending learnings: accept, reword, choose where it goes, reject or skip
+    /// Walk through the pending learnings: accept, reword, add cues, choose where it goes, reject or skip
     Review,
     /// Make a pending learning a rule in force
     Accept {
@@ -271,7 +271,10 @@ pub enum LessonsAction {
         /// Your wording of the rule (what to do, when, and why)
         #[arg(long)]
         text: Option<String>,
-        /// If a near-duplicate rule exists, replace its wording instead of stopping
+        /// When the rule applies, ';'-separated: situations, commands, synonyms ("git push --force; rewrite history")
+        #[arg(long, value_name = "CUES")]
+        when: Option<String>,
+        /// If a near-duplicate rule exists, give it this wording instead of stopping
         #[arg(long, conflicts_with = "force")]
         merge: bool,
         /// Add it even if a rule in force looks nearly the same
@@ -287,12 +290,37 @@ pub enum LessonsAction {
     Add {
         /// The rule (what to do, when, and why)
         text: String,
+        /// When the rule applies, ';'-separated: situations, commands, synonyms, file types
+        #[arg(long, value_name = "CUES")]
+        when: Option<String>,
         /// The domain it belongs to (default: _me/lessons.md, all work)
         #[arg(long)]
         domain: Option<String>,
+        /// If a near-duplicate rule exists, give it this wording (and add the cues) instead of stopping
+        #[arg(long, conflicts_with = "force")]
+        merge: bool,
         /// Add it even if a rule in force looks nearly the same
         #[arg(long)]
         force: bool,
+    },
+    /// Change a rule's wording or its cues
+    Edit {
+        /// The rule (L-...)
+        id: String,
+        /// The new wording
+        #[arg(long)]
+        text: Option<String>,
+        /// The new cues, ';'-separated (replacing the old ones; "" removes them)
+        #[arg(long, value_name = "CUES")]
+        when: Option<String>,
+    },
+    /// Move a rule to another file: a domain's CLAUDE.md, or "me" for _me/lessons.md
+    Move {
+        /// The rule (L-...)
+        id: String,
+        /// A domain id, or "me"
+        #[arg(long)]
+        to: String,
     },
     /// Take a rule out of force (kept in the archive of _me/lessons.md)
     Retire {

@@ -25,4 +25,5 @@ pub mod upgrade;
 pub mod upkeep;
 pub mod verify;
 pub mod wiring;
+pub mod words;
 pub mod workspace;

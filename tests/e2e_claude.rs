@@ -332,13 +332,13 @@ fn hooks_carry_lessons_workflows_and_staged_learnings_across_sessions() {
     // a lesson in force
     let ws = pms::workspace::Workspace::new(home.workspace());
     let target = pms::lessons::store::Target::Me;
-    let promoted = pms::lessons::store::promote(
-        &ws,
-        "Run the migration dry-run before applying it to production, because a failed migration locked the orders table.",
-        &target,
-        None,
-    )
-    .unwrap();
+    let new = pms::lessons::store::NewRule {
+        text: "Run the migration dry-run before applying it to production, because a failed migration locked the orders table.",
+        ..Default::default()
+    };
+    let promoted =
+        pms::lessons::store::promote(&ws, &new, &target, pms::lessons::store::OnDuplicate::Stop)
+            .unwrap();
     let pms::lessons::store::Promoted::Added(lesson) = promoted else {
         panic!("{promoted:?}")
     };

@@ -71,7 +71,17 @@ impl Setup {
 
     fn add_lesson(&self, text: &str) {
         let ws = pms::workspace::Workspace::new(self.ws());
-        pms::lessons::store::promote(&ws, text, &pms::lessons::store::Target::Me, None).unwrap();
+        let new = pms::lessons::store::NewRule {
+            text,
+            ..Default::default()
+        };
+        pms::lessons::store::promote(
+            &ws,
+            &new,
+            &pms::lessons::store::Target::Me,
+            pms::lessons::store::OnDuplicate::Stop,
+        )
+        .unwrap();
         self.home.ok(&["index", "--quiet"]);
     }
 }
@@ -320,11 +330,11 @@ fn pre_compact_writes_a_checkpoint_and_session_end_the_summary_and_learnings() {
         pending["items"][0]["transcript_ref"],
         meta.transcript_ref.unwrap().as_str()
     );
-    assert!(
-        !s.ws()
-            .join(".pms/state/11111111-2222-3333-4444-555555555555.json")
-            .exists()
-    );
+    // the state stays (a resumed session goes on from it), its signals marked staged
+    let st = s
+        .home
+        .read_json("pms/.pms/state/11111111-2222-3333-4444-555555555555.json");
+    assert_eq!(st["signals_staged"], st["signals"].as_array().unwrap().len());
 }
 
 #[test]

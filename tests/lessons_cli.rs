@@ -68,7 +68,7 @@ fn accept_writes_a_dated_rule_with_its_source_and_the_next_prompt_matches_it() {
     let lessons = std::fs::read_to_string(home.workspace().join("_me/lessons.md")).unwrap();
     assert!(
         lessons.contains("] The staging database listens on port 5433, not 5432. _(")
-            && lessons.contains("; cc://-home-u-app/s1.jsonl)_"),
+            && lessons.contains(&format!("; cc://-home-u-app/s1.jsonl; from {})_", ids[0])),
         "{lessons}"
     );
     // the lessons index is updated at once: no `pms index` in between

@@ -253,11 +253,15 @@ fn upgrading_an_older_workspace_keeps_every_byte_of_user_data() {
     )
     .unwrap();
     let wsx = pms::workspace::Workspace::new(&ws);
+    let new = pms::lessons::store::NewRule {
+        text: "Write the PRD's non-goals first",
+        ..Default::default()
+    };
     pms::lessons::store::promote(
         &wsx,
-        "Write the PRD's non-goals first",
+        &new,
         &pms::lessons::store::Target::Domain("product".into()),
-        None,
+        pms::lessons::store::OnDuplicate::Stop,
     )
     .unwrap();
 

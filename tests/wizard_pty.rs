@@ -178,6 +178,8 @@ fn reviewing_pending_learnings_by_typing() {
     p.exp_string("[1/3]").unwrap();
     p.exp_string("What should happen to it?").unwrap();
     key(&mut p, "\r"); // accept as a rule
+    p.exp_string("When does it apply?").unwrap();
+    key(&mut p, "\r"); // the suggested cues (none)
     p.exp_string("Where does it belong?").unwrap();
     key(&mut p, "\r"); // _me/lessons.md
     p.exp_string("to _me/lessons.md").unwrap();
@@ -192,6 +194,8 @@ fn reviewing_pending_learnings_by_typing() {
         &mut p,
         "Batch invoice writes in one transaction, because row-by-row writes timed out.\r",
     );
+    p.exp_string("When does it apply?").unwrap();
+    key(&mut p, "\r"); // the suggested cues (none)
     p.exp_string("Where does it belong?").unwrap();
     key(&mut p, "\r"); // the suggested domain: product
     p.exp_string("to product/CLAUDE.md").unwrap();

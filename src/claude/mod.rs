@@ -3,6 +3,7 @@
 //! The contract these follow is in ../shared/docs/claude-code-integration.md
 //! (summarised in docs/architecture.md).
 
+pub mod auto_memory;
 pub mod codex;
 pub mod hook_io;
 pub mod json_file;

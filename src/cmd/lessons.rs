@@ -1,6 +1,7 @@
 //! `pms lessons`: the user's side of the experience → rule pipeline.
 //! Learnings the hooks staged wait here for a yes; accepted ones become
-//! rules in `_me/lessons.md` or a domain's CLAUDE.md.
+//! rules in `_me/lessons.md` or a domain's CLAUDE.md, with the cues that
+//! tell pms when to put them in front of the model.
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -11,30 +12,37 @@ use dialoguer::{Input, Select};
 
 use crate::cli::{LessonsAction, LessonsArgs};
 use crate::context::Context;
-use crate::lessons::accept::{self, Accepted};
+use crate::lessons::accept::{self, Acceptance, Accepted};
 use crate::lessons::pending::{self, PendingItem};
-use crate::lessons::store::{self, Promoted, Target};
-use crate::lessons::{self as lessons, Rule};
+use crate::lessons::store::{self, Change, NewRule, OnDuplicate, Promoted, Target};
+use crate::lessons::{self as lessons, Rule, split_cues};
 use crate::workspace::Workspace;
 
 pub fn run(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
     let ws = &ctx.ws;
     match &args.action {
-        None => list(ws, args.json),
-        Some(LessonsAction::Review) => review(ws),
+        None => list(ctx, args.json),
+        Some(LessonsAction::Review) => review(ctx),
         Some(LessonsAction::Accept {
             id,
             to,
             text,
+            when,
             merge,
             force,
         }) => {
-            match accept::accept_with(ws, id, text.as_deref(), to.as_deref(), *merge, *force)? {
-                Accepted::Promoted(r) => println!("Added {} to {}: {}", r.id, r.file, r.text),
-                Accepted::Merged(r) => println!("Merged into {} in {}: {}", r.id, r.file, r.text),
+            let how = Acceptance {
+                text: text.as_deref(),
+                cues: when.as_deref().map(split_cues),
+                target: to.as_deref(),
+                on_duplicate: OnDuplicate::from_flags(*merge, *force),
+            };
+            match accept::accept(ws, id, &how)? {
+                Accepted::Promoted(r) => println!("Added {}", shown(&r)),
+                Accepted::Merged(r) => println!("Merged into {}", shown(&r)),
                 Accepted::Duplicate { existing, .. } => {
                     println!(
-                        "{id} says nearly the same as {} ({}): {}\nNothing changed. Pass --merge to replace that rule's wording with this one, --force to keep both, or `pms lessons reject {id}`.",
+                        "{id} says nearly the same as {} ({}): {}\nNothing changed. Pass --merge to give that rule this wording, --force to keep both, or `pms lessons reject {id}`.",
                         existing.id, existing.file, existing.text
                     );
                     return Ok(ExitCode::FAILURE);
@@ -49,23 +57,47 @@ pub fn run(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
         }
         Some(LessonsAction::Add {
             text,
+            when,
             domain,
+            merge,
             force,
         }) => {
             let target = Target::parse(ws, domain.as_deref())?;
-            match store::promote_with(ws, text, &target, None, *force)? {
-                Promoted::Added(r) => {
-                    println!("Added {} to {}: {}", r.id, r.file, r.text);
-                    Ok(ExitCode::SUCCESS)
-                }
+            let new = NewRule {
+                text,
+                cues: when.as_deref().map(split_cues).unwrap_or_default(),
+                ..NewRule::default()
+            };
+            match store::promote(ws, &new, &target, OnDuplicate::from_flags(*merge, *force))? {
+                Promoted::Added(r) => println!("Added {}", shown(&r)),
+                Promoted::Merged(r) => println!("Merged into {}", shown(&r)),
                 Promoted::Duplicate(r) => {
                     println!(
-                        "Nearly the same rule is already in force: {} ({}): {}\nNothing changed (pass --force to add it anyway).",
+                        "Nearly the same rule is already in force: {} ({}): {}\nNothing changed (pass --merge to give it this wording and these cues, --force to add it anyway).",
                         r.id, r.file, r.text
                     );
-                    Ok(ExitCode::FAILURE)
+                    return Ok(ExitCode::FAILURE);
                 }
             }
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(LessonsAction::Edit { id, text, when }) => {
+            if text.is_none() && when.is_none() {
+                bail!(
+                    "nothing to change.\n  Fix: pass --text \"new wording\", --when \"cue; cue\", or both"
+                );
+            }
+            let change = Change {
+                text: text.as_deref(),
+                cues: when.as_deref().map(split_cues),
+            };
+            println!("Changed {}", shown(&store::edit(ws, id, change)?));
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(LessonsAction::Move { id, to }) => {
+            let target = Target::parse(ws, Some(to))?;
+            println!("Moved {}", shown(&store::move_to(ws, id, &target)?));
+            Ok(ExitCode::SUCCESS)
         }
         Some(LessonsAction::Retire { id }) => {
             let r = store::retire(ws, id)?;
@@ -78,17 +110,32 @@ pub fn run(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
     }
 }
 
-fn list(ws: &Workspace, json: bool) -> Result<ExitCode> {
+/// A rule as the commands report it: id, file, text and cues.
+fn shown(r: &Rule) -> String {
+    let mut s = format!("{} to {}: {}", r.id, r.file, r.text);
+    if !r.cues.is_empty() {
+        s.push_str(&format!("\n  applies when: {}", r.cues.join("; ")));
+    }
+    s
+}
+
+fn list(ctx: &Context, json: bool) -> Result<ExitCode> {
+    let ws = &ctx.ws;
     let waiting = pending::load(ws)?.items;
     let rules = lessons::all_rules(ws);
+    let memories = lessons::memory_feedback(ctx);
     if json {
         let rules: Vec<_> = rules
             .iter()
-            .map(|r| serde_json::json!({"id": r.id, "text": r.text, "file": r.file, "scope": r.scope, "date": r.date, "source": r.source_ref}))
+            .map(|r| serde_json::json!({"id": r.id, "text": r.text, "when": r.cues, "file": r.file, "scope": r.scope, "date": r.date, "source": r.source_ref}))
             .collect();
         println!(
             "{}",
-            serde_json::to_string_pretty(&serde_json::json!({"pending": waiting, "rules": rules}))?
+            serde_json::to_string_pretty(&serde_json::json!({
+                "pending": waiting,
+                "rules": rules,
+                "auto_memory": memories.iter().map(|m| serde_json::json!({"uri": m.uri(), "text": m.summary()})).collect::<Vec<_>>(),
+            }))?
         );
         return Ok(ExitCode::SUCCESS);
     }
@@ -101,8 +148,18 @@ fn list(ws: &Workspace, json: bool) -> Result<ExitCode> {
             println!("  {}  [{} → {home}] {}", i.id, i.kind, i.text);
         }
         println!(
-            "  Review them with `pms lessons review`, or `pms lessons accept <id> [--text ...] [--to <domain>]`."
+            "  Review them with `pms lessons review`, or `pms lessons accept <id> [--text ...] [--when ...] [--to <domain>]`."
         );
+    }
+    if !memories.is_empty() {
+        println!(
+            "\nCorrections in Claude Code's auto-memory that are not pms lessons yet ({}):",
+            memories.len()
+        );
+        for m in &memories {
+            println!("  {}  {}", m.uri(), m.summary());
+        }
+        println!("  `pms lessons review` can make them lessons (with cues), in one place.");
     }
     println!();
     if rules.is_empty() {
@@ -111,23 +168,100 @@ fn list(ws: &Workspace, json: bool) -> Result<ExitCode> {
         println!("Lessons in force ({}):", rules.len());
         for r in &rules {
             println!("  {}  ({}) {}", r.id, r.file, r.text);
+            if !r.cues.is_empty() {
+                println!("      applies when: {}", r.cues.join("; "));
+            }
         }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn review(ws: &Workspace) -> Result<ExitCode> {
+fn review(ctx: &Context) -> Result<ExitCode> {
+    let ws = &ctx.ws;
     if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
         bail!(
             "`pms lessons review` asks in a terminal.\n  Fix: run it in one, or use `pms lessons accept <id>` / `reject <id>`."
         );
     }
     let waiting = pending::load(ws)?.items;
-    if waiting.is_empty() {
+    let memories = lessons::memory_feedback(ctx);
+    if waiting.is_empty() && memories.is_empty() {
         println!("No learnings waiting for confirmation.");
         return Ok(ExitCode::SUCCESS);
     }
     let theme = ColorfulTheme::default();
+    if !review_pending(ws, &theme, &waiting)? {
+        return Ok(ExitCode::SUCCESS);
+    }
+    for (n, m) in memories.iter().enumerate() {
+        if !review_memory(ws, &theme, m, (n + 1, memories.len()))? {
+            break;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One auto-memory correction: make it a pms lesson (asking for cues), and
+/// with the user's yes remove it from auto-memory so it lives in one place.
+/// Returns false when the user stops reviewing.
+fn review_memory(
+    ws: &Workspace,
+    theme: &ColorfulTheme,
+    m: &crate::claude::auto_memory::Memory,
+    (n, total): (usize, usize),
+) -> Result<bool> {
+    println!(
+        "\n[auto-memory {n}/{total}] {} (saved by Claude Code in {})",
+        m.summary(),
+        m.uri()
+    );
+    let choice = Select::with_theme(theme)
+        .with_prompt("Claude Code already follows this. Make it a pms lesson?")
+        .items([
+            "Make it a pms lesson, and remove it from auto-memory (one place)",
+            "Make it a pms lesson, and keep it in auto-memory too",
+            "Leave it in auto-memory only",
+            "Stop reviewing",
+        ])
+        .default(0)
+        .interact()?;
+    if choice == 2 {
+        return Ok(true);
+    }
+    if choice == 3 {
+        return Ok(false);
+    }
+    let wording: String = Input::with_theme(theme)
+        .with_prompt("The rule (what to do, when, and why)")
+        .with_initial_text(m.summary())
+        .interact_text()?;
+    let cues: String = Input::with_theme(theme)
+        .with_prompt("When does it apply? (situations, commands, synonyms; ';' between them)")
+        .allow_empty(true)
+        .interact_text()?;
+    let uri = m.uri();
+    let new = NewRule {
+        text: &wording,
+        cues: split_cues(&cues),
+        source_ref: Some(&uri),
+        origin: None,
+    };
+    let target = Target::parse(ws, Some(&pick_domain(ws, theme, None)?))?;
+    match store::promote(ws, &new, &target, OnDuplicate::Stop)? {
+        Promoted::Added(r) | Promoted::Merged(r) => println!("  Added {} to {}.", r.id, r.file),
+        Promoted::Duplicate(r) => {
+            println!("  {} already says nearly the same; nothing added.", r.id)
+        }
+    }
+    if choice == 0 {
+        crate::claude::auto_memory::forget(m)?;
+        println!("  Removed {} from auto-memory.", m.uri());
+    }
+    Ok(true)
+}
+
+/// The pending learnings, one by one. Returns false when the user stops.
+fn review_pending(ws: &Workspace, theme: &ColorfulTheme, waiting: &[PendingItem]) -> Result<bool> {
     let total = waiting.len();
     for (n, item) in waiting.iter().enumerate() {
         println!(
@@ -138,7 +272,7 @@ fn review(ws: &Workspace) -> Result<ExitCode> {
             source(item)
         );
         println!("  {}", item.text);
-        let choice = Select::with_theme(&theme)
+        let choice = Select::with_theme(theme)
             .with_prompt("What should happen to it?")
             .items([
                 "Accept as a rule",
@@ -151,7 +285,7 @@ fn review(ws: &Workspace) -> Result<ExitCode> {
             .interact()?;
         let wording = match choice {
             0 => accept::suggested_wording(&item.text),
-            1 => Input::with_theme(&theme)
+            1 => Input::with_theme(theme)
                 .with_prompt("The rule (what to do, when, and why)")
                 .with_initial_text(accept::suggested_wording(&item.text))
                 .interact_text()?,
@@ -161,19 +295,47 @@ fn review(ws: &Workspace) -> Result<ExitCode> {
                 continue;
             }
             3 => continue,
-            _ => break,
+            _ => return Ok(false),
         };
-        let target = pick_target(ws, &theme, item)?;
-        match accept::accept(ws, &item.id, Some(&wording), Some(&target), false)? {
+        let cues: String = Input::with_theme(theme)
+            .with_prompt("When does it apply? (situations, commands, synonyms; ';' between them)")
+            .with_initial_text(suggested_cues(item, &wording).join("; "))
+            .allow_empty(true)
+            .interact_text()?;
+        let target = pick_domain(ws, theme, item.domain.as_deref())?;
+        let how = Acceptance {
+            text: Some(&wording),
+            cues: Some(split_cues(&cues)),
+            target: Some(&target),
+            on_duplicate: OnDuplicate::Stop,
+        };
+        match accept::accept(ws, &item.id, &how)? {
             Accepted::Promoted(r) | Accepted::Merged(r) => {
                 println!("  Added {} to {}.", r.id, r.file)
             }
             Accepted::Duplicate { existing, .. } => {
-                merge_or_keep(ws, &theme, item, &wording, &target, &existing)?
+                merge_or_keep(ws, theme, item, &how, &existing)?
             }
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(true)
+}
+
+/// The cues to pre-fill: the staged ones, else what the wording names
+/// literally (`code`, "quoted" phrases).
+fn suggested_cues(item: &PendingItem, wording: &str) -> Vec<String> {
+    if !item.cues.is_empty() {
+        return item.cues.clone();
+    }
+    let mut out = Vec::new();
+    for delim in ['`', '"'] {
+        for (i, part) in wording.split(delim).enumerate() {
+            if i % 2 == 1 && !part.trim().is_empty() {
+                out.push(part.trim().to_string());
+            }
+        }
+    }
+    out
 }
 
 fn source(item: &PendingItem) -> String {
@@ -183,7 +345,8 @@ fn source(item: &PendingItem) -> String {
         .unwrap_or_default()
 }
 
-fn pick_target(ws: &Workspace, theme: &ColorfulTheme, item: &PendingItem) -> Result<String> {
+/// Where a rule goes: "me" or a domain id (`suggested` preselected).
+fn pick_domain(ws: &Workspace, theme: &ColorfulTheme, suggested: Option<&str>) -> Result<String> {
     let mut options = vec!["me".to_string()];
     options.extend(ws.installed_domains());
     let labels: Vec<String> = options
@@ -196,9 +359,7 @@ fn pick_target(ws: &Workspace, theme: &ColorfulTheme, item: &PendingItem) -> Res
             }
         })
         .collect();
-    let default = item
-        .domain
-        .as_ref()
+    let default = suggested
         .and_then(|d| options.iter().position(|o| o == d))
         .unwrap_or(0);
     let i = Select::with_theme(theme)
@@ -213,8 +374,7 @@ fn merge_or_keep(
     ws: &Workspace,
     theme: &ColorfulTheme,
     item: &PendingItem,
-    wording: &str,
-    target: &str,
+    how: &Acceptance,
     existing: &Rule,
 ) -> Result<()> {
     println!(
@@ -224,32 +384,29 @@ fn merge_or_keep(
     let i = Select::with_theme(theme)
         .with_prompt("Merge?")
         .items([
-            "Merge: replace that rule's wording with this one",
+            "Merge: give that rule this wording, and add these cues to its own",
             "Keep both: they say different things",
             "Keep the existing rule, drop this learning",
             "Skip for now",
         ])
         .default(0)
         .interact()?;
-    match i {
-        0 => {
-            let outcome = accept::accept(ws, &item.id, Some(wording), Some(target), true)?;
-            if let Accepted::Merged(r) | Accepted::Promoted(r) = outcome {
-                println!("  Merged into {}.", r.id);
-            }
-        }
-        1 => {
-            if let Accepted::Promoted(r) =
-                accept::accept_with(ws, &item.id, Some(wording), Some(target), false, true)?
-            {
-                println!("  Added {} to {}.", r.id, r.file);
-            }
-        }
+    let on_duplicate = match i {
+        0 => OnDuplicate::Merge,
+        1 => OnDuplicate::KeepBoth,
         2 => {
             accept::reject(ws, &item.id)?;
             println!("  Kept {}.", existing.id);
+            return Ok(());
         }
-        _ => {}
+        _ => return Ok(()),
+    };
+    let how = Acceptance {
+        on_duplicate,
+        ..how.clone()
+    };
+    if let Accepted::Merged(r) | Accepted::Promoted(r) = accept::accept(ws, &item.id, &how)? {
+        println!("  Saved {} in {}.", r.id, r.file);
     }
     Ok(())
 }

@@ -21,6 +21,7 @@ use super::{Event, layers};
 use crate::claude::hook_io::{self, HookInput};
 use crate::context::Context;
 use crate::lessons;
+use crate::lessons::index_file::Selection;
 use crate::sessions::state::SessionState;
 
 pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
@@ -47,12 +48,11 @@ in one plain sentence so it can be staged for the user's confirmation.",
         changed = true;
     }
 
-    match lessons::index_file::matching(
-        &ctx.ws,
-        prompt,
-        ctx.cfg.hooks.lesson_min_score,
-        ctx.cfg.hooks.lessons_per_prompt,
-    ) {
+    let how = Selection {
+        floor: ctx.cfg.hooks.lesson_score_floor,
+        max: ctx.cfg.hooks.lessons_per_prompt,
+    };
+    match lessons::index_file::matching(&ctx.ws, prompt, how) {
         Ok(found) if !found.is_empty() => {
             let mut body =
                 String::from("These confirmed lessons apply to this request. Follow them:\n");

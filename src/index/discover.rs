@@ -70,6 +70,31 @@ impl Found {
         })
     }
 
+    /// An auto-memory file under `root`: `<root>/<project>/memory/<name>.md`.
+    fn memory(root: &Path, path: &Path, meta: &std::fs::Metadata) -> Option<Found> {
+        let rel = path
+            .strip_prefix(root)
+            .ok()?
+            .to_string_lossy()
+            .replace('\\', "/");
+        let parts: Vec<&str> = rel.split('/').collect();
+        let [project, "memory", file] = parts.as_slice() else {
+            return None;
+        };
+        if !file.ends_with(".md") || *file == "MEMORY.md" {
+            return None;
+        }
+        Some(Found {
+            uri: format!("cc://{rel}"),
+            abs: path.to_path_buf(),
+            source: Source::Memory,
+            project: project.to_string(),
+            size: meta.len(),
+            mtime_ns: mtime_ns(meta),
+            subagent: false,
+        })
+    }
+
     /// A workspace markdown file, if the rules above cover `rel`.
     fn markdown(rel: String, path: &Path, meta: &std::fs::Metadata) -> Option<Found> {
         let source = markdown_source(&rel)?;
@@ -175,6 +200,22 @@ pub fn transcripts(roots: &[PathBuf]) -> Vec<Found> {
     out
 }
 
+/// Claude Code's auto-memory files under `roots`
+/// (`<root>/<project>/memory/*.md`, its `MEMORY.md` index left out).
+pub fn auto_memory(roots: &[PathBuf]) -> Vec<Found> {
+    let mut out = Vec::new();
+    for root in roots {
+        for m in crate::claude::auto_memory::all(root) {
+            if let Ok(meta) = std::fs::metadata(&m.path)
+                && let Some(f) = Found::memory(root, &m.path, &meta)
+            {
+                out.push(f);
+            }
+        }
+    }
+    out
+}
+
 /// One path as the walks would have found it (None: the index does not
 /// cover it).
 pub fn classify(ws: &Workspace, roots: &[PathBuf], path: &Path) -> Option<Found> {
@@ -183,6 +224,12 @@ pub fn classify(ws: &Workspace, roots: &[PathBuf], path: &Path) -> Option<Found>
         return roots
             .iter()
             .find_map(|root| Found::transcript(root, path, &meta));
+    }
+    if let Some(f) = roots
+        .iter()
+        .find_map(|root| Found::memory(root, path, &meta))
+    {
+        return Some(f);
     }
     Found::markdown(ws.relative(path)?, path, &meta)
 }

@@ -36,6 +36,8 @@ pub enum Source {
     Knowledge,
     Summary,
     Transcript,
+    /// Claude Code's auto-memory files (`<project>/memory/*.md`).
+    Memory,
 }
 
 impl Source {
@@ -44,6 +46,7 @@ impl Source {
             Source::Knowledge => "knowledge",
             Source::Summary => "summary",
             Source::Transcript => "transcript",
+            Source::Memory => "memory",
         }
     }
     pub fn parse(s: &str) -> Option<Source> {
@@ -51,6 +54,7 @@ impl Source {
             "knowledge" => Some(Source::Knowledge),
             "summary" | "summaries" => Some(Source::Summary),
             "transcript" | "transcripts" => Some(Source::Transcript),
+            "memory" | "memories" | "auto-memory" => Some(Source::Memory),
             _ => None,
         }
     }
@@ -97,8 +101,12 @@ pub fn run(
     cfg: &Config,
     progress: &dyn Progress,
 ) -> Result<IndexReport, IndexError> {
+    let roots = transcript_roots(env, cfg);
     let mut found = discover::workspace(ws);
-    found.extend(discover::transcripts(&transcript_roots(env, cfg)));
+    found.extend(discover::transcripts(&roots));
+    if crate::claude::auto_memory::enabled(env) {
+        found.extend(discover::auto_memory(&roots));
+    }
     sync(conn, cfg, found, None, progress)
 }
 
@@ -173,7 +181,9 @@ fn sync(
     for (f, s) in work {
         let outcome = match f.source {
             Source::Transcript => index_transcript(&tx, &mut fts, f, s, cfg)?,
-            Source::Knowledge | Source::Summary => index_markdown(&tx, &mut fts, f, s, cfg)?,
+            Source::Knowledge | Source::Summary | Source::Memory => {
+                index_markdown(&tx, &mut fts, f, s, cfg)?
+            }
         };
         batch_bytes += outcome.bytes;
         if batch_bytes > 32 << 20 {

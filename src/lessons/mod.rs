@@ -1,17 +1,26 @@
 //! Lessons: experience that became a rule the agent must follow.
 //!
 //! A confirmed lesson is one bullet inside pms's managed section of
-//! `_me/lessons.md` (cross-domain) or of a domain's `CLAUDE.md`:
+//! `_me/lessons.md` (cross-domain) or of a domain's `CLAUDE.md`, optionally
+//! followed by its "applies when" cues on one indented line:
 //!
 //! ```text
-//! - [L-7f3a2c] Run the migration dry-run before applying it, because a failed migration locked orders. _(2026-11-22; cc://-home-u-app/abc.jsonl)_
+//! - [L-7f3a2c] Never force-push to the main branch. _(2026-11-22; cc://-home-u-app/abc.jsonl; from P-1a2b3c)_
+//!   - applies when: git push --force; overwrite the remote branch; rewrite history on main
 //! ```
 //!
-//! The id is stable (derived from the first wording), the date and the
-//! source conversation are kept for traceability. `terms` gives the key terms
-//! a prompt must share with a lesson for the user-prompt hook to inject it;
-//! `similarity` catches near-duplicates before a second copy is written.
+//! The id is stable (derived from the first wording); the date, the source
+//! conversation and the pending learning it came from are kept for
+//! traceability (and so that accepting again after an interruption finishes
+//! the job instead of finding a duplicate). Cues are situations, commands,
+//! synonyms and file types a request shows when the rule applies; the
+//! per-prompt matcher ([`index_file`]) reads them with the rule's text.
+//!
+//! Text from users, agents and transcripts never changes the file's
+//! structure: a rule and each cue are one line, and comment markers inside
+//! them are neutralised ([`one_line`]).
 
+pub mod accept;
 pub mod index_file;
 pub mod pending;
 pub mod signals;
@@ -20,7 +29,6 @@ pub mod store;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use crate::index::text::{Term, bigrams, is_stop_word, terms as split_terms};
 use crate::workspace::Workspace;
 use crate::workspace::markers::{self, LESSONS};
 
@@ -29,8 +37,12 @@ use crate::workspace::markers::{self, LESSONS};
 pub struct Rule {
     pub id: String,
     pub text: String,
+    /// "Applies when" cues.
+    pub cues: Vec<String>,
     pub date: Option<String>,
     pub source_ref: Option<String>,
+    /// The pending learning it was accepted from.
+    pub origin: Option<String>,
     /// "me" for `_me/lessons.md`, else the domain id.
     pub scope: String,
     /// Workspace-relative file.
@@ -38,6 +50,9 @@ pub struct Rule {
     /// 1-based line of the bullet.
     pub line: usize,
 }
+
+/// How the cue line of a rule starts (after its indentation).
+const CUES_PREFIX: &str = "- applies when:";
 
 impl Rule {
     /// A short title for the lesson index: the rule up to its reason.
@@ -52,41 +67,99 @@ impl Rule {
         crate::claude::transcript::truncate(title, 110)
     }
 
-    /// The bullet as written in the managed section.
+    /// The bullet (and its cue line) as written in the managed section.
     pub fn render(&self) -> String {
-        let mut meta = Vec::new();
-        if let Some(d) = &self.date {
-            meta.push(d.clone());
+        let meta: Vec<&str> = [&self.date, &self.source_ref]
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        let mut meta: Vec<String> = meta.into_iter().map(str::to_string).collect();
+        if let Some(o) = &self.origin {
+            meta.push(format!("from {o}"));
         }
-        if let Some(r) = &self.source_ref {
-            meta.push(r.clone());
-        }
-        if meta.is_empty() {
+        let mut out = if meta.is_empty() {
             format!("- [{}] {}", self.id, self.text)
         } else {
             format!("- [{}] {} _({})_", self.id, self.text, meta.join("; "))
+        };
+        if !self.cues.is_empty() {
+            out.push_str(&format!("\n  {CUES_PREFIX} {}", self.cues.join("; ")));
         }
+        out
     }
 }
 
+/// A managed-section bullet, parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bullet {
+    pub id: String,
+    pub text: String,
+    pub date: Option<String>,
+    pub source_ref: Option<String>,
+    pub origin: Option<String>,
+}
+
 /// Parses one managed-section bullet.
-pub fn parse_bullet(line: &str) -> Option<(String, String, Option<String>, Option<String>)> {
-    let rest = line.trim_start().strip_prefix("- [")?;
+pub fn parse_bullet(line: &str) -> Option<Bullet> {
+    let rest = line.strip_prefix("- [")?;
     let (id, rest) = rest.split_once("] ")?;
     if !id.starts_with("L-") || id.len() > 32 {
         return None;
     }
     let rest = rest.trim();
-    let (text, date, source) = match rest.strip_suffix(")_").and_then(|r| r.rsplit_once(" _(")) {
-        Some((text, meta)) => {
-            let mut parts = meta.splitn(2, "; ");
-            let date = parts.next().map(str::to_string).filter(|d| !d.is_empty());
-            let source = parts.next().map(str::to_string);
-            (text.trim().to_string(), date, source)
-        }
-        None => (rest.to_string(), None, None),
+    let mut b = Bullet {
+        id: id.to_string(),
+        text: rest.to_string(),
+        date: None,
+        source_ref: None,
+        origin: None,
     };
-    Some((id.to_string(), text, date, source))
+    if let Some((text, meta)) = rest.strip_suffix(")_").and_then(|r| r.rsplit_once(" _(")) {
+        b.text = text.trim().to_string();
+        for part in meta.split("; ").map(str::trim).filter(|p| !p.is_empty()) {
+            if let Some(o) = part.strip_prefix("from ") {
+                b.origin = Some(o.to_string());
+            } else if b.date.is_none() && looks_like_date(part) {
+                b.date = Some(part.to_string());
+            } else {
+                b.source_ref = Some(part.to_string());
+            }
+        }
+    }
+    Some(b)
+}
+
+fn looks_like_date(s: &str) -> bool {
+    s.len() == 10 && chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok()
+}
+
+/// The cues of a cue line (`  - applies when: a; b`), or None for any other line.
+pub fn parse_cues(line: &str) -> Option<Vec<String>> {
+    if !line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let rest = line.trim_start().strip_prefix(CUES_PREFIX)?;
+    Some(split_cues(rest))
+}
+
+/// Cues from one string: separated by `;` or new lines, each made one line.
+pub fn split_cues(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in text.split([';', '\n']).map(one_line) {
+        if !c.is_empty() && !out.iter().any(|o| o.eq_ignore_ascii_case(&c)) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `text` made safe for one line of a managed section: white space (new
+/// lines included) collapsed, and HTML comment delimiters broken, so that
+/// no text can open, close or fake a section marker.
+pub fn one_line(text: &str) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    flat.replace("<!--", "<!‐-").replace("-->", "-‐>")
 }
 
 /// The rules in force in one file's managed section.
@@ -95,99 +168,106 @@ pub fn rules_in(text: &str, scope: &str, file: &str) -> Vec<Rule> {
         return Vec::new();
     };
     let first_line = text[..range.start].matches('\n').count() + 1;
-    text[range]
-        .lines()
-        .enumerate()
-        .filter_map(|(i, l)| {
-            parse_bullet(l).map(|(id, t, date, source_ref)| Rule {
-                id,
-                text: t,
-                date,
-                source_ref,
+    let mut out: Vec<Rule> = Vec::new();
+    let mut after_bullet = false;
+    for (i, l) in text[range].lines().enumerate() {
+        let was_after_bullet = std::mem::replace(&mut after_bullet, false);
+        if let Some(b) = parse_bullet(l) {
+            after_bullet = true;
+            out.push(Rule {
+                id: b.id,
+                text: b.text,
+                cues: Vec::new(),
+                date: b.date,
+                source_ref: b.source_ref,
+                origin: b.origin,
                 scope: scope.to_string(),
                 file: file.to_string(),
                 line: first_line + i,
-            })
-        })
-        .collect()
+            });
+        } else if was_after_bullet
+            && let Some(cues) = parse_cues(l)
+            && let Some(last) = out.last_mut()
+        {
+            last.cues = cues;
+        }
+    }
+    out
+}
+
+/// The files that can hold rules: `_me/lessons.md`, then each domain's
+/// CLAUDE.md, as (path, scope, workspace-relative name).
+pub fn rule_files(ws: &Workspace) -> Vec<(std::path::PathBuf, String, String)> {
+    let mut out = vec![(
+        ws.me_file("lessons.md"),
+        "me".to_string(),
+        "_me/lessons.md".to_string(),
+    )];
+    for d in ws.installed_domains() {
+        out.push((
+            ws.domain_dir(&d).join("CLAUDE.md"),
+            d.clone(),
+            format!("{d}/CLAUDE.md"),
+        ));
+    }
+    out
 }
 
 /// Every rule in force in the workspace: `_me/lessons.md`, then each
 /// domain's CLAUDE.md.
 pub fn all_rules(ws: &Workspace) -> Vec<Rule> {
     let mut out = Vec::new();
-    let mut read = |path: &Path, scope: &str, rel: &str| {
-        if let Ok(text) = std::fs::read_to_string(path) {
-            out.extend(rules_in(&text, scope, rel));
+    for (path, scope, rel) in rule_files(ws) {
+        if let Ok(text) = read(&path) {
+            out.extend(rules_in(&text, &scope, &rel));
         }
-    };
-    read(&ws.me_file("lessons.md"), "me", "_me/lessons.md");
-    for d in ws.installed_domains() {
-        read(
-            &ws.domain_dir(&d).join("CLAUDE.md"),
-            &d,
-            &format!("{d}/CLAUDE.md"),
-        );
     }
     out
 }
 
-/// A crude English stemmer: enough for "applying"/"applied"/"applies" to
-/// meet "apply", and "migrations" to meet "migration", when matching a
-/// prompt against a lesson. Both sides go through it, so its mistakes cancel.
-pub fn stem(w: &str) -> String {
-    let long_enough = |base: &str| base.chars().count() >= 3;
-    if let Some(b) = w.strip_suffix("ies").or_else(|| w.strip_suffix("ied"))
-        && long_enough(b)
-    {
-        return format!("{b}y");
-    }
-    for suffix in ["ing", "ed"] {
-        if let Some(b) = w.strip_suffix(suffix)
-            && long_enough(b)
-        {
-            return b.to_string();
-        }
-    }
-    if let Some(b) = w.strip_suffix("es")
-        && long_enough(b)
-        && ["s", "x", "z", "ch", "sh"].iter().any(|e| b.ends_with(e))
-    {
-        return b.to_string();
-    }
-    if let Some(b) = w.strip_suffix('s')
-        && long_enough(b)
-        && !["s", "u", "i"].iter().any(|e| b.ends_with(e))
-    {
-        return b.to_string();
-    }
-    w.to_string()
+fn read(path: &Path) -> std::io::Result<String> {
+    std::fs::read_to_string(path)
 }
 
-/// The key terms of a text: stemmed non-stop words of three or more
-/// letters, and the bigrams of CJK runs.
+/// What a new learning must not restate: the rules in force, and Claude
+/// Code's auto-memories (when auto-memory is on), whose text already
+/// reaches the model.
+pub fn known_learnings(ctx: &crate::context::Context) -> Vec<String> {
+    let mut out: Vec<String> = all_rules(&ctx.ws).into_iter().map(|r| r.text).collect();
+    out.extend(auto_memories(ctx).into_iter().map(|m| m.summary()));
+    out
+}
+
+/// Claude Code's auto-memory files, when auto-memory is on.
+pub fn auto_memories(ctx: &crate::context::Context) -> Vec<crate::claude::auto_memory::Memory> {
+    use crate::claude::auto_memory;
+    if !auto_memory::enabled(&ctx.env) {
+        return Vec::new();
+    }
+    crate::index::indexer::transcript_roots(&ctx.env, &ctx.cfg)
+        .iter()
+        .flat_map(|root| auto_memory::all(root))
+        .collect()
+}
+
+/// The auto-memory corrections (`feedback` memories) no rule in force says
+/// yet: what `pms lessons review` offers to turn into lessons.
+pub fn memory_feedback(ctx: &crate::context::Context) -> Vec<crate::claude::auto_memory::Memory> {
+    let rules = all_rules(&ctx.ws);
+    auto_memories(ctx)
+        .into_iter()
+        .filter(|m| m.is_feedback())
+        .filter(|m| {
+            !rules
+                .iter()
+                .any(|r| similarity(&r.text, &m.summary()) >= DUPLICATE_SIMILARITY)
+        })
+        .collect()
+}
+
+/// The key terms of a text (see [`crate::words`]), as a set.
 pub fn terms(text: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    for t in split_terms(text) {
-        match t {
-            Term::Word(w) => {
-                if w.chars().count() >= 3
-                    && !is_stop_word(&w)
-                    && !w.chars().all(|c| c.is_ascii_digit())
-                {
-                    out.insert(stem(&w));
-                }
-            }
-            Term::Cjk(run) => {
-                for g in bigrams(&run) {
-                    if g.chars().count() == 2 {
-                        out.insert(g);
-                    }
-                }
-            }
-        }
-    }
-    out
+    crate::words::tokens(text).into_iter().collect()
 }
 
 /// How much two lessons say the same thing, 0 to 1, on key terms: the
@@ -230,10 +310,10 @@ pub fn id_for(prefix: &str, text: &str) -> String {
 mod tests {
     use super::*;
 
-    const SECTION: &str = "# Lessons\nmine\n<!-- pms:lessons:begin (x) -->\n- [L-abc123] Run the dry-run first, because it caught a lock. _(2026-11-22; cc://-w-p/s1.jsonl)_\n- [L-def456] 提交前先跑测试。\nnot a rule\n<!-- pms:lessons:end -->\n";
+    const SECTION: &str = "# Lessons\nmine\n<!-- pms:lessons:begin (x) -->\n- [L-abc123] Run the dry-run first, because it caught a lock. _(2026-11-22; cc://-w-p/s1.jsonl)_\n  - applies when: migrate; schema change;  apply migrations\n- [L-def456] 提交前先跑测试。\nnot a rule\n  - applies when: orphan cue line\n<!-- pms:lessons:end -->\n";
 
     #[test]
-    fn bullets_parse_with_and_without_metadata() {
+    fn bullets_parse_with_and_without_metadata_and_cues() {
         let rules = rules_in(SECTION, "me", "_me/lessons.md");
         assert_eq!(rules.len(), 2);
         assert_eq!(rules[0].id, "L-abc123");
@@ -243,40 +323,50 @@ mod tests {
         );
         assert_eq!(rules[0].date.as_deref(), Some("2026-11-22"));
         assert_eq!(rules[0].source_ref.as_deref(), Some("cc://-w-p/s1.jsonl"));
+        assert_eq!(
+            rules[0].cues,
+            ["migrate", "schema change", "apply migrations"]
+        );
         assert_eq!(rules[0].line, 4);
         assert_eq!(rules[0].title(), "Run the dry-run first");
         assert_eq!(rules[1].text, "提交前先跑测试。");
         assert_eq!(rules[1].title(), "提交前先跑测试");
+        assert!(rules[1].cues.is_empty(), "a cue line after a non-rule line");
         for r in &rules {
-            assert_eq!(parse_bullet(&r.render()).unwrap().1, r.text);
+            let back = rules_in(
+                &format!(
+                    "<!-- pms:lessons:begin -->\n{}\n<!-- pms:lessons:end -->",
+                    r.render()
+                ),
+                "me",
+                "_me/lessons.md",
+            );
+            assert_eq!(back[0].text, r.text);
+            assert_eq!(back[0].cues, r.cues);
         }
     }
 
     #[test]
-    fn stemming_and_terms() {
-        assert_eq!(stem("applying"), "apply");
-        assert_eq!(stem("apply"), "apply");
-        assert_eq!(stem("applies"), "apply");
-        assert_eq!(stem("migrations"), "migration");
-        assert_eq!(stem("studies"), "study");
-        assert_eq!(stem("class"), "class");
-        assert_eq!(stem("boxes"), "box");
-        assert_eq!(stem("notes"), "note");
-        assert_eq!(stem("status"), "status");
-        let t = terms("Always run the migrations' dry-run before applying them to 生产环境");
-        for w in [
-            "alway",
-            "run",
-            "migration",
-            "dry",
-            "apply",
-            "生产",
-            "产环",
-            "环境",
-        ] {
-            assert!(t.contains(w), "{w} missing from {t:?}");
-        }
-        assert!(!t.contains("the"));
+    fn origin_round_trips_and_old_metadata_still_parses() {
+        let b =
+            parse_bullet("- [L-1] Do X. _(2026-01-02; cc://a/b.jsonl; from P-abcdef)_").unwrap();
+        assert_eq!(b.origin.as_deref(), Some("P-abcdef"));
+        assert_eq!(b.source_ref.as_deref(), Some("cc://a/b.jsonl"));
+        let b = parse_bullet("- [L-1] Do X. _(2026-01-02)_").unwrap();
+        assert_eq!(
+            (b.date.as_deref(), b.source_ref),
+            (Some("2026-01-02"), None)
+        );
+    }
+
+    #[test]
+    fn text_cannot_break_out_of_a_line_or_a_section() {
+        let t = one_line("x <!-- pms:lessons:end -->\n## New\n- [L-0] fake");
+        assert!(
+            !t.contains("<!--") && !t.contains("-->") && !t.contains('\n'),
+            "{t}"
+        );
+        assert_eq!(split_cues("a; b\nc;; A"), ["a", "b", "c"]);
     }
 
     #[test]
@@ -301,148 +391,5 @@ mod tests {
                 "run THE migration dry-run before applying it to production"
             )
         );
-    }
-}
-
-/// Accepting a pending learning: the one flow behind `pms lessons accept`,
-/// the interactive review and the `lessons_promote` MCP tool.
-pub mod accept {
-    use super::Rule;
-    use super::pending::{self, PendingItem};
-    use super::store::{self, Promoted, StoreError, Target};
-    use crate::workspace::Workspace;
-
-    #[derive(Debug, Clone, PartialEq)]
-    pub enum Accepted {
-        /// Written as a new rule.
-        Promoted(Rule),
-        /// A near-duplicate rule's wording was replaced (`merge`).
-        Merged(Rule),
-        /// A near-duplicate is in force; nothing changed (pending kept).
-        Duplicate { existing: Rule, item: PendingItem },
-    }
-
-    #[derive(Debug, thiserror::Error)]
-    pub enum AcceptError {
-        #[error("no pending learning {0}.\n  Fix: `pms lessons` lists the ids.")]
-        NotFound(String),
-        #[error(transparent)]
-        Store(#[from] StoreError),
-        #[error(transparent)]
-        Pending(#[from] pending::PendingError),
-    }
-
-    /// The pending text as a rule: acknowledgements ("You're right —",
-    /// "你说得对，") dropped, first letter capitalised.
-    pub fn suggested_wording(text: &str) -> String {
-        let mut t = text.trim();
-        let prefixes = [
-            "you're absolutely right",
-            "you’re absolutely right",
-            "you're right",
-            "you’re right",
-            "good catch",
-            "my mistake",
-            "my bad",
-            "i was wrong",
-            "ah, that's on me",
-            "that's on me",
-            "sorry about that",
-            "你说得对",
-            "你是对的",
-            "我搞错了",
-            "是我的错",
-        ];
-        loop {
-            let lower = t.to_lowercase();
-            let Some(p) = prefixes.iter().find(|p| lower.starts_with(*p)) else {
-                break;
-            };
-            // char-safe: the prefix has the same byte length in t as in lower
-            // for every prefix above (ASCII or CJK, unchanged by lowercasing)
-            t = t[p.len()..].trim_start_matches([
-                ' ', ',', '.', '!', ':', '—', '-', '–', '，', '。', '！', '：',
-            ]);
-        }
-        let mut chars = t.chars();
-        match chars.next() {
-            Some(c) => c.to_uppercase().chain(chars).collect(),
-            None => String::new(),
-        }
-    }
-
-    /// Promotes pending item `id`, with optional new wording and target
-    /// (`None`: the item's suggested domain, else `_me/lessons.md`).
-    pub fn accept(
-        ws: &Workspace,
-        id: &str,
-        text: Option<&str>,
-        target: Option<&str>,
-        merge: bool,
-    ) -> Result<Accepted, AcceptError> {
-        accept_with(ws, id, text, target, merge, false)
-    }
-
-    /// [`accept`]; `force` adds the rule even beside a near-duplicate.
-    pub fn accept_with(
-        ws: &Workspace,
-        id: &str,
-        text: Option<&str>,
-        target: Option<&str>,
-        merge: bool,
-        force: bool,
-    ) -> Result<Accepted, AcceptError> {
-        let item = pending::load(ws)?
-            .items
-            .into_iter()
-            .find(|i| i.id == id)
-            .ok_or_else(|| AcceptError::NotFound(id.to_string()))?;
-        let wording = match text.map(str::trim).filter(|t| !t.is_empty()) {
-            Some(t) => t.to_string(),
-            None => suggested_wording(&item.text),
-        };
-        let target = Target::parse(ws, target.or(item.domain.as_deref()))?;
-        let outcome = match store::promote_with(
-            ws,
-            &wording,
-            &target,
-            item.transcript_ref.as_deref(),
-            force,
-        )? {
-            Promoted::Added(rule) => Accepted::Promoted(rule),
-            Promoted::Duplicate(existing) if merge => {
-                Accepted::Merged(store::reword(ws, &existing.id, &wording)?)
-            }
-            Promoted::Duplicate(existing) => return Ok(Accepted::Duplicate { existing, item }),
-        };
-        pending::take(ws, id)?;
-        Ok(outcome)
-    }
-
-    /// Drops pending item `id`.
-    pub fn reject(ws: &Workspace, id: &str) -> Result<PendingItem, AcceptError> {
-        pending::take(ws, id)?.ok_or_else(|| AcceptError::NotFound(id.to_string()))
-    }
-
-    #[cfg(test)]
-    mod tests {
-        use super::*;
-
-        #[test]
-        fn acknowledgements_are_dropped_from_the_wording() {
-            assert_eq!(
-                suggested_wording("You're right — the staging DB listens on 5433."),
-                "The staging DB listens on 5433."
-            );
-            assert_eq!(
-                suggested_wording("Good catch. use UTC in logs"),
-                "Use UTC in logs"
-            );
-            assert_eq!(
-                suggested_wording("你说得对，测试库在 5433 端口。"),
-                "测试库在 5433 端口。"
-            );
-            assert_eq!(suggested_wording("Plain text stays."), "Plain text stays.");
-        }
     }
 }

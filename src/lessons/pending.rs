@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{DUPLICATE_SIMILARITY, Rule, id_for, similarity};
+use super::{DUPLICATE_SIMILARITY, id_for, similarity};
 use crate::durable;
 use crate::error::{AtPath, FileError};
 use crate::workspace::Workspace;
@@ -16,6 +16,9 @@ pub struct PendingItem {
     /// correction, insight, error, cognitive-shift, method, anti-pattern, or manual.
     pub kind: String,
     pub text: String,
+    /// Suggested "applies when" cues.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cues: Vec<String>,
     /// Suggested home: a domain id, or None for `_me/lessons.md`.
     #[serde(default)]
     pub domain: Option<String>,
@@ -95,11 +98,13 @@ pub fn update<T>(ws: &Workspace, f: impl FnOnce(&mut PendingFile) -> T) -> Resul
 }
 
 /// Stages `candidates`, skipping any that nearly duplicates a pending item,
-/// a rule in force, or an earlier candidate. Returns what was added.
+/// an earlier candidate, or one of the `known` learnings (the rules in
+/// force, Claude Code's auto-memories: [`super::known_learnings`]). Returns
+/// what was added.
 pub fn stage(
     ws: &Workspace,
     candidates: Vec<Candidate>,
-    rules: &[Rule],
+    known: &[String],
 ) -> Result<Vec<PendingItem>, PendingError> {
     if candidates.is_empty() {
         return Ok(Vec::new());
@@ -112,9 +117,9 @@ pub fn stage(
                 .items
                 .iter()
                 .any(|i| similarity(&i.text, &c.text) >= DUPLICATE_SIMILARITY)
-                || rules
+                || known
                     .iter()
-                    .any(|r| similarity(&r.text, &c.text) >= DUPLICATE_SIMILARITY);
+                    .any(|k| similarity(k, &c.text) >= DUPLICATE_SIMILARITY);
             if dup {
                 continue;
             }
@@ -122,6 +127,7 @@ pub fn stage(
                 id: id_for("P", &c.text),
                 kind: c.kind,
                 text: c.text,
+                cues: Vec::new(),
                 domain: c.domain,
                 session_id: c.session_id,
                 transcript_ref: c.transcript_ref,
@@ -161,15 +167,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ws = Workspace::new(dir.path());
         std::fs::create_dir_all(ws.state_dir()).unwrap();
-        let rule = Rule {
-            id: "L-1".into(),
-            text: "Use UTC timestamps in every log line".into(),
-            date: None,
-            source_ref: None,
-            scope: "me".into(),
-            file: "_me/lessons.md".into(),
-            line: 1,
-        };
+        let rule = "Use UTC timestamps in every log line".to_string();
         let added = stage(
             &ws,
             vec![

@@ -46,7 +46,7 @@ pub struct SearchArgs {
     /// Most results (default 10, at most 50).
     #[serde(default)]
     pub limit: Option<u32>,
-    /// Only one source: "knowledge", "summary" or "transcript".
+    /// Only one source: "knowledge" (notes and rules), "summary" (session summaries), "transcript" (past conversations) or "memory" (Claude Code's auto-memory).
     #[serde(default)]
     pub source: Option<String>,
     /// Only one project: a transcript folder (e.g. -home-me-app) or a domain (e.g. product).
@@ -72,9 +72,12 @@ pub struct ContextArgs {
 pub struct PromoteArgs {
     /// The pending learning's id (P-...), from lessons_pending.
     pub id: String,
-    /// The rule as the user agreed to it: what to do, when, and why, in one line. Default: the staged text.
+    /// The rule as the user agreed to it, phrased as an imperative: what to do, when, and why, in one line. Default: the staged text.
     #[serde(default)]
     pub text: Option<String>,
+    /// 5 to 10 short cues for when the rule applies, written from the rule itself: situations, commands, synonyms, file types a request would show (for "Never force-push to main": "git push --force", "overwrite the remote branch", "rewrite history on main"). pms matches them against every prompt.
+    #[serde(default)]
+    pub applies_when: Option<Vec<String>>,
     /// Where it belongs: a domain (e.g. product) or "me" for all work. Default: the suggested domain, else me.
     #[serde(default)]
     pub domain: Option<String>,
@@ -293,7 +296,7 @@ impl MemoryServer {
     }
 
     #[tool(
-        description = "Make a pending learning a rule in force (written to _me/lessons.md or a domain's CLAUDE.md). Call ONLY after the user has explicitly said yes to this learning in this conversation. Pass `text` to reword it as the user agreed: an imperative rule (what to do, when, why).",
+        description = "Make a pending learning a rule in force (written to _me/lessons.md or a domain's CLAUDE.md). Call ONLY after the user has explicitly said yes to this learning in this conversation. Pass `text`: the rule as an imperative (what to do, when, why), in one line. Pass `applies_when`: 5 to 10 short cues for when it applies (situations, commands, synonyms, file types), written from the rule alone; pms uses them to put the rule in front of you whenever a request matches.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -304,16 +307,18 @@ impl MemoryServer {
         &self,
         Parameters(a): Parameters<PromoteArgs>,
     ) -> Result<CallToolResult, McpError> {
-        use crate::lessons::accept::{Accepted, accept_with};
-        let (merge, force) = (a.merge.unwrap_or(false), a.allow_duplicate.unwrap_or(false));
-        match accept_with(
-            &self.ctx.ws,
-            a.id.trim(),
-            a.text.as_deref(),
-            a.domain.as_deref(),
-            merge,
-            force,
-        ) {
+        use crate::lessons::accept::{Acceptance, Accepted, accept};
+        use crate::lessons::store::OnDuplicate;
+        let how = Acceptance {
+            text: a.text.as_deref(),
+            cues: a.applies_when.clone(),
+            target: a.domain.as_deref(),
+            on_duplicate: OnDuplicate::from_flags(
+                a.merge.unwrap_or(false),
+                a.allow_duplicate.unwrap_or(false),
+            ),
+        };
+        match accept(&self.ctx.ws, a.id.trim(), &how) {
             Ok(Accepted::Promoted(r)) => ok(format!(
                 "Promoted {} as rule {} in {}: {}",
                 a.id, r.id, r.file, r.text

@@ -72,7 +72,11 @@ pub fn resolve(ws: &Workspace, roots: &[PathBuf], spec: &str) -> Result<Target, 
     let spec = spec.trim();
     if let Some(rel) = spec.strip_prefix("cc://") {
         let rel_path = safe_relative(rel).ok_or_else(|| FetchError::Escapes(spec.into()))?;
-        if rel_path.extension().is_none_or(|e| e != "jsonl") {
+        // A conversation, or an auto-memory file (`<project>/memory/<name>.md`).
+        let memory = rel_path.extension().is_some_and(|e| e == "md")
+            && rel_path.components().count() == 3
+            && rel_path.components().nth(1) == Some(Component::Normal("memory".as_ref()));
+        if rel_path.extension().is_none_or(|e| e != "jsonl") && !memory {
             return Err(FetchError::NotFound(spec.into()));
         }
         for root in roots {
@@ -86,9 +90,11 @@ pub fn resolve(ws: &Workspace, roots: &[PathBuf], spec: &str) -> Result<Target, 
                 return Err(FetchError::Escapes(spec.into()));
             }
             if p.is_file() {
-                return Ok(Target::Transcript {
-                    uri: format!("cc://{}", rel.trim_start_matches('/')),
-                    path: p,
+                let uri = format!("cc://{}", rel.trim_start_matches('/'));
+                return Ok(if memory {
+                    Target::File { uri, path: p }
+                } else {
+                    Target::Transcript { uri, path: p }
                 });
             }
         }

@@ -286,7 +286,8 @@ fn candidates(
     broad: bool,
 ) -> rusqlite::Result<Vec<Raw>> {
     let wanted = |s: Source| p.sources.is_empty() || p.sources.contains(&s);
-    let structured: Vec<&str> = [Source::Knowledge, Source::Summary]
+    const STRUCTURED: [Source; 3] = [Source::Knowledge, Source::Summary, Source::Memory];
+    let structured: Vec<&str> = STRUCTURED
         .into_iter()
         .filter(|s| wanted(*s))
         .map(Source::as_str)
@@ -294,10 +295,11 @@ fn candidates(
     let pool = (p.limit.max(1) * 4 * p.per_file.max(1)).max(40);
     let mut out = Vec::new();
     if let Some(expr) = expr.filter(|_| !structured.is_empty()) {
-        let expr = if structured.len() == 2 {
+        let expr = if structured.len() == STRUCTURED.len() {
             expr.to_string()
         } else {
-            format!("({expr}) AND {{src}} : \"{}\"", structured[0])
+            let srcs: Vec<String> = structured.iter().map(|s| format!("\"{s}\"")).collect();
+            format!("({expr}) AND {{src}} : ({})", srcs.join(" OR "))
         };
         out.extend(run_fts(
             conn,

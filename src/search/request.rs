@@ -14,7 +14,7 @@ pub const MAX_QUERY_CHARS: usize = 2_000;
 pub struct Request<'a> {
     pub query: &'a str,
     pub limit: Option<usize>,
-    /// Source names: knowledge, summary, transcript.
+    /// Source names: knowledge, summary, transcript, memory.
     pub sources: Vec<&'a str>,
     pub project: Option<&'a str>,
     pub since: Option<&'a str>,
@@ -23,7 +23,9 @@ pub struct Request<'a> {
 
 #[derive(Debug, thiserror::Error)]
 pub enum BadRequest {
-    #[error("unknown source {0:?}.\n  Fix: use knowledge, summary or transcript")]
+    #[error(
+        "unknown source {0:?}.\n  Fix: use knowledge, summary, transcript or memory (Claude Code's auto-memory)"
+    )]
     Source(String),
     #[error(transparent)]
     Date(#[from] BadDate),

@@ -32,15 +32,17 @@ pub struct Finished {
 }
 
 /// Ends session `session_id`: writes its summary (when anything was said),
-/// stages the learning signals its hooks recorded, prunes old summaries and
-/// removes its state. `transcript` is the payload's path, if it has one;
-/// the state's remembered path is the fallback.
+/// stages the learning signals its hooks recorded since the last time, and
+/// prunes old summaries. The state is kept (marked as staged): a session
+/// resumed later goes on with what it had loaded. `transcript` is the
+/// payload's path, if it has one; the state's remembered path is the
+/// fallback.
 pub fn finish_session(
     ctx: &Context,
     session_id: &str,
     transcript: Option<&Path>,
 ) -> Result<Finished> {
-    let st = SessionState::load(&ctx.ws, session_id);
+    let mut st = SessionState::load(&ctx.ws, session_id);
     let path = st.transcript(transcript);
     let mut facts = match &path {
         Some(p) => summary::facts_from_transcript(p, session_id)?,
@@ -59,6 +61,7 @@ pub fn finish_session(
     let candidates: Vec<pending::Candidate> = st
         .signals
         .iter()
+        .skip(st.signals_staged)
         .map(|s| pending::Candidate {
             kind: s.kind.clone(),
             text: s.text.clone(),
@@ -67,9 +70,10 @@ pub fn finish_session(
             transcript_ref: facts.transcript_ref.clone(),
         })
         .collect();
-    let staged = pending::stage(&ctx.ws, candidates, &lessons::all_rules(&ctx.ws))?.len();
+    let staged = pending::stage(&ctx.ws, candidates, &lessons::known_learnings(ctx))?.len();
     summary::prune(&ctx.ws, ctx.cfg.sessions.summaries_kept);
-    SessionState::remove(&ctx.ws, session_id);
+    st.signals_staged = st.signals.len();
+    st.save(&ctx.ws)?;
     Ok(Finished {
         transcript: path,
         summary: written,

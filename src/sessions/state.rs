@@ -34,6 +34,10 @@ pub struct SessionState {
     pub loaded: Vec<String>,
     #[serde(default)]
     pub signals: Vec<Signal>,
+    /// How many of `signals` were staged already (a session resumed after
+    /// its end goes on from there).
+    #[serde(default)]
+    pub signals_staged: usize,
     #[serde(default)]
     pub files_changed: Vec<String>,
     /// Bytes and lines of the transcript already read.
@@ -182,23 +186,43 @@ fn read_new_turns(path: &Path, offset: u64, lines: u64) -> (Vec<Turn>, u64, u64)
     (turns, st.end_offset, lines + st.lines)
 }
 
-/// Deletes state files untouched for a week (sessions whose end was never seen).
+/// Deletes the state of sessions that can no longer be resumed: untouched
+/// for longer than Claude Code keeps transcripts ([`KEPT_DAYS`]), or
+/// untouched for a day with its transcript gone. A session resumed within
+/// that time finds what it had loaded, so `--resume` and `--continue` do not
+/// inject its domain rules again.
 pub fn prune(ws: &Workspace) {
     let Ok(rd) = std::fs::read_dir(ws.session_state_dir()) else {
         return;
     };
-    let week = std::time::Duration::from_secs(7 * 86_400);
+    let day = std::time::Duration::from_secs(86_400);
     for e in rd.flatten() {
-        let old = e
+        let p = e.path();
+        if p.extension().is_none_or(|x| x != "json")
+            || p.file_name().is_some_and(|n| n == "domains.json")
+        {
+            continue;
+        }
+        let idle = e
             .metadata()
             .and_then(|m| m.modified())
-            .map(|t| t.elapsed().unwrap_or_default() > week)
-            .unwrap_or(false);
-        if old {
-            let _ = std::fs::remove_file(e.path());
+            .map(|t| t.elapsed().unwrap_or_default())
+            .unwrap_or_default();
+        let gone = || {
+            std::fs::read_to_string(&p)
+                .ok()
+                .and_then(|t| serde_json::from_str::<SessionState>(&t).ok())
+                .and_then(|st| st.transcript_path)
+                .is_some_and(|t| !Path::new(&t).exists())
+        };
+        if idle > day * KEPT_DAYS || (idle > day && gone()) {
+            let _ = std::fs::remove_file(&p);
         }
     }
 }
+
+/// Days a session's state is kept: Claude Code's default `cleanupPeriodDays`.
+pub const KEPT_DAYS: u32 = 30;
 
 #[cfg(test)]
 mod tests {

@@ -53,9 +53,9 @@ pub const KEYS: &[KeyDoc] = &[
     },
     KeyDoc {
         table: "hooks",
-        key: "lesson_min_score",
-        default: "0.35",
-        doc: "A lesson is injected only when this share (0 to 1) of its key terms appear in the prompt.",
+        key: "lesson_score_floor",
+        default: "4.0",
+        doc: "Lowest match score of a lesson injected with a prompt (each shared term adds its weight, about 2.5 for a term only one lesson has; cue phrases found whole add more). Lower finds more, higher injects less.",
     },
     KeyDoc {
         table: "hooks",
@@ -249,7 +249,7 @@ pub struct HooksConfig {
     pub prompt_budget_chars: usize,
     pub heartbeat_rounds: u32,
     pub lessons_per_prompt: usize,
-    pub lesson_min_score: f64,
+    pub lesson_score_floor: f64,
     pub trivial_prompt_chars: usize,
 }
 
@@ -284,7 +284,7 @@ impl Default for HooksConfig {
             prompt_budget_chars: 4000,
             heartbeat_rounds: 7,
             lessons_per_prompt: 3,
-            lesson_min_score: 0.35,
+            lesson_score_floor: 4.0,
             trivial_prompt_chars: 12,
         }
     }
@@ -389,12 +389,12 @@ impl Config {
                 );
             }
         }
-        if !(0.0..=1.0).contains(&self.hooks.lesson_min_score) {
+        if self.hooks.lesson_score_floor.is_nan() || self.hooks.lesson_score_floor < 0.0 {
             return bad(
-                "hooks.lesson_min_score",
-                self.hooks.lesson_min_score.to_string(),
-                "is outside 0..1",
-                "use a share between 0 and 1, such as 0.35",
+                "hooks.lesson_score_floor",
+                self.hooks.lesson_score_floor.to_string(),
+                "is below 0",
+                "use a score such as 4.0 (lower finds more lessons, higher fewer)",
             );
         }
         if self.search.structured_weight <= 0.0 {

@@ -1,0 +1,144 @@
+//! Accepting a pending learning: the one flow behind `pms lessons accept`,
+//! the interactive review and the `lessons_promote` MCP tool.
+use super::Rule;
+use super::pending::{self, PendingItem};
+use super::store::{self, NewRule, OnDuplicate, Promoted, StoreError, Target};
+use crate::workspace::Workspace;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Accepted {
+    /// Written as a new rule.
+    Promoted(Rule),
+    /// A near-duplicate rule's wording was replaced (`merge`).
+    Merged(Rule),
+    /// A near-duplicate is in force; nothing changed (pending kept).
+    Duplicate { existing: Rule, item: PendingItem },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AcceptError {
+    #[error("no pending learning {0}.\n  Fix: `pms lessons` lists the ids.")]
+    NotFound(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Pending(#[from] pending::PendingError),
+}
+
+/// The pending text as a rule: acknowledgements ("You're right —",
+/// "你说得对，") dropped, first letter capitalised.
+pub fn suggested_wording(text: &str) -> String {
+    let mut t = text.trim();
+    let prefixes = [
+        "you're absolutely right",
+        "you’re absolutely right",
+        "you're right",
+        "you’re right",
+        "good catch",
+        "my mistake",
+        "my bad",
+        "i was wrong",
+        "ah, that's on me",
+        "that's on me",
+        "sorry about that",
+        "你说得对",
+        "你是对的",
+        "我搞错了",
+        "是我的错",
+    ];
+    loop {
+        let lower = t.to_lowercase();
+        let Some(p) = prefixes.iter().find(|p| lower.starts_with(*p)) else {
+            break;
+        };
+        // char-safe: the prefix has the same byte length in t as in lower
+        // for every prefix above (ASCII or CJK, unchanged by lowercasing)
+        t = t[p.len()..].trim_start_matches([
+            ' ', ',', '.', '!', ':', '—', '-', '–', '，', '。', '！', '：',
+        ]);
+    }
+    let mut chars = t.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// How to accept a pending learning.
+#[derive(Debug, Clone)]
+pub struct Acceptance<'a> {
+    /// The rule as the user worded it (default: the staged text, acknowledgements dropped).
+    pub text: Option<&'a str>,
+    /// "Applies when" cues (default: the ones staged with the learning).
+    pub cues: Option<Vec<String>>,
+    /// A domain id or "me" (default: the learning's suggested domain, else me).
+    pub target: Option<&'a str>,
+    pub on_duplicate: OnDuplicate,
+}
+
+impl Default for Acceptance<'_> {
+    fn default() -> Self {
+        Acceptance {
+            text: None,
+            cues: None,
+            target: None,
+            on_duplicate: OnDuplicate::Stop,
+        }
+    }
+}
+
+/// Promotes pending item `id` into a rule. The pending item is removed only
+/// once the rule is written; accepting again after an interruption between
+/// the two finishes the job (the rule records the item it came from).
+pub fn accept(ws: &Workspace, id: &str, how: &Acceptance) -> Result<Accepted, AcceptError> {
+    let item = pending::load(ws)?
+        .items
+        .into_iter()
+        .find(|i| i.id == id)
+        .ok_or_else(|| AcceptError::NotFound(id.to_string()))?;
+    let wording = match how.text.map(str::trim).filter(|t| !t.is_empty()) {
+        Some(t) => t.to_string(),
+        None => suggested_wording(&item.text),
+    };
+    let target = Target::parse(ws, how.target.or(item.domain.as_deref()))?;
+    let new = NewRule {
+        text: &wording,
+        cues: how.cues.clone().unwrap_or_else(|| item.cues.clone()),
+        source_ref: item.transcript_ref.as_deref(),
+        origin: Some(&item.id),
+    };
+    let outcome = match store::promote(ws, &new, &target, how.on_duplicate)? {
+        Promoted::Added(rule) => Accepted::Promoted(rule),
+        Promoted::Merged(rule) => Accepted::Merged(rule),
+        Promoted::Duplicate(existing) => return Ok(Accepted::Duplicate { existing, item }),
+    };
+    pending::take(ws, id)?;
+    Ok(outcome)
+}
+
+/// Drops pending item `id`.
+pub fn reject(ws: &Workspace, id: &str) -> Result<PendingItem, AcceptError> {
+    pending::take(ws, id)?.ok_or_else(|| AcceptError::NotFound(id.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn acknowledgements_are_dropped_from_the_wording() {
+        assert_eq!(
+            suggested_wording("You're right — the staging DB listens on 5433."),
+            "The staging DB listens on 5433."
+        );
+        assert_eq!(
+            suggested_wording("Good catch. use UTC in logs"),
+            "Use UTC in logs"
+        );
+        assert_eq!(
+            suggested_wording("你说得对，测试库在 5433 端口。"),
+            "测试库在 5433 端口。"
+        );
+        assert_eq!(suggested_wording("Plain text stays."), "Plain text stays.");
+    }
+}

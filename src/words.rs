@@ -1,0 +1,380 @@
+//! Words as pms compares them: the analysis shared by lesson matching, the
+//! near-duplicate check and search's query expansion.
+//!
+//! Text is split into words of spaced scripts and runs of CJK characters
+//! ([`crate::index::text::terms`]). A word is lower-cased, dropped when it
+//! is a stop word (function words, and the filler of requests: "can you",
+//! "please", "need"), expanded when it is a known abbreviation ("k8s" →
+//! "kubernetes", "PR" → "pull request"), and stemmed with Snowball's English
+//! stemmer (rust-stemmers), so "migrations", "migrating" and "migrated" meet.
+//! Hyphenated and underscored words are split ("force-push" → "force",
+//! "push"), as the prompt side writes them either way ("push --force"). A CJK
+//! run becomes its overlapping bigrams, minus the bigrams of function words
+//! ("我们", "一下"). Both sides of every comparison go through the same
+//! analysis.
+
+use std::sync::LazyLock;
+
+use rust_stemmers::{Algorithm, Stemmer};
+
+use crate::index::text::{Term, bigrams, terms};
+
+static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
+
+/// Function words and the filler of requests: they say nothing about what a
+/// text is about. Sorted (binary search).
+const STOP_WORDS: &[&str] = &[
+    "a",
+    "able",
+    "about",
+    "above",
+    "after",
+    "again",
+    "against",
+    "all",
+    "also",
+    "always",
+    "am",
+    "an",
+    "and",
+    "any",
+    "anything",
+    "are",
+    "aren",
+    "around",
+    "as",
+    "ask",
+    "at",
+    "back",
+    "be",
+    "because",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "cannot",
+    "could",
+    "couldn",
+    "did",
+    "didn",
+    "do",
+    "does",
+    "doesn",
+    "doing",
+    "don",
+    "done",
+    "down",
+    "during",
+    "each",
+    "either",
+    "else",
+    "even",
+    "ever",
+    "every",
+    "few",
+    "first",
+    "for",
+    "from",
+    "further",
+    "get",
+    "gets",
+    "getting",
+    "give",
+    "go",
+    "going",
+    "got",
+    "had",
+    "hadn",
+    "has",
+    "hasn",
+    "have",
+    "haven",
+    "having",
+    "he",
+    "hello",
+    "help",
+    "her",
+    "here",
+    "hers",
+    "herself",
+    "hey",
+    "hi",
+    "him",
+    "himself",
+    "his",
+    "how",
+    "i",
+    "if",
+    "in",
+    "into",
+    "is",
+    "isn",
+    "it",
+    "its",
+    "itself",
+    "just",
+    "keep",
+    "know",
+    "let",
+    "lets",
+    "like",
+    "ll",
+    "look",
+    "m",
+    "make",
+    "many",
+    "may",
+    "me",
+    "might",
+    "more",
+    "most",
+    "much",
+    "must",
+    "mustn",
+    "my",
+    "myself",
+    "need",
+    "needs",
+    "never",
+    "new",
+    "no",
+    "nor",
+    "not",
+    "now",
+    "of",
+    "off",
+    "ok",
+    "okay",
+    "on",
+    "once",
+    "one",
+    "only",
+    "or",
+    "other",
+    "our",
+    "ours",
+    "ourselves",
+    "out",
+    "over",
+    "own",
+    "please",
+    "put",
+    "quick",
+    "quickly",
+    "re",
+    "really",
+    "right",
+    "s",
+    "said",
+    "same",
+    "say",
+    "see",
+    "set",
+    "shall",
+    "she",
+    "should",
+    "shouldn",
+    "since",
+    "so",
+    "some",
+    "something",
+    "still",
+    "such",
+    "sure",
+    "t",
+    "take",
+    "tell",
+    "than",
+    "thank",
+    "thanks",
+    "that",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "themselves",
+    "then",
+    "there",
+    "these",
+    "they",
+    "thing",
+    "things",
+    "this",
+    "those",
+    "through",
+    "to",
+    "today",
+    "too",
+    "try",
+    "under",
+    "until",
+    "up",
+    "us",
+    "use",
+    "used",
+    "using",
+    "ve",
+    "very",
+    "via",
+    "wanna",
+    "want",
+    "was",
+    "wasn",
+    "way",
+    "we",
+    "well",
+    "were",
+    "weren",
+    "what",
+    "when",
+    "where",
+    "whether",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "why",
+    "will",
+    "with",
+    "without",
+    "won",
+    "would",
+    "wouldn",
+    "yes",
+    "yet",
+    "you",
+    "your",
+    "yours",
+    "yourself",
+    "yourselves",
+];
+
+/// CJK bigrams of function words and request filler ("帮我", "一下").
+const CJK_STOP_BIGRAMS: &[&str] = &[
+    "一下", "一个", "一些", "下吧", "不是", "个一", "们的", "什么", "他们", "以后", "你们", "你帮",
+    "便帮", "修改", "写一", "准备", "可以", "吗？", "哪些", "因为", "如何", "帮我", "应该", "我们",
+    "我想", "我的", "所以", "我要", "把这", "提交", "是不", "时候", "有没", "没有", "然后", "现在",
+    "的时", "看一", "看看", "能不", "能帮", "要不", "这个", "这些", "这样", "那个", "需要",
+];
+
+/// Abbreviations of software work and what they stand for, both ways
+/// matched: the short form is replaced by the long one before stemming.
+/// Sorted by the short form (binary search).
+const ABBREVIATIONS: &[(&str, &str)] = &[
+    ("api", "api"),
+    ("auth", "authentication"),
+    ("authn", "authentication"),
+    ("authz", "authorization"),
+    ("cfg", "configuration"),
+    ("ci", "continuous integration"),
+    ("config", "configuration"),
+    ("creds", "credentials"),
+    ("db", "database"),
+    ("dbs", "databases"),
+    ("deps", "dependencies"),
+    ("dev", "development"),
+    ("docs", "documentation"),
+    ("env", "environment"),
+    ("envs", "environments"),
+    ("gh", "github"),
+    ("js", "javascript"),
+    ("k8s", "kubernetes"),
+    ("kube", "kubernetes"),
+    ("msg", "message"),
+    ("pg", "postgres"),
+    ("postgresql", "postgres"),
+    ("pr", "pull request"),
+    ("prod", "production"),
+    ("prs", "pull requests"),
+    ("py", "python"),
+    ("repo", "repository"),
+    ("repos", "repositories"),
+    ("tf", "terraform"),
+    ("ts", "typescript"),
+];
+
+fn is_stop_word(w: &str) -> bool {
+    STOP_WORDS.binary_search(&w).is_ok()
+}
+
+fn expansion(w: &str) -> Option<&'static str> {
+    ABBREVIATIONS
+        .binary_search_by(|(short, _)| short.cmp(&w))
+        .ok()
+        .map(|i| ABBREVIATIONS[i].1)
+}
+
+/// The analysed tokens of `text`, in order (stop words gone, so a phrase
+/// matches across them: "push to main" holds the phrase "push main").
+pub fn tokens(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for t in terms(text) {
+        match t {
+            Term::Word(w) => {
+                for part in w.split('_').filter(|p| !p.is_empty()) {
+                    push_word(part, &mut out);
+                }
+            }
+            Term::Cjk(run) => {
+                for g in bigrams(&run) {
+                    if g.chars().count() == 2 && !CJK_STOP_BIGRAMS.contains(&g.as_str()) {
+                        out.push(g);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn push_word(w: &str, out: &mut Vec<String>) {
+    if let Some(long) = expansion(w) {
+        for part in long.split(' ') {
+            out.push(stem(part));
+        }
+        return;
+    }
+    if is_stop_word(w) || w.chars().all(|c| c.is_ascii_digit()) || w.chars().count() < 2 {
+        return;
+    }
+    out.push(stem(w));
+}
+
+/// Snowball's English stem of a lower-case word.
+pub fn stem(w: &str) -> String {
+    STEMMER.stem(w).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_are_sorted() {
+        assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(ABBREVIATIONS.windows(2).all(|w| w[0].0 < w[1].0));
+    }
+
+    #[test]
+    fn stems_splits_expands_and_drops_filler() {
+        assert_eq!(
+            tokens("Can you run the migrations before applying them?"),
+            ["run", "migrat", "appli"]
+        );
+        assert_eq!(tokens("Never force-push to main"), ["forc", "push", "main"]);
+        assert_eq!(tokens("git push --force"), ["git", "push", "forc"]);
+        assert_eq!(tokens("k8s DB"), ["kubernet", "databas"]);
+        assert_eq!(tokens("open a PR"), ["open", "pull", "request"]);
+        assert_eq!(tokens("snake_case_name"), ["snake", "case", "name"]);
+        assert_eq!(
+            tokens("帮我写一份需求文档"),
+            ["我写", "一份", "份需", "需求", "求文", "文档"]
+        );
+        assert!(tokens("please help me with this").is_empty());
+    }
+}
