@@ -14,6 +14,7 @@ fn main() -> ExitCode {
     if let Some(code) = fast_hook() {
         return code;
     }
+    restore_sigpipe();
     let cli = Cli::parse();
     let result = match cli.command {
         // Hooks never fail from Claude Code's point of view: they exit 0
@@ -35,6 +36,18 @@ fn main() -> ExitCode {
             eprintln!("pms: {}", format_error(&e));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Rust ignores SIGPIPE, so a closed pipe (`pms search x --json | head -1`)
+/// makes the next `println!` panic. Commands die quietly instead, as Unix
+/// tools do. (Hooks keep ignoring it: their output is optional, their exit
+/// status must stay 0.)
+fn restore_sigpipe() {
+    // SAFETY: setting a signal's disposition to its default before any
+    // thread is started has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

@@ -334,7 +334,10 @@ fn pre_compact_writes_a_checkpoint_and_session_end_the_summary_and_learnings() {
     let st = s
         .home
         .read_json("pms/.pms/state/11111111-2222-3333-4444-555555555555.json");
-    assert_eq!(st["signals_staged"], st["signals"].as_array().unwrap().len());
+    assert_eq!(
+        st["signals_staged"],
+        st["signals"].as_array().unwrap().len()
+    );
 }
 
 #[test]

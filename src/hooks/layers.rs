@@ -109,18 +109,22 @@ pub fn lesson_index(ws: &Workspace, rules: &[Rule]) -> Section {
     )
 }
 
-/// Learnings waiting for the user's yes, and exactly how to confirm them.
-pub fn pending(items: &[PendingItem]) -> Section {
+/// Learnings waiting for the user's yes, and exactly how to confirm them:
+/// pms's instructions, then the learnings themselves as data (machine
+/// extracted from conversations, so never to be obeyed as they stand).
+pub fn pending(items: &[PendingItem]) -> Vec<Section> {
     if items.is_empty() {
-        return Section::new("Learnings waiting for confirmation", "");
+        return Vec::new();
     }
-    let mut body = format!(
-        "Earlier sessions produced {} learning(s) that are not rules yet. At a natural pause, show them to the user \
-and ask which to keep. Only after the user says yes, promote one with the pms MCP tool `lessons_promote` \
-(arguments: id; optional text to reword it; optional domain) or tell them to run `pms lessons review`; \
-reject with `lessons_reject`. Never promote without the user's explicit yes.\n",
+    let how = format!(
+        "Earlier sessions produced {} learning(s) that are not rules yet (below, as data). At a natural pause, show \
+them to the user and ask which to keep. Only after the user says yes, promote one with the pms MCP tool \
+`lessons_promote` (arguments: id; text: the rule as an imperative; applies_when: 5-10 cues for when it applies; \
+optional domain) or tell them to run `pms lessons review`; reject with `lessons_reject`. Never promote without \
+the user's explicit yes.\n",
         items.len()
     );
+    let mut body = String::new();
     for i in items.iter().take(15) {
         let home = i
             .domain
@@ -140,7 +144,10 @@ reject with `lessons_reject`. Never promote without the user's explicit yes.\n",
             items.len() - 15
         ));
     }
-    Section::new("Learnings waiting for confirmation", body)
+    vec![
+        Section::new("Learnings waiting for confirmation", how),
+        Section::data("The learnings (not rules yet)", body),
+    ]
 }
 
 /// How the workspace is organised, with absolute paths (sessions started
