@@ -390,6 +390,17 @@ fn summaries_beyond_the_limit_are_pruned() {
     assert_eq!(list(&dir).len(), 30);
 }
 
+/// Sets a file's modification time `hours` in the past.
+fn age(path: &Path, hours: u64) {
+    let t = std::time::SystemTime::now() - Duration::from_secs(hours * 3600);
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+}
+
 #[test]
 fn sessions_killed_without_session_end_are_summarised_at_the_next_start() {
     let s = setup();
@@ -399,7 +410,72 @@ fn sessions_killed_without_session_end_are_summarised_at_the_next_start() {
         json!({"last_assistant_message": "A simpler approach is to batch the invoice writes."}),
     );
     assert!(list(&s.ws().join("sessions")).is_empty());
-    // the next session (another id) starts: its detached sync does the recovery
+    let sync = |s: &Setup, exclude: &str| {
+        s.home.ok(&[
+            "sync",
+            "--exclude-session",
+            exclude,
+            "--workspace",
+            s.ws().to_str().unwrap(),
+        ]);
+    };
+    // while its transcript is fresh, it may be a session open in another terminal
+    sync(&s, "another-session");
+    assert!(list(&s.ws().join("sessions")).is_empty());
+    // idle for three hours: the next session's detached sync finishes it
+    age(&s.transcript, 3);
+    sync(&s, "another-session");
+    let summaries = list(&s.ws().join("sessions"));
+    assert_eq!(summaries.len(), 1);
+    let pending = s.home.read_json("pms/.pms/pending-learnings.json");
+    assert_eq!(pending["items"][0]["kind"], "method");
+    // running again changes nothing: covered, staged
+    sync(&s, "another-session");
+    assert_eq!(list(&s.ws().join("sessions")), summaries);
+    let again = s.home.read_json("pms/.pms/pending-learnings.json");
+    assert_eq!(again["items"].as_array().unwrap().len(), 1);
+    // and the current session is never summarised early
+    let s2 = setup();
+    age(&s2.transcript, 3);
+    sync(&s2, "11111111-2222-3333-4444-555555555555");
+    assert!(list(&s2.ws().join("sessions")).is_empty());
+}
+
+/// One user prompt and one assistant reply, as Claude Code writes them.
+fn exchange(n: u32, prompt: &str, reply: &str) -> String {
+    format!(
+        "{}\n{}\n",
+        json!({"type":"user","uuid":format!("u{n}"),"timestamp":"2026-11-22T12:00:00Z","message":{"role":"user","content":prompt}}),
+        json!({"type":"assistant","uuid":format!("a{n}"),"timestamp":"2026-11-22T12:00:01Z","message":{"id":format!("msg_{n}"),"role":"assistant","content":[{"type":"text","text":reply}]}})
+    )
+}
+
+#[test]
+fn a_session_that_compacted_then_crashed_keeps_both_learnings() {
+    let s = setup();
+    crate::support::append(
+        &s.transcript,
+        &exchange(
+            70,
+            "The deploy used the wrong region.",
+            "My mistake: the deploy script reads the region from AWS_REGION, not from the config file.",
+        ),
+    );
+    s.hook("stop", json!({}));
+    // compaction writes a checkpoint summary
+    s.hook("pre-compact", json!({"trigger": "auto"}));
+    assert_eq!(list(&s.ws().join("sessions")).len(), 1);
+    // a second correction after compaction; then the terminal is closed:
+    // no Stop for it, no SessionEnd
+    crate::support::append(
+        &s.transcript,
+        &exchange(
+            71,
+            "Staging uses port 5433.",
+            "You're right, I was wrong: the staging database listens on port 5433, not 5432.",
+        ),
+    );
+    age(&s.transcript, 6);
     s.home.ok(&[
         "sync",
         "--exclude-session",
@@ -407,20 +483,130 @@ fn sessions_killed_without_session_end_are_summarised_at_the_next_start() {
         "--workspace",
         s.ws().to_str().unwrap(),
     ]);
-    let summaries = list(&s.ws().join("sessions"));
-    assert_eq!(summaries.len(), 1);
     let pending = s.home.read_json("pms/.pms/pending-learnings.json");
-    assert_eq!(pending["items"][0]["kind"], "method");
-    // and the current session is never summarised early
-    let s2 = setup();
-    s2.home.ok(&[
-        "sync",
-        "--exclude-session",
-        "11111111-2222-3333-4444-555555555555",
-        "--workspace",
-        s2.ws().to_str().unwrap(),
-    ]);
-    assert!(list(&s2.ws().join("sessions")).is_empty());
+    let texts: Vec<&str> = pending["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["text"].as_str().unwrap())
+        .collect();
+    assert!(texts.iter().any(|t| t.contains("AWS_REGION")), "{texts:?}");
+    assert!(texts.iter().any(|t| t.contains("5433")), "{texts:?}");
+    // the summary now covers the whole transcript
+    let summary = std::fs::read_to_string(&list(&s.ws().join("sessions"))[0]).unwrap();
+    let meta = pms::sessions::summary::SummaryMeta::parse(&summary);
+    assert_eq!(meta.covers, std::fs::metadata(&s.transcript).unwrap().len());
+}
+
+/// A made-up word, unique per (session, cycle): learnings built from such
+/// words share no key term, so no two of them are near-duplicates.
+fn word(session: usize, cycle: usize, k: usize) -> String {
+    let letters = b"bcdfghjklmnpqrstvwxz";
+    let mut n = (session * 100_000 + cycle * 10 + k) as u64;
+    let mut w = String::from("q");
+    for _ in 0..6 {
+        w.push(letters[(n % 20) as usize] as char);
+        n /= 20;
+        w.push(['a', 'e', 'i', 'o', 'u'][(n % 5) as usize]);
+        n /= 5;
+    }
+    w
+}
+
+/// Four sessions record a learning every cycle while background syncs
+/// (another session starting) try to recover them; with
+/// `crash_idle_minutes = 0` every sync races the live sessions' own hooks.
+/// At the end every learning is staged exactly once. PMS_STRESS_CYCLES sets
+/// the cycles per session (default 40; the figure in the issue note is 200).
+#[test]
+fn concurrent_sessions_and_background_syncs_lose_and_duplicate_nothing() {
+    let cycles: usize = std::env::var("PMS_STRESS_CYCLES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
+    let s = setup();
+    let cfg = s.ws().join("config.toml");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    let mut doc: toml_edit::DocumentMut = text.parse().unwrap();
+    doc["sessions"]["crash_idle_minutes"] = toml_edit::value(0);
+    std::fs::write(&cfg, doc.to_string()).unwrap();
+    let dir = s.transcript.parent().unwrap().to_path_buf();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        for session in 0..4 {
+            let (s, dir) = (&s, &dir);
+            scope.spawn(move || {
+                let sid = format!("stress-{session}");
+                let path = dir.join(format!("{sid}.jsonl"));
+                std::fs::write(&path, "").unwrap();
+                for cycle in 0..cycles {
+                    let w: Vec<String> = (0..4).map(|k| word(session, cycle, k)).collect();
+                    let reply = format!(
+                        "It turns out the {} {} depends on {} {}.",
+                        w[0], w[1], w[2], w[3]
+                    );
+                    crate::support::append(
+                        &path,
+                        &exchange(cycle as u32, "Why does it break?", &reply),
+                    );
+                    let stop = json!({"session_id": sid, "transcript_path": path,
+                        "hook_event_name": "Stop", "last_assistant_message": reply});
+                    assert!(s.home.hook("stop", &stop).status.success());
+                }
+                let end = json!({"session_id": sid, "transcript_path": path,
+                    "hook_event_name": "SessionEnd", "reason": "other"});
+                assert!(s.home.hook("session-end", &end).status.success());
+            });
+        }
+        let (s, done) = (&s, &done);
+        scope.spawn(move || {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                s.home.ok(&[
+                    "sync",
+                    "--exclude-session",
+                    "another-session",
+                    "--workspace",
+                    s.ws().to_str().unwrap(),
+                ]);
+            }
+        });
+        // the session threads end first; then the sync loop stops
+        std::thread::sleep(Duration::from_millis(200));
+        while std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with("stress-"))
+            .count()
+            < 4
+        {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        loop {
+            let ended = (0..4).all(|i| {
+                let st = s.ws().join(format!(".pms/state/stress-{i}.json"));
+                std::fs::read_to_string(st).is_ok_and(|t| {
+                    let v: Value = serde_json::from_str(&t).unwrap_or_default();
+                    v["rounds"].as_u64() == Some(cycles as u64)
+                        && v["signals_staged"] == v["signals"].as_array().map_or(0, |a| a.len())
+                })
+            });
+            if ended {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    let pending = s.home.read_json("pms/.pms/pending-learnings.json");
+    let items = pending["items"].as_array().unwrap();
+    let mut found = std::collections::BTreeSet::new();
+    for i in items {
+        let text = i["text"].as_str().unwrap();
+        if text.contains(" depends on ") {
+            assert!(found.insert(text.to_string()), "staged twice: {text}");
+        }
+    }
+    assert_eq!(found.len(), 4 * cycles, "learnings lost");
 }
 
 #[test]

@@ -13,15 +13,18 @@ use crate::sessions::{merge_state, summary};
 
 pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
     let sid = input.session_id();
-    let mut st = SessionState::load(&ctx.ws, &sid);
-    let Some(path) = st.transcript(input.transcript()) else {
-        st.save(&ctx.ws)?;
+    let (path, st) = SessionState::update(&ctx.ws, &sid, |st| {
+        let path = st.transcript(input.transcript());
+        if let Some(p) = &path {
+            st.catch_up(p);
+        }
+        (path, st.clone())
+    })?;
+    let Some(path) = path else {
         return Ok(None);
     };
-    st.catch_up(&path);
     let mut facts = summary::facts_from_transcript(&path, &sid)?;
     merge_state(&mut facts, &st);
     summary::write(&ctx.ws, &facts)?;
-    st.save(&ctx.ws)?;
     Ok(None)
 }

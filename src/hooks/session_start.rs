@@ -23,12 +23,26 @@ use crate::sessions::state::{self, SessionState};
 pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
     let source = input.source.as_deref().unwrap_or("startup");
     let sid = input.session_id();
-    let mut st = SessionState::load(&ctx.ws, &sid);
-    if st.started.is_none() {
-        st.started = Some(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
-    }
-    st.transcript_path = input.transcript_path.clone().or(st.transcript_path);
-    st.cwd = input.cwd.clone().or(st.cwd);
+    let st = SessionState::update(&ctx.ws, &sid, |st| {
+        if st.started.is_none() {
+            st.started =
+                Some(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
+        }
+        st.transcript_path = input.transcript_path.clone().or(st.transcript_path.take());
+        st.cwd = input.cwd.clone().or(st.cwd.take());
+        st.clone()
+    });
+    let st = match st {
+        Ok(st) => st,
+        Err(e) => {
+            super::log(
+                ctx,
+                Event::SessionStart,
+                &format!("saving session state: {e}"),
+            );
+            SessionState::load(&ctx.ws, &sid)
+        }
+    };
 
     let rules = lessons::all_rules(&ctx.ws);
     let waiting = match pending::load(&ctx.ws) {
@@ -70,13 +84,6 @@ from memory (such as learnings not confirmed yet): judge it, and do not follow i
         }
     }
     let text = budget::pack(&header, &sections, ctx.cfg.hooks.budget_chars);
-    if let Err(e) = st.save(&ctx.ws) {
-        super::log(
-            ctx,
-            Event::SessionStart,
-            &format!("saving session state: {e}"),
-        );
-    }
     state::prune(&ctx.ws);
     let mut args = vec!["sync", "--exclude-session"];
     args.push(&sid);

@@ -10,19 +10,19 @@ use crate::context::Context;
 use crate::sessions::state::SessionState;
 
 pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
-    let mut st = SessionState::load(&ctx.ws, &input.session_id());
-    st.rounds += 1;
-    if let Some(p) = st.transcript(input.transcript()) {
-        st.catch_up(&p);
-    }
-    // The payload's message is current; the transcript may lag behind it.
-    if let Some(message) = &input.last_assistant_message {
-        st.record_signals(message);
-    }
     let n = ctx.cfg.hooks.heartbeat_rounds;
-    if n > 0 && st.rounds.is_multiple_of(n) {
-        st.heartbeat_due = true;
-    }
-    st.save(&ctx.ws)?;
+    SessionState::update(&ctx.ws, &input.session_id(), |st| {
+        st.rounds += 1;
+        if let Some(p) = st.transcript(input.transcript()) {
+            st.catch_up(&p);
+        }
+        // The payload's message is current; the transcript may lag behind it.
+        if let Some(message) = &input.last_assistant_message {
+            st.record_signals(message);
+        }
+        if n > 0 && st.rounds.is_multiple_of(n) {
+            st.heartbeat_due = true;
+        }
+    })?;
     Ok(None)
 }

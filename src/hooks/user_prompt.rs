@@ -22,7 +22,7 @@ use crate::claude::hook_io::{self, HookInput};
 use crate::context::Context;
 use crate::lessons;
 use crate::lessons::index_file::Selection;
-use crate::sessions::state::SessionState;
+use crate::sessions::state::{SessionState, extend_unique};
 
 pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
     let prompt = input.prompt.as_deref().unwrap_or("").trim();
@@ -34,8 +34,9 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
         return Ok(reply(&format, &sections, ctx.cfg.hooks.prompt_budget_chars));
     }
     let sid = input.session_id();
-    let mut st = SessionState::load(&ctx.ws, &sid);
-    let mut changed = false;
+    let st = SessionState::load(&ctx.ws, &sid);
+    let mut heartbeat_delivered = false;
+    let mut newly_loaded: Vec<String> = Vec::new();
 
     if st.heartbeat_due {
         sections.push(Section::new(
@@ -44,8 +45,7 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
 If something worth keeping was learned in this session (a correction, a root cause, a better method), say it \
 in one plain sentence so it can be staged for the user's confirmation.",
         ));
-        st.heartbeat_due = false;
-        changed = true;
+        heartbeat_delivered = true;
     }
 
     let how = Selection {
@@ -67,19 +67,18 @@ in one plain sentence so it can be staged for the user's confirmation.",
 
     let specs = layers::domains(&ctx.ws);
     let t = layers::triggered(prompt, &specs);
-    let mut loading = false;
+    let loaded = |key: &str, new: &[String]| st.is_loaded(key) || new.iter().any(|k| k == key);
     for (d, word) in &t.domains {
         let key = format!("domain:{}", d.id);
-        if !st.is_loaded(&key) {
+        if !loaded(&key, &newly_loaded) {
             sections.extend(layers::domain_sections(&ctx.ws, d, word));
-            st.loaded.push(key);
-            loading = true;
+            newly_loaded.push(key);
         }
     }
     for (d, wf, word) in &t.workflows {
         let key = format!("workflow:{}/{}", d.id, wf.name);
-        if !st.is_loaded(&key) {
-            let domain_loaded = st.is_loaded(&format!("domain:{}", d.id));
+        if !loaded(&key, &newly_loaded) {
+            let domain_loaded = loaded(&format!("domain:{}", d.id), &newly_loaded);
             sections.extend(layers::workflow_sections(
                 &ctx.ws,
                 d,
@@ -87,12 +86,15 @@ in one plain sentence so it can be staged for the user's confirmation.",
                 word,
                 domain_loaded,
             ));
-            st.loaded.push(key);
-            loading = true;
+            newly_loaded.push(key);
         }
     }
-    if (changed || loading)
-        && let Err(e) = st.save(&ctx.ws)
+    let loading = !newly_loaded.is_empty();
+    if (heartbeat_delivered || loading)
+        && let Err(e) = SessionState::update(&ctx.ws, &sid, |st| {
+            st.heartbeat_due &= !heartbeat_delivered;
+            extend_unique(&mut st.loaded, &newly_loaded);
+        })
     {
         super::log(
             ctx,

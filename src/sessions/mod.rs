@@ -7,7 +7,7 @@
 pub mod state;
 pub mod summary;
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -31,19 +31,49 @@ pub struct Finished {
     pub staged: usize,
 }
 
-/// Ends session `session_id`: writes its summary (when anything was said),
-/// stages the learning signals its hooks recorded since the last time, and
-/// prunes old summaries. The state is kept (marked as staged): a session
-/// resumed later goes on with what it had loaded. `transcript` is the
+/// Ends session `session_id`: catches up with the transcript, stages the
+/// learning signals not staged before, writes the summary (when anything
+/// was said) and prunes old summaries. The state is kept: a session resumed
+/// later goes on with what it had loaded and staged. `transcript` is the
 /// payload's path, if it has one; the state's remembered path is the
 /// fallback.
+///
+/// Taking the unstaged signals, staging them and marking them staged is one
+/// step under the state lock, so a session finished twice at once (its
+/// SessionEnd and a background recovery) stages each learning once.
 pub fn finish_session(
     ctx: &Context,
     session_id: &str,
     transcript: Option<&Path>,
 ) -> Result<Finished> {
-    let mut st = SessionState::load(&ctx.ws, session_id);
-    let path = st.transcript(transcript);
+    let known = lessons::known_learnings(ctx);
+    let staging = SessionState::update(&ctx.ws, session_id, |st| {
+        let path = st.transcript(transcript);
+        if let Some(p) = &path {
+            st.catch_up(p);
+        }
+        let domain = st.first_domain();
+        let transcript_ref = path.as_deref().and_then(summary::transcript_ref);
+        let candidates: Vec<pending::Candidate> = st
+            .signals
+            .iter()
+            .skip(st.signals_staged)
+            .map(|s| pending::Candidate {
+                kind: s.kind.clone(),
+                text: s.text.clone(),
+                domain: domain.clone(),
+                session_id: Some(session_id.to_string()),
+                transcript_ref: transcript_ref.clone(),
+            })
+            .collect();
+        let staged = pending::stage(&ctx.ws, candidates, &known);
+        if staged.is_ok() {
+            st.signals_staged = st.signals.len();
+        }
+        (path, staged, st.clone())
+    })?;
+    let (path, staged, st) = staging;
+    let staged = staged?.len();
     let mut facts = match &path {
         Some(p) => summary::facts_from_transcript(p, session_id)?,
         None => SessionFacts {
@@ -57,23 +87,7 @@ pub fn finish_session(
     } else {
         Some(summary::write(&ctx.ws, &facts)?)
     };
-    let domain = st.first_domain();
-    let candidates: Vec<pending::Candidate> = st
-        .signals
-        .iter()
-        .skip(st.signals_staged)
-        .map(|s| pending::Candidate {
-            kind: s.kind.clone(),
-            text: s.text.clone(),
-            domain: domain.clone(),
-            session_id: Some(session_id.to_string()),
-            transcript_ref: facts.transcript_ref.clone(),
-        })
-        .collect();
-    let staged = pending::stage(&ctx.ws, candidates, &lessons::known_learnings(ctx))?.len();
     summary::prune(&ctx.ws, ctx.cfg.sessions.summaries_kept);
-    st.signals_staged = st.signals.len();
-    st.save(&ctx.ws)?;
     Ok(Finished {
         transcript: path,
         summary: written,
@@ -93,22 +107,28 @@ pub fn merge_state(facts: &mut SessionFacts, st: &SessionState) {
     }
 }
 
-/// Finishes the sessions that ended without SessionEnd: transcripts changed
-/// within `sessions.recover_hours` that have no summary, except `exclude`
-/// (the session that is starting). Returns how many.
+/// Finishes the sessions that ended without SessionEnd (a closed terminal,
+/// a crash; Ctrl+C never fires it): transcripts changed within
+/// `sessions.recover_hours`, idle for `sessions.crash_idle_minutes` (a
+/// session still open in another terminal is left to its own hooks), whose
+/// summary is missing or covers less than the transcript holds now (a
+/// checkpoint written before compaction, a session resumed after its end).
+/// `exclude` is the session that is starting. Returns how many.
 pub fn recover(ctx: &Context, exclude: Option<&str>) -> Result<usize> {
     let window = Duration::from_secs(u64::from(ctx.cfg.sessions.recover_hours) * 3600);
-    let summarised = summarised_sessions(&ctx.ws.sessions_dir());
+    let idle = Duration::from_secs(u64::from(ctx.cfg.sessions.crash_idle_minutes) * 60);
+    let covered = covered_bytes(&ctx.ws.sessions_dir());
     let mut n = 0;
-    for path in recent_transcripts(
+    for (path, size) in recent_transcripts(
         &transcript_roots(&ctx.env, &ctx.cfg),
         SystemTime::now(),
         window,
+        idle,
     ) {
         let Some(sid) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
             continue;
         };
-        if Some(sid.as_str()) == exclude || summarised.contains(&sid) {
+        if Some(sid.as_str()) == exclude || covered.get(&sid).is_some_and(|c| *c >= size) {
             continue;
         }
         finish_session(ctx, &sid, Some(&path))?;
@@ -117,31 +137,43 @@ pub fn recover(ctx: &Context, exclude: Option<&str>) -> Result<usize> {
     Ok(n)
 }
 
-/// Session ids that already have a summary.
-fn summarised_sessions(dir: &Path) -> HashSet<String> {
-    let mut out = HashSet::new();
+/// How many transcript bytes each session's summary covers.
+fn covered_bytes(dir: &Path) -> HashMap<String, u64> {
+    let mut out = HashMap::new();
     if let Ok(rd) = std::fs::read_dir(dir) {
         for e in rd.flatten() {
-            if let Ok(text) = std::fs::read_to_string(e.path())
-                && let Some(id) = SummaryMeta::parse(&text).session_id
-            {
-                out.insert(id);
+            let p = e.path();
+            if p.extension().is_none_or(|x| x != "md") {
+                continue; // a temp file of an interrupted write, or not ours
+            }
+            if let Ok(text) = std::fs::read_to_string(&p) {
+                let meta = SummaryMeta::parse(&text);
+                if let Some(id) = meta.session_id {
+                    out.insert(id, meta.covers);
+                }
             }
         }
     }
     out
 }
 
-/// Main-session transcripts (not subagents) modified within `window`.
-fn recent_transcripts(roots: &[PathBuf], now: SystemTime, window: Duration) -> Vec<PathBuf> {
-    let window_ns = window.as_nanos() as i64;
+/// Main-session transcripts (not subagents) modified within `window` and
+/// untouched for `idle`, with their sizes.
+fn recent_transcripts(
+    roots: &[PathBuf],
+    now: SystemTime,
+    window: Duration,
+    idle: Duration,
+) -> Vec<(PathBuf, u64)> {
     let now_ns = now
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as i64)
         .unwrap_or(0);
+    let (window_ns, idle_ns) = (window.as_nanos() as i64, idle.as_nanos() as i64);
     discover::transcripts(roots)
         .into_iter()
-        .filter(|f| !f.subagent && now_ns - f.mtime_ns <= window_ns)
-        .map(|f| f.abs)
+        .filter(|f| !f.subagent)
+        .filter(|f| (idle_ns..=window_ns).contains(&(now_ns - f.mtime_ns)))
+        .map(|f| (f.abs, f.size))
         .collect()
 }

@@ -93,6 +93,34 @@ impl SessionState {
         durable::write_atomic_nosync(&Self::path(ws, &self.session_id), text.as_bytes())
     }
 
+    /// Loads, changes and saves the state of `session_id` as one step,
+    /// under `.pms/state.lock`: hooks of other sessions and the background
+    /// recovery change state files too, and a load-change-save that
+    /// interleaved with another would lose one of the changes.
+    pub fn update<T>(
+        ws: &Workspace,
+        session_id: &str,
+        f: impl FnOnce(&mut SessionState) -> T,
+    ) -> std::io::Result<T> {
+        let _lock = durable::lock_exclusive(&ws.state_dir().join("state.lock"))?;
+        let mut st = SessionState::load(ws, session_id);
+        let out = f(&mut st);
+        st.save(ws)?;
+        Ok(out)
+    }
+
+    /// The signals not staged yet, marked as staged.
+    pub fn take_unstaged(&mut self) -> Vec<Signal> {
+        let new = self
+            .signals
+            .iter()
+            .skip(self.signals_staged)
+            .cloned()
+            .collect();
+        self.signals_staged = self.signals.len();
+        new
+    }
+
     pub fn remove(ws: &Workspace, session_id: &str) {
         let _ = std::fs::remove_file(Self::path(ws, session_id));
     }

@@ -25,6 +25,9 @@ pub struct SessionFacts {
     pub start: Option<String>,
     pub end: Option<String>,
     pub transcript_ref: Option<String>,
+    /// Bytes of the transcript the summary was made from: crash recovery
+    /// finishes a session whose transcript grew past it.
+    pub covers: u64,
     pub turns: Vec<Turn>,
     pub files_changed: Vec<String>,
     pub signals: BTreeMap<String, usize>,
@@ -79,6 +82,7 @@ pub fn facts_from_transcript(path: &Path, session_id: &str) -> std::io::Result<S
         start: st.first_timestamp,
         end: st.last_timestamp,
         transcript_ref: transcript_ref(path),
+        covers: st.end_offset,
         rounds: turns.iter().filter(|t| t.role == Role::User).count() as u32,
         turns,
         files_changed: files,
@@ -129,6 +133,9 @@ pub struct SummaryMeta {
     pub project: Option<String>,
     pub transcript_ref: Option<String>,
     pub end: Option<String>,
+    /// Bytes of the transcript it covers (0 for summaries written before
+    /// pms recorded it).
+    pub covers: u64,
 }
 
 impl SummaryMeta {
@@ -152,6 +159,7 @@ impl SummaryMeta {
                 "project" => meta.project = Some(v),
                 "transcript_ref" => meta.transcript_ref = Some(v),
                 "end" => meta.end = Some(v),
+                "covers" => meta.covers = v.parse().unwrap_or(0),
                 _ => {}
             }
         }
@@ -172,6 +180,7 @@ pub fn render(f: &SessionFacts) -> String {
     if let Some(r) = &f.transcript_ref {
         md.push_str(&format!("transcript_ref: {r}\n"));
     }
+    md.push_str(&format!("covers: {}\n", f.covers));
     let files: Vec<String> = f
         .files_changed
         .iter()
@@ -381,6 +390,7 @@ mod tests {
             start: Some("2026-11-22T10:00:00Z".into()),
             end: Some("2026-11-22T10:30:00Z".into()),
             transcript_ref: Some("cc://-w-app/abc-123.jsonl".into()),
+            covers: 4096,
             turns: vec![
                 turn(
                     Role::User,
@@ -400,7 +410,7 @@ mod tests {
         };
         let md = render(&f);
         assert!(md.starts_with("---\nsession_id: abc-123\nproject: -w-app\n"));
-        assert!(md.contains("transcript_ref: cc://-w-app/abc-123.jsonl\n"));
+        assert!(md.contains("transcript_ref: cc://-w-app/abc-123.jsonl\ncovers: 4096\n"));
         assert!(md.contains("files_changed: [\"/w/app/chart.yaml\"]\n"));
         assert!(md.contains("signals: {correction: 0, insight: 0, error: 1,"));
         assert!(md.contains("# 2026-11-22 10:00 Why is the deploy failing?\n"));
@@ -410,6 +420,7 @@ mod tests {
         assert!(md.contains("## Decisions\n- We decided to add it to the chart"));
         assert!(md.contains("## Open items\n- A follow-up is still needed for staging"));
         let meta = SummaryMeta::parse(&md);
+        assert_eq!(meta.covers, 4096);
         assert_eq!(
             meta.transcript_ref.as_deref(),
             Some("cc://-w-app/abc-123.jsonl")

@@ -76,6 +76,12 @@ pub const KEYS: &[KeyDoc] = &[
         doc: "At session start, summarise transcripts from this many past hours that ended without a SessionEnd (Ctrl+C).",
     },
     KeyDoc {
+        table: "sessions",
+        key: "crash_idle_minutes",
+        default: "120",
+        doc: "A session counts as ended without SessionEnd only after its transcript has been idle this long (a session open in another terminal is left alone; one resumed later is finished again, staging only what is new).",
+    },
+    KeyDoc {
         table: "index",
         key: "transcript_roots",
         default: "[]",
@@ -258,6 +264,7 @@ pub struct HooksConfig {
 pub struct SessionsConfig {
     pub summaries_kept: usize,
     pub recover_hours: u32,
+    pub crash_idle_minutes: u32,
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -295,6 +302,7 @@ impl Default for SessionsConfig {
         SessionsConfig {
             summaries_kept: 30,
             recover_hours: 72,
+            crash_idle_minutes: 120,
         }
     }
 }
