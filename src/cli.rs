@@ -172,7 +172,7 @@ pub struct UninstallArgs {
 
 #[derive(Debug, Args)]
 pub struct IndexArgs {
-    /// Rebuild the whole index from scratch
+    /// Rebuild the whole index from scratch (built beside the current one, which search keeps using until it is replaced)
     #[arg(long, conflicts_with = "paths")]
     pub full: bool,
     /// No progress bar, no summary (for hooks and scripts)

@@ -51,7 +51,7 @@ fn replace(
     let dir = parent_dir(path);
     fs::create_dir_all(&dir)?;
     let mut tmp = tempfile::Builder::new()
-        .prefix(".pms-tmp-")
+        .prefix(TEMP_PREFIX)
         .tempfile_in(&dir)?;
     tmp.write_all(bytes)?;
     if sync {
@@ -62,6 +62,36 @@ fn replace(
     }
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// The prefix of the temporary files [`write_atomic`] renames into place.
+pub const TEMP_PREFIX: &str = ".pms-tmp-";
+
+/// Whether `path` is one of pms's temporary files (what an interrupted
+/// write leaves behind): readers of a folder skip these.
+pub fn is_temp(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with(TEMP_PREFIX))
+}
+
+/// Removes the temporary files in `dir` older than `min_age` (a write in
+/// progress is younger): what an interrupted write left. Returns how many.
+pub fn remove_stale_temps(dir: &Path, min_age: std::time::Duration) -> usize {
+    let Ok(rd) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut n = 0;
+    for e in rd.flatten() {
+        let p = e.path();
+        let old = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t.elapsed().unwrap_or_default() >= min_age);
+        if is_temp(&p) && old && fs::remove_file(&p).is_ok() {
+            n += 1;
+        }
+    }
+    n
 }
 
 /// Copies `path` to `<name>.pms-backup-<UTC timestamp>` beside it and returns

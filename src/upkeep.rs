@@ -7,7 +7,7 @@
 //! functions here take the lock by reference, so none of them can run
 //! without it.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Result;
 use rusqlite::Connection;
@@ -71,31 +71,63 @@ pub struct VectorOutcome {
     pub error: Option<String>,
 }
 
-/// Opens the index (rebuilding a file SQLite cannot use), brings it in
-/// step with every file, embeds the new chunks and rewrites the lessons
-/// index.
+/// Opens the index, brings it in step with every file, embeds the new
+/// chunks and rewrites the lessons index. A file SQLite reports as corrupt
+/// is rebuilt ([`rebuild`]); any other failure (a full disk, a read-only
+/// file) is reported and the file kept.
 pub fn index_now(
-    ctx: &Context,
-    _lock: &IndexLock,
-    progress: &dyn Progress,
-    download: ModelDownload,
-) -> Result<IndexOutcome> {
-    let mut conn = open_or_rebuild(&ctx.ws.db_path(), progress)?;
-    let report = indexer::run(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, progress)?;
-    crate::lessons::index_file::refresh_index(&ctx.ws);
-    finish(ctx, conn, report, progress, download)
-}
-
-/// [`index_now`] from an empty index (`pms index --full`, a corrupt index
-/// repaired by `verify --fix`).
-pub fn rebuild(
     ctx: &Context,
     lock: &IndexLock,
     progress: &dyn Progress,
     download: ModelDownload,
 ) -> Result<IndexOutcome> {
-    db::remove(&ctx.ws.db_path())?;
-    index_now(ctx, lock, progress, download)
+    let path = ctx.ws.db_path();
+    let mut conn = match db::open_rw(&path) {
+        Ok(c) => c,
+        Err(db::DbError::Corrupt { cause, .. }) => {
+            // Derived data: rebuild rather than make the user do it.
+            progress.note(&format!(
+                "The index at {} was unusable ({cause}); rebuilding it.",
+                path.display()
+            ));
+            return rebuild(ctx, lock, progress, download);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let report = indexer::run(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, progress)?;
+    crate::lessons::index_file::refresh_index(&ctx.ws);
+    finish(ctx, conn, report, progress, download)
+}
+
+/// Builds a new index from every file beside the current one
+/// (`index.db.rebuild`) and swaps it in when complete: search keeps
+/// answering from the old one meanwhile, and a rebuild that fails (a full
+/// disk) leaves it as it was. `pms index --full`, a corrupt index.
+pub fn rebuild(
+    ctx: &Context,
+    _lock: &IndexLock,
+    progress: &dyn Progress,
+    download: ModelDownload,
+) -> Result<IndexOutcome> {
+    let path = ctx.ws.db_path();
+    let aside = path.with_extension("db.rebuild");
+    db::remove(&aside)?;
+    let built = (|| -> Result<IndexOutcome> {
+        let mut conn = db::open_rw(&aside)?;
+        let report = indexer::run(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, progress)?;
+        finish(ctx, conn, report, progress, download)
+    })();
+    match built {
+        Ok(outcome) => {
+            db::replace_with(&path, &aside)?;
+            crate::lessons::index_file::refresh_index(&ctx.ws);
+            Ok(outcome)
+        }
+        Err(e) => {
+            let _ = db::remove(&aside);
+            Err(e)
+        }
+    }
 }
 
 /// Syncs only `paths` (what a hook knows has changed) and embeds what they
@@ -126,22 +158,6 @@ fn finish(
         stats,
         vectors,
     })
-}
-
-fn open_or_rebuild(db_path: &Path, progress: &dyn Progress) -> Result<Connection> {
-    match db::open_rw(db_path) {
-        Ok(c) => Ok(c),
-        Err(db::DbError::Corrupt { cause, .. }) => {
-            // Derived data: rebuild rather than make the user do it.
-            progress.note(&format!(
-                "The index at {} was unusable ({cause}); rebuilding it.",
-                db_path.display()
-            ));
-            db::remove(db_path)?;
-            Ok(db::open_rw(db_path)?)
-        }
-        Err(e) => Err(e.into()),
-    }
 }
 
 /// Embeds the chunks that have no vector. Failures are reported in the
@@ -208,4 +224,31 @@ fn embed_missing(
         Err(e) => out.error = Some(e.to_string()),
     }
     out
+}
+
+/// Temporary files younger than this may belong to a write in progress.
+const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Removes what interrupted writes left behind (`.pms-tmp-*` files older
+/// than ten minutes) in every folder pms writes to. Returns how many.
+pub fn sweep(ctx: &Context) -> usize {
+    let ws = &ctx.ws;
+    let mut dirs = vec![
+        ws.root.clone(),
+        ws.me_dir(),
+        ws.sessions_dir(),
+        ws.state_dir(),
+        ws.session_state_dir(),
+        ws.root.join(".claude"),
+        ctx.env.claude_dir.clone(),
+        ctx.env.codex_home.clone(),
+        ctx.env.pms_config_dir.clone(),
+    ];
+    if let Some(d) = ctx.env.claude_json.parent() {
+        dirs.push(d.to_path_buf());
+    }
+    dirs.extend(ws.installed_domains().iter().map(|d| ws.domain_dir(d)));
+    dirs.iter()
+        .map(|d| durable::remove_stale_temps(d, STALE_TEMP))
+        .sum()
 }

@@ -610,6 +610,37 @@ fn concurrent_sessions_and_background_syncs_lose_and_duplicate_nothing() {
 }
 
 #[test]
+fn a_half_written_summary_neither_blocks_recovery_nor_stays() {
+    let s = setup();
+    s.hook(
+        "stop",
+        json!({"last_assistant_message": "A simpler approach is to batch the invoice writes."}),
+    );
+    // a kill during a summary write left its temp file, holding the session id
+    let tmp = s.ws().join("sessions/.pms-tmp-AbCdEf");
+    std::fs::write(
+        &tmp,
+        "---\nsession_id: 11111111-2222-3333-4444-555555555555\ncovers: 999999999\n---\n# half",
+    )
+    .unwrap();
+    age(&tmp, 1);
+    age(&s.transcript, 3);
+    s.home.ok(&[
+        "sync",
+        "--exclude-session",
+        "another-session",
+        "--workspace",
+        s.ws().to_str().unwrap(),
+    ]);
+    let summaries = list(&s.ws().join("sessions"));
+    assert_eq!(summaries.len(), 1, "{summaries:?}");
+    assert!(summaries[0].to_string_lossy().ends_with(".md"));
+    assert!(!tmp.exists(), "the stale temp file is removed");
+    let pending = s.home.read_json("pms/.pms/pending-learnings.json");
+    assert_eq!(pending["items"][0]["kind"], "method");
+}
+
+#[test]
 fn broken_inputs_fail_open() {
     let s = setup();
     // garbage on stdin

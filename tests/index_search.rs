@@ -546,3 +546,46 @@ fn transcripts_are_found_where_claude_config_dir_puts_them() {
     let v = with_config_dir(&["search", "quokka", "--json"]);
     assert_eq!(uris(&v), vec!["cc://-home-u-other/s9.jsonl"], "{v}");
 }
+
+/// The disk fills up (SQLite's SQLITE_FULL, simulated with a page limit):
+/// the index is kept, search still answers from it, and the error says what
+/// happened and not to rebuild.
+#[test]
+fn a_full_disk_keeps_the_index_and_search_answers() {
+    let home = setup();
+    index(&home);
+    let db = home.workspace().join(".pms/index.db");
+    let pages: i64 = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row("PRAGMA page_count", [], |r| r.get(0))
+        .unwrap();
+    let notes = home.workspace().join("notes");
+    std::fs::create_dir_all(&notes).unwrap();
+    for i in 0..60 {
+        let body: String = (0..200).map(|k| format!("word{i}x{k} ")).collect();
+        std::fs::write(
+            notes.join(format!("n{i}.md")),
+            format!("# Note {i}\n{body}\n"),
+        )
+        .unwrap();
+    }
+    let full = |args: &[&str]| {
+        home.pms(args)
+            .env("PMS_TEST_DB_MAX_PAGES", (pages + 2).to_string())
+            .output()
+            .unwrap()
+    };
+    for args in [&["index"][..], &["index", "--full"][..]] {
+        let out = full(args);
+        assert!(!out.status.success(), "{args:?}");
+        let err = crate::support::stderr(&out);
+        assert!(err.contains("disk is full"), "{args:?}: {err}");
+        assert!(db.exists(), "{args:?} deleted the index");
+        assert!(
+            uris(&search(&home, "shard billing"))
+                .contains(&"cc://-home-u-app/s1.jsonl".to_string()),
+            "search still answers after {args:?}"
+        );
+        assert!(!home.workspace().join(".pms/index.db.rebuild").exists());
+    }
+}

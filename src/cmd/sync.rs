@@ -2,7 +2,8 @@
 //!
 //! 1. Sessions that ended without SessionEnd get finished now
 //!    ([`sessions::recover`]).
-//! 2. A full index pass (knowledge files added or changed since the last
+//! 2. Temporary files of interrupted writes are removed ([`upkeep::sweep`]).
+//! 3. A full index pass (knowledge files added or changed since the last
 //!    run, new transcripts, deleted files).
 //!
 //! It exits at once if another index run holds the lock.
@@ -28,6 +29,7 @@ pub fn run(ctx: &Context, args: &SyncArgs) -> Result<ExitCode> {
             &format!("recovering summaries: {e:#}"),
         );
     }
+    upkeep::sweep(ctx);
     upkeep::index_now(ctx, &lock, &Quiet, ModelDownload::Never)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -108,6 +108,10 @@ pub enum DbError {
     )]
     Corrupt { path: PathBuf, cause: String },
     #[error(
+        "{path}: the disk is full, so the index cannot be updated (search still answers from what it holds).\n  Fix: free some space on that disk, then run `pms index` (not --full: that would delete what the index holds)."
+    )]
+    DiskFull { path: PathBuf },
+    #[error(
         "{path} was written by a newer pms (schema {found}, this one reads {SCHEMA_VERSION}).\n  Fix: upgrade pms (`pms upgrade`), or run `pms index --full` to rebuild it for this version."
     )]
     Newer { path: PathBuf, found: i32 },
@@ -130,7 +134,17 @@ fn configure(conn: &Connection, path: &Path) -> Result<(), DbError> {
     conn.busy_timeout(Duration::from_secs(5))
         .and_then(|_| conn.pragma_update(None, "mmap_size", 1i64 << 30))
         .and_then(|_| conn.pragma_update(None, "cache_size", -32_000))
-        .map_err(|e| corrupt(path, e))
+        .map_err(|e| corrupt(path, e))?;
+    // The tests' full disk: SQLite answers SQLITE_FULL past this many pages,
+    // as it does when the disk itself is full.
+    if let Some(pages) = std::env::var("PMS_TEST_DB_MAX_PAGES")
+        .ok()
+        .and_then(|v| v.parse::<i64>().ok())
+    {
+        conn.pragma_update(None, "max_page_count", pages)
+            .map_err(|e| corrupt(path, e))?;
+    }
+    Ok(())
 }
 
 /// Opens (creating if needed) the index for writing, applying the schema.
@@ -227,15 +241,41 @@ pub fn open_ro(path: &Path) -> Result<Connection, DbError> {
     }
 }
 
+/// What an SQLite error means for the index file: corrupt (rebuilding is
+/// the cure), the disk full (rebuilding would make it worse: the file is
+/// kept and the error says so), or anything else (busy, read-only, a
+/// permission), reported as it is.
 fn corrupt(path: &Path, e: rusqlite::Error) -> DbError {
-    DbError::Corrupt {
-        path: path.into(),
-        cause: e.to_string(),
+    use rusqlite::ErrorCode;
+    match e.sqlite_error_code() {
+        Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => DbError::Corrupt {
+            path: path.into(),
+            cause: e.to_string(),
+        },
+        Some(ErrorCode::DiskFull) => DbError::DiskFull { path: path.into() },
+        _ => DbError::Sqlite {
+            path: path.into(),
+            source: e,
+        },
     }
 }
 
-/// Deletes the database and its WAL files (for `--full` and for rebuilding
-/// a corrupt index).
+/// Puts the database built at `aside` in place of `path` (its connection
+/// closed): the old file's WAL files go first, then one rename. A reader
+/// that has the old file open keeps reading it until it reopens.
+pub fn replace_with(path: &Path, aside: &Path) -> std::io::Result<()> {
+    for suffix in ["-wal", "-shm"] {
+        let p = PathBuf::from(format!("{}{suffix}", path.display()));
+        match std::fs::remove_file(&p) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
+    std::fs::rename(aside, path)
+}
+
+/// Deletes the database and its WAL files (a rebuild's leftovers, a
+/// database rebuilt aside).
 pub fn remove(path: &Path) -> std::io::Result<()> {
     for suffix in ["", "-wal", "-shm"] {
         let p = PathBuf::from(format!("{}{suffix}", path.display()));

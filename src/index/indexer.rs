@@ -87,10 +87,19 @@ struct Stored {
 
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
-    #[error("index database: {0}")]
+    #[error("index database: {0}{hint}", hint = disk_full_hint(.0))]
     Sqlite(#[from] rusqlite::Error),
     #[error(transparent)]
     Db(#[from] super::db::DbError),
+}
+
+/// What to do about an error that means the disk is full.
+fn disk_full_hint(e: &rusqlite::Error) -> &'static str {
+    if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull) {
+        ".\n  The index keeps what it held and search still answers. Fix: free some space on that disk, then run `pms index` (not --full)"
+    } else {
+        ""
+    }
 }
 
 /// Runs one indexing pass over everything.
