@@ -60,8 +60,37 @@ fn replace(
     if let Some(perms) = perms {
         fs::set_permissions(tmp.path(), perms)?;
     }
+    fault_point("rename", path);
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// The crash tests' seam (`tests/crash.rs`). Every rename that puts a file
+/// in place, and every backup, passes here first: with
+/// `PMS_TEST_WRITE_LOG=<file>` one line per operation is appended to it (so
+/// a harness can count a command's kill points), and with
+/// `PMS_TEST_KILL_AT=<n>` the process kills itself with SIGKILL just before
+/// its n-th operation, as a power cut or `kill -9` would. Unset, it costs
+/// two environment lookups per write.
+fn fault_point(op: &str, path: &Path) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static COUNT: AtomicUsize = AtomicUsize::new(0);
+    let n = COUNT.fetch_add(1, Ordering::SeqCst) + 1;
+    if let Some(log) = std::env::var_os("PMS_TEST_WRITE_LOG")
+        && let Ok(mut f) = OpenOptions::new().create(true).append(true).open(log)
+    {
+        let _ = writeln!(f, "{n} {op} {}", path.display());
+    }
+    if std::env::var("PMS_TEST_KILL_AT")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        == Some(n)
+    {
+        // SAFETY: sending a signal to our own process has no preconditions.
+        unsafe {
+            libc::kill(libc::getpid(), libc::SIGKILL);
+        }
+    }
 }
 
 /// The prefix of the temporary files [`write_atomic`] renames into place.
@@ -109,6 +138,7 @@ pub fn backup(path: &Path) -> io::Result<PathBuf> {
         n += 1;
         candidate = dir.join(format!("{name}.pms-backup-{stamp}-{n}"));
     }
+    fault_point("backup", &candidate);
     fs::copy(path, &candidate)?;
     Ok(candidate)
 }

@@ -227,6 +227,37 @@ impl WirePlan {
     /// Writes the plan and the install record.
     pub fn apply(mut self, env: &HostEnv, ws: &Workspace) -> Result<WireSummary> {
         let previous = InstallRecord::load(ws);
+        // The record first: it says which containers pms creates in the
+        // user's settings (kept across re-runs, so uninstall restores the
+        // file the user had before the first init). Written after the
+        // settings, a kill between the two left uninstall removing the
+        // user's own empty `"hooks": {}`.
+        let mut created = self.settings_report.created.clone();
+        if let Some(prev) = previous
+            .as_ref()
+            .filter(|r| r.settings_path == self.settings.path)
+        {
+            created.hooks_key |= prev.created.hooks_key;
+            for e in &prev.created.events {
+                if !created.events.contains(e) {
+                    created.events.push(e.clone());
+                }
+            }
+        }
+        let record = InstallRecord {
+            pms_version: env!("CARGO_PKG_VERSION").into(),
+            binary: self.choices.binary.clone(),
+            scope: self.choices.scope,
+            settings_path: self.settings.path.clone(),
+            created,
+            claude_mcp: true,
+            codex_config: self.choices.codex.clone(),
+            installed_at: previous
+                .as_ref()
+                .map(|r| r.installed_at.clone())
+                .unwrap_or_else(|| chrono::Utc::now().to_rfc3339()),
+        };
+        record.save(ws).context("writing .pms/install.json")?;
         let mut summary = WireSummary {
             settings_path: self.settings.path.clone(),
             settings_changed: self.settings.is_dirty(),
@@ -252,33 +283,6 @@ impl WirePlan {
             let (changed, _) = codex::register(p, &self.choices.binary, &ws.root)?;
             summary.codex_changed = Some(changed);
         }
-        // Remember which containers we created, across re-runs, so that
-        // uninstall restores the file the user had before the first init.
-        let mut created = self.settings_report.created.clone();
-        if let Some(prev) = previous
-            .as_ref()
-            .filter(|r| r.settings_path == self.settings.path)
-        {
-            created.hooks_key |= prev.created.hooks_key;
-            for e in &prev.created.events {
-                if !created.events.contains(e) {
-                    created.events.push(e.clone());
-                }
-            }
-        }
-        let record = InstallRecord {
-            pms_version: env!("CARGO_PKG_VERSION").into(),
-            binary: self.choices.binary.clone(),
-            scope: self.choices.scope,
-            settings_path: self.settings.path.clone(),
-            created,
-            claude_mcp: true,
-            codex_config: self.choices.codex.clone(),
-            installed_at: previous
-                .map(|r| r.installed_at)
-                .unwrap_or_else(|| chrono::Utc::now().to_rfc3339()),
-        };
-        record.save(ws).context("writing .pms/install.json")?;
         Ok(summary)
     }
 }
