@@ -27,6 +27,9 @@ pub const DEFAULT_LINES: u64 = 200;
 /// Most characters one call returns (Claude Code cuts tool output at 25,000
 /// tokens; this stays far below).
 pub const MAX_CHARS: usize = 40_000;
+/// Longest line shown whole; a longer one (minified JSON, a base64 blob) is
+/// cut with a note, so every page moves on by at least one line.
+pub const MAX_LINE_CHARS: usize = 4_000;
 
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum FetchError {
@@ -40,6 +43,12 @@ pub enum FetchError {
     Internal(String),
     #[error("{0:?} is a folder; give a file")]
     IsDir(String),
+    #[error("{0:?} is not a regular file (a pipe, a device or a socket); only files are read")]
+    NotRegular(String),
+    #[error(
+        "{0:?} has other hard links, which may be outside the memory; it is not read. Fix: copy the file instead of linking it"
+    )]
+    HardLinked(String),
     #[error("could not read {0}: {1}")]
     Io(String, String),
 }
@@ -89,7 +98,8 @@ pub fn resolve(ws: &Workspace, roots: &[PathBuf], spec: &str) -> Result<Target, 
             if !p.starts_with(&root_c) {
                 return Err(FetchError::Escapes(spec.into()));
             }
-            if p.is_file() {
+            if p.exists() {
+                check_file(&p, spec)?;
                 let uri = format!("cc://{}", rel.trim_start_matches('/'));
                 return Ok(if memory {
                     Target::File { uri, path: p }
@@ -119,13 +129,29 @@ pub fn resolve(ws: &Workspace, roots: &[PathBuf], spec: &str) -> Result<Target, 
     if rel.components().next() == Some(Component::Normal(".pms".as_ref())) {
         return Err(FetchError::Internal(spec.into()));
     }
-    if p.is_dir() {
-        return Err(FetchError::IsDir(spec.into()));
-    }
+    check_file(&p, spec)?;
     Ok(Target::File {
         uri: rel.to_string_lossy().replace('\\', "/"),
         path: p,
     })
+}
+
+/// A path that may be read: a regular file (a FIFO would block the reader
+/// for good, a device is not memory) with no other hard links (a link made
+/// inside the workspace to a file outside it would otherwise be readable).
+fn check_file(p: &Path, spec: &str) -> Result<(), FetchError> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(p).map_err(|_| FetchError::NotFound(spec.into()))?;
+    if meta.is_dir() {
+        return Err(FetchError::IsDir(spec.into()));
+    }
+    if !meta.is_file() {
+        return Err(FetchError::NotRegular(spec.into()));
+    }
+    if meta.nlink() > 1 {
+        return Err(FetchError::HardLinked(spec.into()));
+    }
+    Ok(())
 }
 
 /// A relative path made only of normal components (no `..`, no root).
@@ -163,31 +189,47 @@ pub fn get(
     }
 }
 
+/// Streams the file: lines before `from` are skipped, lines after the range
+/// only counted, so a large file costs time, never its size in memory.
 fn read_file(uri: &str, path: &Path, from: u64, count: u64) -> Result<Fetched, FetchError> {
-    let bytes = std::fs::read(path).map_err(|e| FetchError::Io(uri.into(), e.to_string()))?;
-    let text = String::from_utf8_lossy(&bytes);
-    let all: Vec<&str> = text.lines().collect();
-    let total = all.len() as u64;
+    let io = |e: std::io::Error| FetchError::Io(uri.into(), e.to_string());
+    let mut reader = BufReader::with_capacity(1 << 16, File::open(path).map_err(io)?);
     let mut out = String::new();
     let mut last = from.saturating_sub(1);
     let mut more = None;
-    for (i, line) in all
-        .iter()
-        .enumerate()
-        .skip((from - 1) as usize)
-        .take(count as usize)
-    {
-        let n = i as u64 + 1;
-        let rendered = format!("{n:>5}│ {line}\n");
+    let mut n = 0u64;
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf).map_err(io)? == 0 {
+            break;
+        }
+        n += 1;
+        if n < from || more.is_some() || n >= from + count {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&buf);
+        let line = text.trim_end_matches(['\n', '\r']);
+        let shown = if line.chars().count() > MAX_LINE_CHARS {
+            let cut: String = line.chars().take(MAX_LINE_CHARS).collect();
+            format!(
+                "{cut} [… {} more character(s) on this line]",
+                line.chars().count() - MAX_LINE_CHARS
+            )
+        } else {
+            line.to_string()
+        };
+        let rendered = format!("{n:>5}│ {shown}\n");
         if out.len() + rendered.len() > MAX_CHARS {
             more = Some(format!(
                 "output cut at {MAX_CHARS} characters; continue with from={n}"
             ));
-            break;
+            continue;
         }
         out.push_str(&rendered);
         last = n;
     }
+    let total = n;
     if more.is_none() && last < total {
         more = Some(format!(
             "{} more line(s); continue with from={}",
@@ -242,11 +284,20 @@ fn read_conversation(uri: &str, path: &Path, from: u64, count: u64) -> Result<Fe
         } else {
             format!("L{}-{}", t.line_start, t.line_end)
         };
-        let rendered = format!(
-            "[{lines}] {when} {}:\n{}\n\n",
-            t.role.as_str(),
-            t.text.trim_end()
-        );
+        // One turn alone may exceed a page (a pasted log): cut it, so every
+        // page moves on.
+        let text = t.text.trim_end();
+        let room = MAX_CHARS - 1_000;
+        let text = if text.len() > room {
+            let cut: String = text.chars().take(room / 4).collect();
+            format!(
+                "{cut}\n[… this turn continues: {} more character(s); the transcript file has it whole]",
+                text.chars().count() - cut.chars().count()
+            )
+        } else {
+            text.to_string()
+        };
+        let rendered = format!("[{lines}] {when} {}:\n{text}\n\n", t.role.as_str());
         if out.len() + rendered.len() > MAX_CHARS {
             more = Some(format!(
                 "output cut at {MAX_CHARS} characters; continue with from={}",
@@ -387,5 +438,33 @@ mod tests {
         let f = get(&ws, &env, &roots, "_me/big.md", Some(1), Some(u64::MAX)).unwrap();
         assert_eq!(f.to, MAX_LINES);
         assert!(f.more.is_some());
+    }
+
+    #[test]
+    fn only_regular_unlinked_files_are_read_and_long_lines_page_on() {
+        let (d, ws, roots) = setup();
+        let env = HostEnv::with_home("/h".into(), |_| None).unwrap();
+        let fifo = ws.root.join("_me/pipe.md");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo with a valid C string.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        assert_eq!(
+            get(&ws, &env, &roots, "_me/pipe.md", None, None).unwrap_err(),
+            FetchError::NotRegular("_me/pipe.md".into())
+        );
+        std::fs::hard_link(d.path().join("secret.txt"), ws.root.join("_me/linked.md")).unwrap();
+        assert!(matches!(
+            get(&ws, &env, &roots, "_me/linked.md", None, None),
+            Err(FetchError::HardLinked(_))
+        ));
+        let long = "x".repeat(50_000);
+        std::fs::write(ws.root.join("_me/long.md"), format!("{long}\nnext\n")).unwrap();
+        let f = get(&ws, &env, &roots, "_me/long.md", Some(1), Some(2)).unwrap();
+        assert!(f.text.contains("more character(s) on this line"));
+        assert!(
+            f.text.contains("    2│ next"),
+            "the page moves past the long line"
+        );
+        assert_eq!((f.to, f.total_lines), (2, 2));
     }
 }
