@@ -41,22 +41,42 @@ pub enum Command {
     /// Check every part of the install; --fix repairs what it can
     Verify(VerifyArgs),
     /// verify plus the environment, recent hook errors and locks, with fixes offered
-    Doctor(WorkspaceArg),
+    Doctor(DoctorArgs),
     /// One screen: workspace, hooks, MCP, index, lessons
     Status(StatusArgs),
     /// Install the newest release, then bring the workspace in step (user data untouched)
     Upgrade(UpgradeArgs),
     /// Semantic recall: the embedding provider's state, and installing the local model
     Embeddings(EmbeddingsArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    Completions(CompletionsArgs),
+    /// Print the man page (roff), e.g. `pms man > ~/.local/share/man/man1/pms.1`
+    Man,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Print the report as JSON (the verify report plus environment, hook errors and locks; no fixes offered)
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
 }
 
 impl Command {
     /// The workspace the command names with `--workspace`, if any.
     pub fn workspace(&self) -> Option<&std::path::Path> {
         let arg = match self {
-            Command::Init(_) => return None,
+            Command::Init(_) | Command::Completions(_) | Command::Man => return None,
             Command::Hook(a) => &a.ws,
-            Command::Serve(a) | Command::Doctor(a) => a,
+            Command::Serve(a) => a,
+            Command::Doctor(a) => &a.ws,
             Command::Index(a) => &a.ws,
             Command::Search(a) => &a.ws,
             Command::Get(a) => &a.ws,

@@ -120,11 +120,12 @@ pub struct UninstallSummary {
     pub hooks_removed: Vec<(PathBuf, usize)>,
     pub mcp_removed: bool,
     pub codex_removed: bool,
-    pub pointer_removed: bool,
 }
 
-/// Removes pms's hooks (from both scopes' settings), its MCP registrations
-/// and the workspace pointer. User data is not touched here.
+/// Removes pms's hooks (from both scopes' settings) and its MCP
+/// registrations. The workspace and the pointer to it stay (so `pms
+/// uninstall --purge` or `pms init` later still find it); [`purge`] removes
+/// both.
 pub fn uninstall(env: &HostEnv, ws: Option<&Workspace>) -> Result<UninstallSummary> {
     let mut summary = UninstallSummary::default();
     let record = ws.and_then(InstallRecord::load);
@@ -158,15 +159,6 @@ pub fn uninstall(env: &HostEnv, ws: Option<&Workspace>) -> Result<UninstallSumma
         .and_then(|r| r.codex_config.clone())
         .unwrap_or_else(|| env.codex_config());
     summary.codex_removed = codex::unregister(&codex_path)?;
-    let pointer = env.workspace_pointer();
-    if let Ok(text) = std::fs::read_to_string(&pointer) {
-        let points_here = ws.is_none_or(|w| Path::new(text.trim()) == w.root);
-        if points_here {
-            std::fs::remove_file(&pointer)
-                .with_context(|| format!("removing {}", pointer.display()))?;
-            summary.pointer_removed = true;
-        }
-    }
     if let Some(ws) = ws {
         let _ = std::fs::remove_file(ws.install_record_path());
     }
@@ -174,7 +166,15 @@ pub fn uninstall(env: &HostEnv, ws: Option<&Workspace>) -> Result<UninstallSumma
 }
 
 /// Deletes the workspace and everything in it (`uninstall --purge`, after
-/// the user's yes).
-pub fn purge(ws: &Workspace) -> Result<()> {
-    std::fs::remove_dir_all(&ws.root).with_context(|| format!("deleting {}", ws.root.display()))
+/// the user's yes), and the pointer to it.
+pub fn purge(env: &HostEnv, ws: &Workspace) -> Result<()> {
+    std::fs::remove_dir_all(&ws.root).with_context(|| format!("deleting {}", ws.root.display()))?;
+    let pointer = env.workspace_pointer();
+    if let Ok(text) = std::fs::read_to_string(&pointer)
+        && Path::new(text.trim()) == ws.root
+    {
+        std::fs::remove_file(&pointer)
+            .with_context(|| format!("removing {}", pointer.display()))?;
+    }
+    Ok(())
 }

@@ -27,6 +27,8 @@ fn main() -> ExitCode {
         Command::Doctor(args) => cmd::doctor::run(&args),
         Command::Upgrade(args) => cmd::upgrade::run(&args),
         Command::Embeddings(args) => cmd::embeddings::run(&args),
+        Command::Completions(args) => cmd::completions::run(&args),
+        Command::Man => cmd::completions::man(),
         // The rest get the opened workspace handed down.
         command => with_workspace(command),
     };

@@ -186,16 +186,17 @@ impl WirePlan {
             } else {
                 ""
             };
-            lines.push(format!(
-                "Hooks in {sp}: {} added, {} updated{}{backup}",
-                r.added.len(),
-                r.replaced.len(),
-                if r.duplicates_removed > 0 {
-                    format!(", {} duplicate(s) removed", r.duplicates_removed)
-                } else {
-                    String::new()
-                }
-            ));
+            let mut what = Vec::new();
+            if !r.added.is_empty() {
+                what.push(format!("add {}", r.added.join(", ")));
+            }
+            if !r.replaced.is_empty() {
+                what.push(format!("update {}", r.replaced.join(", ")));
+            }
+            if r.duplicates_removed > 0 {
+                what.push(format!("remove {} duplicate(s)", r.duplicates_removed));
+            }
+            lines.push(format!("Hooks in {sp}: {}{backup}", what.join("; ")));
         } else {
             lines.push(format!("Hooks in {sp}: already in place"));
         }

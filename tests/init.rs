@@ -194,7 +194,7 @@ fn dry_run_shows_the_plan_and_changes_nothing() {
     let text = stdout(&out);
     assert!(text.contains("create engineering/CLAUDE.md"), "{text}");
     assert!(
-        text.contains("Hooks in ~/.claude/settings.json: 5 added"),
+        text.contains("Hooks in ~/.claude/settings.json: add SessionStart, UserPromptSubmit, Stop, PreCompact, SessionEnd"),
         "{text}"
     );
     assert!(text.contains("Dry run: nothing was changed"), "{text}");
@@ -240,6 +240,10 @@ fn uninstall_gives_back_the_original_settings() {
         home.workspace().join("_me/profile.md").exists(),
         "user data stays"
     );
+    // the pointer stays with the workspace: `uninstall --purge` later still finds it
+    assert!(home.path(".config/pms/workspace").exists());
+    home.ok(&["uninstall", "--purge", "--yes"]);
+    assert!(!home.workspace().exists());
     assert!(!home.path(".config/pms/workspace").exists());
 }
 

@@ -5,6 +5,7 @@
 
 mod support;
 
+mod cli_conventions;
 mod e2e_claude;
 mod embeddings;
 mod hooks;

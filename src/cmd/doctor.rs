@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::cli::WorkspaceArg;
+use crate::cli::DoctorArgs;
 use crate::context::Context;
 use crate::env::HostEnv;
 use crate::verify::checks::{self, Options};
@@ -15,10 +15,13 @@ use crate::verify::doctor::{self, Environment};
 use crate::verify::{Report, Status, fix};
 use crate::workspace::Workspace;
 
-pub fn run(args: &WorkspaceArg) -> Result<ExitCode> {
+pub fn run(args: &DoctorArgs) -> Result<ExitCode> {
     let env = HostEnv::from_process()?;
-    let ws = Workspace::locate(args.workspace.as_deref(), &env).ok();
+    let ws = Workspace::locate(args.ws.workspace.as_deref(), &env).ok();
     let machine = Environment::gather();
+    if args.json {
+        return json(&env, ws.as_ref(), &machine);
+    }
     println!("Environment");
     println!("  os        {}", machine.os);
     println!("  kernel    {}", machine.kernel);
@@ -79,15 +82,12 @@ pub fn run(args: &WorkspaceArg) -> Result<ExitCode> {
             .default(true)
             .interact()?;
         if yes {
-            let ctx = Context::open_lenient(args.workspace.as_deref())?;
-            for f in fix::apply(&ctx, &report.checks)? {
+            let ctx = Context::open_lenient(args.ws.workspace.as_deref())?;
+            let (found, fixed) = fix::repair(&ctx, Options::default())?;
+            for f in fixed {
                 println!("  fixed: {f}");
             }
-            let after = Report::new(
-                None,
-                checks::run_all(&env, ws.as_ref(), Options::default()),
-                Vec::new(),
-            );
+            let after = Report::new(None, found, Vec::new());
             println!("{} failure(s) left.", after.counts.fail);
             return Ok(if after.ok {
                 ExitCode::SUCCESS
@@ -101,6 +101,33 @@ pub fn run(args: &WorkspaceArg) -> Result<ExitCode> {
     } else {
         println!("Next: follow the \"by hand\" notes above (VERIFY.md explains each check).");
     }
+    Ok(if report.ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// The verify report (schema as in VERIFY.md) with the doctor's facts added.
+fn json(env: &HostEnv, ws: Option<&Workspace>, machine: &Environment) -> Result<ExitCode> {
+    let report = Report::new(
+        ws.map(|w| w.root.display().to_string()),
+        checks::run_all(env, ws, Options::default()),
+        Vec::new(),
+    );
+    let mut v = serde_json::to_value(&report)?;
+    v["environment"] = serde_json::json!({
+        "os": machine.os, "kernel": machine.kernel, "arch": machine.arch,
+        "pms": machine.pms, "home": env.home, "claude_dir": env.claude_dir,
+    });
+    if let Some(ws) = ws {
+        v["hook_errors"] = serde_json::json!(doctor::recent_hook_errors(ws, 10));
+        v["locks"] = doctor::locks(ws)
+            .into_iter()
+            .map(|(name, held)| serde_json::json!({"name": name, "held": held}))
+            .collect();
+    }
+    println!("{}", serde_json::to_string_pretty(&v)?);
     Ok(if report.ok {
         ExitCode::SUCCESS
     } else {

@@ -116,20 +116,21 @@ pub fn print_report(r: &IndexReport, s: &HistoryStats) {
             r.malformed_lines
         );
     }
-    let day = |t: &Option<String>| {
-        t.as_deref()
-            .and_then(|t| t.get(..10))
-            .unwrap_or("?")
-            .to_string()
-    };
-    println!(
-        "Claude Code history: {} session(s) in {} project(s), {} to {}; {} chunk(s) searchable in all.",
-        s.sessions,
-        s.projects,
-        day(&s.first),
-        day(&s.last),
-        s.chunks
-    );
+    let day = |t: &Option<String>| t.as_deref().and_then(|t| t.get(..10)).map(str::to_string);
+    match (s.sessions, day(&s.first), day(&s.last)) {
+        (0, _, _) => println!(
+            "Claude Code history: no conversations found yet; {} chunk(s) searchable in all.",
+            s.chunks
+        ),
+        (n, Some(first), Some(last)) => println!(
+            "Claude Code history: {n} session(s) in {} project(s), {first} to {last}; {} chunk(s) searchable in all.",
+            s.projects, s.chunks
+        ),
+        (n, _, _) => println!(
+            "Claude Code history: {n} session(s) in {} project(s); {} chunk(s) searchable in all.",
+            s.projects, s.chunks
+        ),
+    }
 }
 
 /// Notes on stderr, no bars (`--json`, whose stdout is the report).

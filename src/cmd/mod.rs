@@ -1,6 +1,7 @@
 //! One file per subcommand. Each is thin: it turns flags into calls to the
 //! library modules and prints the result for a person (or as JSON).
 
+pub mod completions;
 pub mod doctor;
 pub mod embeddings;
 pub mod get;

@@ -20,13 +20,29 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<ExitCode> {
         env.display(&s.workspace),
         s.domains.join(", ")
     );
-    println!("Hooks      {}/5 in {}", s.hooks, env.display(&s.settings));
+    match &s.settings_error {
+        Some(e) => println!(
+            "Hooks      {} {e}",
+            console::style("settings unreadable:").red().bold()
+        ),
+        None => {
+            let n = format!("{}/5", s.hooks);
+            let n = if s.hooks == 5 {
+                console::style(n).green()
+            } else {
+                console::style(n).red().bold()
+            };
+            println!("Hooks      {n} in {}", env.display(&s.settings));
+        }
+    }
     println!(
         "MCP        {}",
         if s.mcp_registered {
-            "`pms` registered with Claude Code"
+            console::style("`pms` registered with Claude Code").green()
         } else {
-            "not registered (pms verify --fix)"
+            console::style("not registered (pms verify --fix)")
+                .red()
+                .bold()
         }
     );
     let ix = &s.index;
@@ -68,7 +84,13 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<ExitCode> {
             ""
         }
     );
-    Ok(ExitCode::SUCCESS)
+    // An unreadable settings file means the memory is not loading: say so
+    // in the exit status too.
+    Ok(if s.settings_error.is_some() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn ago(rfc3339: &str) -> String {

@@ -14,6 +14,19 @@ use crate::workspace::Workspace;
 pub fn run(args: &UninstallArgs) -> Result<ExitCode> {
     let env = HostEnv::from_process()?;
     let ws = Workspace::locate(args.ws.workspace.as_deref(), &env).ok();
+    // Asked in a terminal, as --purge is; scripts pass --yes (or have no terminal).
+    if !args.yes && std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+        let ok = dialoguer::Confirm::new()
+            .with_prompt(
+                "Remove pms's hooks and its MCP server from Claude Code (and Codex)? Your workspace stays",
+            )
+            .default(true)
+            .interact()?;
+        if !ok {
+            println!("Nothing changed.");
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
     let summary = install::uninstall(&env, ws.as_ref())?;
     for (path, n) in &summary.hooks_removed {
         println!("Removed {n} pms hook(s) from {}", env.display(path));
@@ -47,7 +60,7 @@ pub fn run(args: &UninstallArgs) -> Result<ExitCode> {
                     return Ok(ExitCode::SUCCESS);
                 }
             }
-            install::purge(ws)?;
+            install::purge(&env, ws)?;
             println!("Deleted {shown}.");
         }
         (Some(ws), false) => println!(

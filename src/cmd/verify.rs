@@ -18,13 +18,12 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
         probe_mcp: !args.quick,
         run_hooks: !args.quick,
     };
-    let mut found = checks::run_all(&env, ws.as_ref(), opts);
-    let mut fixed = Vec::new();
-    if args.fix && found.iter().any(|c| c.fix.is_some()) {
-        let ctx = Context::open_lenient(args.ws.workspace.as_deref())?;
-        fixed = fix::apply(&ctx, &found)?;
-        found = checks::run_all(&env, ws.as_ref(), opts);
-    }
+    let (found, fixed) = match (&ws, args.fix) {
+        (Some(_), true) => {
+            fix::repair(&Context::open_lenient(args.ws.workspace.as_deref())?, opts)?
+        }
+        _ => (checks::run_all(&env, ws.as_ref(), opts), Vec::new()),
+    };
     let report = Report::new(ws.map(|w| w.root.display().to_string()), found, fixed);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);

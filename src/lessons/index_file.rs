@@ -140,6 +140,28 @@ pub fn matching(ws: &Workspace, prompt: &str, how: Selection) -> std::io::Result
     Ok(select(&index, prompt, how))
 }
 
+/// What the index file holds, for `pms verify`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexState {
+    /// Rules it lists.
+    pub rules: usize,
+    /// Written from the rule files as they are now.
+    pub current: bool,
+}
+
+/// The index file's state, or None when there is none.
+pub fn state(ws: &Workspace) -> Option<IndexState> {
+    let text = std::fs::read_to_string(ws.lessons_index_path()).ok()?;
+    Some(IndexState {
+        rules: text
+            .lines()
+            .filter(|l| !l.starts_with(HEADER))
+            .filter_map(parse_entry)
+            .count(),
+        current: is_current(ws, &text),
+    })
+}
+
 fn is_current(ws: &Workspace, index: &str) -> bool {
     let first = index.lines().next().unwrap_or_default();
     first

@@ -567,19 +567,27 @@ fn embeddings(ws: &Workspace, env: &HostEnv) -> Vec<Check> {
 }
 
 fn lessons_index(ws: &Workspace) -> Check {
+    use crate::lessons::index_file::{self, IndexState};
     let rules = lessons::all_rules(ws).len();
-    let lines = std::fs::read_to_string(ws.lessons_index_path())
-        .map(|t| t.lines().count())
-        .ok();
-    match lines {
-        Some(n) if n == rules => Check::ok(
+    match index_file::state(ws) {
+        Some(IndexState {
+            rules: n,
+            current: true,
+        }) if n == rules => Check::ok(
             "lessons.index",
             format!("{rules} lesson(s) in force, all indexed"),
         ),
         None if rules == 0 => Check::ok("lessons.index", "no lessons in force yet"),
-        Some(n) => Check::warn(
+        Some(IndexState { rules: n, current }) => Check::warn(
             "lessons.index",
-            format!("{rules} lesson(s) in force but {n} indexed"),
+            format!(
+                "{rules} lesson(s) in force but {n} indexed{}",
+                if current {
+                    ""
+                } else {
+                    " (a rule file changed since; the next prompt rebuilds it)"
+                }
+            ),
         )
         .fixable(Fix::RefreshLessons),
         None => Check::warn(

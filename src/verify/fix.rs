@@ -17,14 +17,35 @@ use crate::wiring;
 use crate::workspace::scaffold::{self, Answers, FileAction, FileClass};
 use crate::workspace::{Workspace, config, markers, templates};
 
+/// Checks, repairs, and checks again until nothing repairable is left or a
+/// round changes nothing (at most three rounds): a repair can cause another
+/// (restored files make the index stale), and `--fix` must not need a second
+/// run. Returns the last checks and what was done.
+pub fn repair(ctx: &Context, opts: super::checks::Options) -> Result<(Vec<Check>, Vec<String>)> {
+    let run = || super::checks::run_all(&ctx.env, Some(&ctx.ws), opts);
+    let mut found = run();
+    let mut done = Vec::new();
+    let mut tried: BTreeSet<Fix> = BTreeSet::new();
+    for _ in 0..3 {
+        let wanted: BTreeSet<Fix> = found
+            .iter()
+            .filter(|c| c.status != super::Status::Ok)
+            .filter_map(|c| c.fix)
+            .collect();
+        if wanted.is_empty() || wanted.is_subset(&tried) {
+            break;
+        }
+        done.extend(apply(ctx, &found)?);
+        tried.extend(wanted);
+        found = run();
+    }
+    Ok((found, done))
+}
+
 /// Applies the fixes the checks asked for; returns what was done.
 pub fn apply(ctx: &Context, checks: &[Check]) -> Result<Vec<String>> {
-    let wanted: BTreeSet<String> = checks
-        .iter()
-        .filter_map(|c| c.fix)
-        .map(|f| format!("{f:?}"))
-        .collect();
-    let has = |f: Fix| wanted.contains(&format!("{f:?}"));
+    let wanted: BTreeSet<Fix> = checks.iter().filter_map(|c| c.fix).collect();
+    let has = |f: Fix| wanted.contains(&f);
     let mut done = Vec::new();
     let binary = crate::env::current_binary()?;
     let ws = &ctx.ws;

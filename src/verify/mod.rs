@@ -21,6 +21,18 @@ pub enum Status {
 }
 
 impl Status {
+    /// The label padded to five columns, coloured on a terminal (green,
+    /// yellow, bold red); plain when stdout is not a terminal or NO_COLOR
+    /// is set.
+    pub fn styled(self) -> console::StyledObject<String> {
+        let s = console::style(format!("{:<5}", self.label()));
+        match self {
+            Status::Ok => s.green(),
+            Status::Warn => s.yellow(),
+            Status::Fail => s.red().bold(),
+        }
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             Status::Ok => "ok",
@@ -31,7 +43,7 @@ impl Status {
 }
 
 /// What `--fix` would do about a check.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Fix {
     MergeHooks,
@@ -139,8 +151,8 @@ impl Report {
         let mut out = String::new();
         for c in &self.checks {
             out.push_str(&format!(
-                "{:<5} {:<22} {}\n",
-                c.status.label(),
+                "{} {:<22} {}\n",
+                c.status.styled(),
                 c.id,
                 c.message
             ));

@@ -22,6 +22,9 @@ pub struct Snapshot {
     pub settings: PathBuf,
     /// pms hooks found in `settings`.
     pub hooks: usize,
+    /// Why `settings` could not be read (not JSON, not an object...), with where.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settings_error: Option<String>,
     pub mcp_registered: bool,
     pub index: IndexState,
     /// The embedding provider in use, or why search is keyword only.
@@ -58,9 +61,10 @@ impl Snapshot {
     pub fn gather(ctx: &Context) -> Snapshot {
         let (env, ws) = (&ctx.env, &ctx.ws);
         let settings_path = wiring::settings_path(env, ws);
-        let hooks = JsonFile::load(&settings_path)
-            .map(|f| settings::installed_handlers(&f.doc).len())
-            .unwrap_or(0);
+        let (hooks, settings_error) = match JsonFile::load(&settings_path) {
+            Ok(f) => (settings::installed_handlers(&f.doc).len(), None),
+            Err(e) => (0, Some(e.to_string())),
+        };
         let (counts, last_index) = match db::open_ro(&ws.db_path()) {
             Ok(c) => (
                 stats::counts(&c).unwrap_or_default(),
@@ -69,20 +73,14 @@ impl Snapshot {
             Err(_) => (stats::Counts::default(), None),
         };
         let plan = Plan::resolve(&ctx.cfg.embeddings, env);
-        let mut summaries: Vec<String> = std::fs::read_dir(ws.sessions_dir())
-            .map(|rd| {
-                rd.flatten()
-                    .map(|e| e.file_name().to_string_lossy().into_owned())
-                    .collect()
-            })
-            .unwrap_or_default();
-        summaries.sort();
+        let summaries = newest_last(&ws.sessions_dir());
         Snapshot {
             workspace: ws.root.clone(),
             domains: ws.installed_domains(),
             scope: InstallRecord::load(ws).map(|r| r.scope),
             settings: settings_path,
             hooks,
+            settings_error,
             mcp_registered: mcp::read_entry(&env.claude_json).ok().flatten().is_some(),
             index: IndexState {
                 files: counts.files,
@@ -97,7 +95,7 @@ impl Snapshot {
             semantic: !matches!(plan, Plan::Off(_)),
             sessions: SessionsState {
                 summaries: summaries.len(),
-                last: summaries.pop(),
+                last: summaries.last().cloned(),
             },
             lessons: LessonsState {
                 in_force: lessons::all_rules(ws).len(),
@@ -105,4 +103,31 @@ impl Snapshot {
             },
         }
     }
+}
+
+/// The summaries' file names, oldest first by the time each session ended
+/// (front matter `end`, else the file's modification time): names start
+/// with the start minute, so two sessions of one minute sort by their ids.
+fn newest_last(dir: &std::path::Path) -> Vec<String> {
+    let mut found: Vec<(String, String)> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "md"))
+                .map(|e| {
+                    let end = std::fs::read_to_string(e.path())
+                        .ok()
+                        .and_then(|t| crate::sessions::summary::SummaryMeta::parse(&t).end)
+                        .filter(|t| !t.is_empty())
+                        .or_else(|| {
+                            let t = e.metadata().and_then(|m| m.modified()).ok()?;
+                            Some(chrono::DateTime::<chrono::Utc>::from(t).to_rfc3339())
+                        })
+                        .unwrap_or_default();
+                    (end, e.file_name().to_string_lossy().into_owned())
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found.into_iter().map(|(_, name)| name).collect()
 }
