@@ -596,3 +596,179 @@ fn a_correction_becomes_a_rule_after_the_users_yes() {
     );
     assert!(!body_text(&api.message_bodies()[0]).contains("Lessons that apply"));
 }
+
+/// Issue 11 inside the real Claude Code: lessons reach the model by
+/// meaning (cues, paraphrases) and not otherwise; a rule promoted with cues
+/// through `lessons_promote` matches in the next session; a correction the
+/// model saved in Claude Code's auto-memory is shown by `pms lessons` and not
+/// staged a second time; `--resume` does not load a domain's rules again.
+#[test]
+fn lessons_by_meaning_one_memory_with_auto_memory_and_resume_loads_once() {
+    let bin_dir = claude_or_skip!();
+    let (home, work) = installed_home(&bin_dir);
+    home.ok(&[
+        "lessons",
+        "add",
+        "Never force-push to the main branch.",
+        "--when",
+        "git push --force; overwrite the remote branch; rewrite history on main",
+    ]);
+    home.ok(&[
+        "lessons",
+        "add",
+        "Always pin the Postgres major version in docker-compose files; never use the latest tag.",
+    ]);
+    let first_request = |prompt: &str| -> String {
+        let api = FakeApi::start(vec![Turn::text("On it.")]);
+        let out = run_claude(&home, &bin_dir, &api, &work, &["-p", prompt]);
+        assert!(out.status.success(), "{}", crate::support::stderr(&out));
+        body_text(&api.message_bodies()[0])
+    };
+    let b = first_request("I need to git push --force my changes to main");
+    assert!(
+        b.contains("Never force-push to the main branch"),
+        "cue match"
+    );
+    let b =
+        first_request("Can you write a docker-compose.yml with postgres and redis for local dev?");
+    assert!(b.contains("pin the Postgres major version"), "text match");
+    let b = first_request("What is a good name for a grey cat?");
+    assert!(
+        !b.contains("Lessons that apply"),
+        "unrelated prompt got a lesson"
+    );
+
+    // a correction is staged, then promoted with cues through the MCP tool
+    let api = FakeApi::start(vec![Turn::text(
+        "You're right, I was wrong: the invoices must be rounded per invoice, not per line.",
+    )]);
+    run_claude(
+        &home,
+        &bin_dir,
+        &api,
+        &work,
+        &["-p", "The totals are off by a cent again"],
+    );
+    let pending = home.read_json("pms/.pms/pending-learnings.json");
+    let id = pending["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["text"].as_str().unwrap().contains("rounded per invoice"))
+        .expect("staged")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let api = FakeApi::start(vec![
+        Turn::tool_use(
+            "mcp__pms__lessons_promote",
+            serde_json::json!({"id": id, "text": "Round invoice totals per invoice, never per line.",
+                "applies_when": ["invoice rounding", "totals off by a cent", "sum of line items", "VAT calculation"]}),
+        ),
+        Turn::text("Promoted.").when("tool_result"),
+    ]);
+    let out = run_claude(
+        &home,
+        &bin_dir,
+        &api,
+        &work,
+        &["-p", "yes, make it a rule", "--allowedTools", "mcp__pms"],
+    );
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
+    let b = first_request("the VAT calculation looks wrong on the March statements");
+    assert!(
+        b.contains("Round invoice totals per invoice"),
+        "matched by a cue"
+    );
+
+    // the model saves a correction in Claude Code's auto-memory and says it
+    let folder = pms::claude::project_folder_name(work.canonicalize().unwrap().to_str().unwrap());
+    let memory = home.path(".claude/projects").join(&folder).join("memory");
+    let note = memory.join("feedback-deploy-region.md");
+    let api = FakeApi::start(vec![
+        Turn::tool_use(
+            "Write",
+            serde_json::json!({"file_path": note,
+                "content": "---\nname: feedback-deploy-region\ndescription: Deploy to eu-west-1, never us-east-1; the customer data must stay in the EU\nmetadata:\n  type: feedback\n---\nDeploy to eu-west-1.\n**Why:** data residency.\n"}),
+        ),
+        Turn::text("You're right, I was wrong: deploy to eu-west-1, never us-east-1, because the customer data must stay in the EU.")
+            .when("tool_result"),
+    ]);
+    let out = run_claude(
+        &home,
+        &bin_dir,
+        &api,
+        &work,
+        &[
+            "-p",
+            "You deployed to the wrong region",
+            "--allowedTools",
+            "Write",
+        ],
+    );
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
+    assert!(note.is_file(), "Claude Code wrote the memory file");
+    let pending = home.read_json("pms/.pms/pending-learnings.json");
+    assert!(
+        !pending["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["text"].as_str().unwrap().contains("eu-west-1")),
+        "staged although auto-memory holds it: {pending}"
+    );
+    let listed: Value = serde_json::from_slice(&home.ok(&["lessons", "--json"]).stdout).unwrap();
+    assert!(
+        listed["auto_memory"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["text"].as_str().unwrap().contains("eu-west-1")),
+        "{listed:#}"
+    );
+
+    // --resume: the domain and the SOP loaded once are not injected again
+    let api = FakeApi::start(vec![Turn::text("Draft PRD."), Turn::text("Goals added.")]);
+    let out = run_claude(
+        &home,
+        &bin_dir,
+        &api,
+        &work,
+        &[
+            "-p",
+            "Please write a PRD for usage-based pricing",
+            "--output-format",
+            "json",
+        ],
+    );
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let session = result["session_id"]
+        .as_str()
+        .expect("session id")
+        .to_string();
+    let out = run_claude(
+        &home,
+        &bin_dir,
+        &api,
+        &work,
+        &[
+            "-p",
+            "Now write the PRD goals section",
+            "--resume",
+            &session,
+        ],
+    );
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
+    let last = bodies(&api).pop().unwrap();
+    assert_eq!(
+        last.matches("follow this SOP step by step").count(),
+        1,
+        "the SOP was injected again after --resume"
+    );
+    let log = home.workspace().join(".pms/logs/hooks.log");
+    assert!(
+        !log.exists(),
+        "hook errors: {}",
+        std::fs::read_to_string(&log).unwrap_or_default()
+    );
+}
