@@ -40,6 +40,22 @@ pub fn write_atomic_nosync(path: &Path, bytes: &[u8]) -> io::Result<()> {
     replace(path, bytes, false, None)
 }
 
+/// Writes a new file at `path`, atomically and fsynced, failing with
+/// `AlreadyExists` rather than replacing a file that is there (a note the
+/// agent saves must never overwrite one of the user's).
+pub fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = parent_dir(path);
+    fs::create_dir_all(&dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempfile_in(&dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    fault_point("rename", path);
+    tmp.persist_noclobber(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
 /// Writes `bytes` to a temporary file beside `path` (fsynced if `sync`, given
 /// `perms` if any) and renames it over `path`.
 fn replace(

@@ -18,6 +18,7 @@ pub mod install;
 pub mod lessons;
 pub mod log;
 pub mod mcp;
+pub mod notes;
 pub mod progress;
 pub mod search;
 pub mod sessions;

@@ -772,3 +772,65 @@ fn lessons_by_meaning_one_memory_with_auto_memory_and_resume_loads_once() {
         std::fs::read_to_string(&log).unwrap_or_default()
     );
 }
+
+/// `memory_timeline` and `memory_save` in the real Claude Code: the model
+/// asks what happened without a query, then saves a note the user asked to
+/// keep, and the note is in the workspace and searchable.
+#[test]
+fn claude_code_lists_the_timeline_and_saves_a_note() {
+    let bin_dir = claude_or_skip!();
+    let (home, work) = installed_home(&bin_dir);
+    let old = home.path(".claude/projects/-old-project");
+    std::fs::create_dir_all(&old).unwrap();
+    let now = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    std::fs::write(
+        old.join("earlier.jsonl"),
+        serde_json::json!({"type": "user", "timestamp": now,
+            "message": {"content": "Plan the Q3 pricing experiment for the Team plan"}})
+        .to_string()
+            + "\n",
+    )
+    .unwrap();
+    home.ok(&["index", "--quiet"]);
+    let api = FakeApi::start(vec![
+        Turn::tool_use("mcp__pms__memory_timeline", serde_json::json!({"days": 7})),
+        Turn::tool_use(
+            "mcp__pms__memory_save",
+            serde_json::json!({"title": "Pricing experiment owner", "text": "Maya owns the Q3 pricing experiment.", "domain": "product"}),
+        )
+        .when("Q3 pricing experiment"),
+        Turn::text("Noted.").when("Saved"),
+    ]);
+    let out = run_claude(
+        &home,
+        &bin_dir,
+        &api,
+        &work,
+        &[
+            "-p",
+            "What did I do this week? Also remember that Maya owns the pricing experiment.",
+            "--allowedTools",
+            "mcp__pms",
+        ],
+    );
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
+    let all = bodies(&api).join("\n");
+    assert!(
+        all.contains("cc://-old-project/earlier.jsonl"),
+        "the timeline reached the model"
+    );
+    assert!(
+        all.contains("product/projects/"),
+        "the save reached the model"
+    );
+    let found: Value =
+        serde_json::from_slice(&home.ok(&["search", "Maya owns pricing", "--json"]).stdout)
+            .unwrap();
+    assert!(
+        found["hits"][0]["uri"]
+            .as_str()
+            .unwrap()
+            .starts_with("product/projects/"),
+        "{found:#}"
+    );
+}

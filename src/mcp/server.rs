@@ -30,8 +30,9 @@ session summaries, and every past Claude Code conversation. Search it before ans
 decisions, people, preferences or \"what did we do about X\" (including \"yesterday\", \"last week\"), and before \
 redoing work that may have been done. memory_search finds files and conversations (paths like product/CLAUDE.md, \
 or cc://<project>/<session>.jsonl for a conversation). memory_search_context looks for the best passages inside one \
-of them. memory_get reads the original text around a hit by line range: quote it rather than guessing. Session \
-summaries (sessions/*.md) carry a transcript_ref pointing to the full conversation. Learnings staged from past \
+of them. memory_get reads the original text around a hit by line range: quote it rather than guessing. \
+memory_timeline lists past sessions by day (\"what did I do last week?\") with no query. memory_save keeps a note \
+the user asks you to remember. Session summaries (sessions/*.md) carry a transcript_ref pointing to the full conversation. Learnings staged from past \
 sessions wait for the user's confirmation: lessons_pending lists them; after the user explicitly says yes to one, \
 lessons_promote makes it a rule (reword it as an imperative: what to do, when, why); lessons_reject drops one. \
 Never promote without the user's yes.";
@@ -87,6 +88,30 @@ pub struct PromoteArgs {
     /// Add it even beside a near-duplicate (the user said they differ).
     #[serde(default)]
     pub allow_duplicate: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct TimelineArgs {
+    /// Centre of the window: a date (YYYY-MM-DD), a span back from now (7d, 2w), or a path/cc:// URI from memory_search. Default: now, looking back.
+    #[serde(default)]
+    pub around: Option<String>,
+    /// Days the window spans (default 7, at most 366).
+    #[serde(default)]
+    pub days: Option<u32>,
+    /// Only one project (a transcript folder such as -home-me-app).
+    #[serde(default)]
+    pub project: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct SaveArgs {
+    /// A short title for the note.
+    pub title: String,
+    /// The note itself (markdown), as the user asked to keep it.
+    pub text: String,
+    /// The domain it belongs to (e.g. product): saved in <domain>/projects/. Default: notes/.
+    #[serde(default)]
+    pub domain: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -350,6 +375,82 @@ impl MemoryServer {
     ) -> Result<CallToolResult, McpError> {
         match crate::lessons::accept::reject(&self.ctx.ws, a.id.trim()) {
             Ok(item) => ok(format!("Rejected {}: {}", item.id, item.text)),
+            Err(e) => fail(e.to_string()),
+        }
+    }
+
+    #[tool(
+        description = "The user's past Claude Code sessions by day and project, with each session's title and its conversation URI: for \"what did I do last week?\", \"what was I working on around March 3?\", or what happened around a hit. No query needed.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    fn memory_timeline(
+        &self,
+        Parameters(a): Parameters<TimelineArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        use crate::search::timeline::{Around, timeline};
+        let around = match a.around.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+            None => Around::Now,
+            Some(s) if s.starts_with("cc://") || s.contains('/') || s.ends_with(".md") => {
+                Around::Hit(s.to_string())
+            }
+            Some(s) => match search::parse_date(s) {
+                Ok(d) => Around::Date(d),
+                Err(e) => return fail(e.to_string()),
+            },
+        };
+        let days = a.days.unwrap_or(7);
+        match self.with_db(|c| {
+            timeline(c, &around, days, a.project.as_deref(), 200).map_err(|e| e.to_string())
+        }) {
+            Ok(days) if days.is_empty() => ok("No sessions in that window.".into()),
+            Ok(days) => {
+                let mut s = String::new();
+                for d in days {
+                    s.push_str(&format!("{}\n", d.date));
+                    for x in d.sessions {
+                        let time = x.start.get(11..16).unwrap_or("");
+                        s.push_str(&format!(
+                            "  {time} {} ({}) {}{}\n",
+                            crate::hooks::budget::neutralise(&x.title),
+                            x.project,
+                            x.uri,
+                            x.summary
+                                .map(|p| format!(", summary {p}"))
+                                .unwrap_or_default()
+                        ));
+                    }
+                }
+                s.push_str("\nOpen a session with memory_get(uri); look inside one with memory_search_context.");
+                ok(s)
+            }
+            Err(e) => fail(e),
+        }
+    }
+
+    #[tool(
+        description = "Save a note the user asked you to keep (a decision, a fact, a checklist) into their memory: a markdown file in the domain's projects/ folder (or notes/), never overwriting a file, secrets redacted, searchable at once. Only when the user asks to remember or save something.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            open_world_hint = false
+        )
+    )]
+    fn memory_save(&self, Parameters(a): Parameters<SaveArgs>) -> Result<CallToolResult, McpError> {
+        let note = crate::notes::Note {
+            title: &a.title,
+            text: &a.text,
+            domain: a.domain.as_deref(),
+        };
+        match crate::notes::save(&self.ctx, &note) {
+            Ok(saved) => ok(format!(
+                "Saved {}{}.",
+                saved.uri,
+                if saved.indexed {
+                    " (searchable now)"
+                } else {
+                    " (searchable after the next index run)"
+                }
+            )),
             Err(e) => fail(e.to_string()),
         }
     }

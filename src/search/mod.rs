@@ -16,6 +16,7 @@
 pub mod fetch;
 pub mod hybrid;
 pub mod request;
+pub mod timeline;
 
 pub use request::{BadRequest, Request, parse_date};
 

@@ -35,7 +35,7 @@ async def main():
         tools = (await client.list_tools()).tools
         names = sorted(t.name for t in tools)
         report["tools"] = names
-        check("the memory and lessons tools", names == ["lessons_pending", "lessons_promote", "lessons_reject", "memory_get", "memory_search", "memory_search_context"], names)
+        check("the memory and lessons tools", names == ["lessons_pending", "lessons_promote", "lessons_reject", "memory_get", "memory_save", "memory_search", "memory_search_context", "memory_timeline"], names)
         for t in tools:
             check(f"{t.name} has an object schema", t.input_schema.get("type") == "object", t.input_schema)
 
@@ -72,6 +72,28 @@ async def main():
         check("unknown source is a tool error", r.is_error and "unknown source" in text_of(r), text_of(r))
         r = await client.call_tool("memory_search_context", {"source": "/etc/passwd", "query": "root"})
         check("memory_search_context refuses escapes", r.is_error, text_of(r))
+
+        r = await client.call_tool("memory_timeline", {"around": "2026-11-01", "days": 3})
+        out = text_of(r)
+        check("memory_timeline lists the session by day", not r.is_error and "2026-11-01" in out and "cc://-home-u-app/s1.jsonl" in out and "shard the billing" in out, out)
+        r = await client.call_tool("memory_timeline", {"around": "cc://-home-u-app/s1.jsonl"})
+        check("memory_timeline centres on a hit", not r.is_error and "s1.jsonl" in text_of(r), text_of(r))
+        r = await client.call_tool("memory_timeline", {"around": "someday"})
+        check("memory_timeline refuses a bad date", r.is_error, text_of(r))
+
+        secret = "sk-ant-api03-" + "Q" * 90
+        r = await client.call_tool("memory_save", {"title": "Billing shard decision", "text": f"Shard by tenant id (decided today). token {secret}", "domain": "product"})
+        out = text_of(r)
+        check("memory_save saves into the domain's projects folder", not r.is_error and "product/projects/" in out, out)
+        r2 = await client.call_tool("memory_save", {"title": "Billing shard decision", "text": "A second note, same title."})
+        check("a second note never overwrites the first", not r2.is_error and "notes/" in text_of(r2), text_of(r2))
+        r = await client.call_tool("memory_search", {"query": "shard tenant decided"})
+        check("the saved note is searchable at once", "product/projects/" in text_of(r), text_of(r))
+        saved = [line.split()[1] for line in out.splitlines() if line.startswith("Saved")][0]
+        r = await client.call_tool("memory_get", {"path": saved})
+        check("the saved note has front matter and no secret", "saved_by:" in text_of(r) and secret not in text_of(r), text_of(r))
+        r = await client.call_tool("memory_save", {"title": "x", "text": "y", "domain": "astrology"})
+        check("memory_save refuses an unknown domain", r.is_error, text_of(r))
 
         try:
             r = await client.call_tool("memory_search", {"limit": 3})
