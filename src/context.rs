@@ -15,9 +15,9 @@ pub struct Context {
     pub env: HostEnv,
     pub ws: Workspace,
     pub cfg: Config,
-    /// Why `cfg` holds the defaults, when `config.toml` did not load and the
-    /// context was opened with [`Context::open_lenient`].
-    pub cfg_error: Option<ConfigError>,
+    /// What was wrong in `config.toml` (the keys concerned have their
+    /// defaults), when the context was opened with [`Context::open_lenient`].
+    pub cfg_problems: Vec<ConfigError>,
 }
 
 impl Context {
@@ -32,13 +32,14 @@ impl Context {
             env,
             ws,
             cfg,
-            cfg_error: None,
+            cfg_problems: Vec::new(),
         })
     }
 
     /// [`Context::open`] for what must work on a broken install (the hooks,
-    /// verify's fixes, upgrade): an invalid `config.toml` means the defaults,
-    /// and the error is kept in `cfg_error` for the caller to report.
+    /// `pms serve`, verify's fixes, upgrade): a wrong key in `config.toml`
+    /// means its default, and the problems are kept in `cfg_problems` for the
+    /// caller to report.
     pub fn open_lenient(workspace: Option<&Path>) -> Result<Context> {
         let env = HostEnv::from_process()?;
         let ws = Workspace::locate(workspace, &env)?;
@@ -48,15 +49,12 @@ impl Context {
     /// A context for a workspace already located (init, right after it
     /// created one), with the same leniency as [`Context::open_lenient`].
     pub fn for_workspace(env: HostEnv, ws: Workspace) -> Context {
-        let (cfg, cfg_error) = match Config::load(&ws.config_path()) {
-            Ok(c) => (c, None),
-            Err(e) => (Config::default(), Some(e)),
-        };
+        let (cfg, cfg_problems) = Config::load_lenient(&ws.config_path());
         Context {
             env,
             ws,
             cfg,
-            cfg_error,
+            cfg_problems,
         }
     }
 }

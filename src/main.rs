@@ -27,6 +27,11 @@ fn main() -> ExitCode {
         Command::Doctor(args) => cmd::doctor::run(&args),
         Command::Upgrade(args) => cmd::upgrade::run(&args),
         Command::Embeddings(args) => cmd::embeddings::run(&args),
+        // A typo in config.toml must not take the agent's tools away:
+        // wrong keys get their defaults, and the server says so.
+        Command::Serve(args) => {
+            Context::open_lenient(args.workspace.as_deref()).and_then(cmd::serve::run)
+        }
         Command::Completions(args) => cmd::completions::run(&args),
         Command::Man => cmd::completions::man(),
         // The rest get the opened workspace handed down.
@@ -57,7 +62,6 @@ fn restore_sigpipe() {
 fn with_workspace(command: Command) -> anyhow::Result<ExitCode> {
     let ctx = Context::open(command.workspace())?;
     match command {
-        Command::Serve(_) => cmd::serve::run(ctx),
         Command::Index(args) => cmd::index::run(&ctx, &args),
         Command::Search(args) => cmd::search::run(&ctx, &args),
         Command::Get(args) => cmd::get::run(&ctx, &args),

@@ -13,6 +13,7 @@ mod index_search;
 mod init;
 mod lessons_cli;
 mod mcp_python_client;
+mod mcp_robustness;
 mod readme;
 mod retrieval_quality;
 mod settings_merge_props;

@@ -115,8 +115,8 @@ fn dispatch(event: &str, workspace: Option<&Path>, raw: &str) -> Result<Option<V
     };
     let ctx = Context::open_lenient(workspace)?;
     // A broken config.toml must not silence the memory: log it, use defaults.
-    if let Some(e) = &ctx.cfg_error {
-        log(&ctx, event, &format!("{e} (using the defaults)"));
+    for e in &ctx.cfg_problems {
+        log(&ctx, event, &format!("{e} (using the defaults for it)"));
     }
     let input = HookInput::from_json(raw);
     match event {

@@ -199,6 +199,24 @@ impl MemoryServer {
         )
     }
 
+    /// [`INSTRUCTIONS`], and what is wrong in `config.toml` when something
+    /// is (the agent can tell the user; the tools work with the defaults).
+    fn instructions(&self) -> String {
+        if self.ctx.cfg_problems.is_empty() {
+            return INSTRUCTIONS.to_string();
+        }
+        let problems: Vec<String> = self
+            .ctx
+            .cfg_problems
+            .iter()
+            .map(|e| crate::claude::transcript::truncate(&e.to_string().replace('\n', " "), 200))
+            .collect();
+        format!(
+            "{INSTRUCTIONS} Note for the user: their pms config.toml has problems, so defaults are used for: {}. `pms verify` shows how to fix it.",
+            problems.join("; ")
+        )
+    }
+
     /// Runs `f` with the index open (opened on first use, so a server started
     /// before the first `pms index` still works once it exists).
     fn with_db<T>(&self, f: impl FnOnce(&Connection) -> Result<T, String>) -> Result<T, String> {
@@ -528,7 +546,7 @@ impl ServerHandler for MemoryServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("pms", env!("CARGO_PKG_VERSION")))
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(self.instructions())
     }
 }
 

@@ -357,6 +357,115 @@ impl Config {
         Self::parse(path, &text)
     }
 
+    /// [`Config::load`] for what must keep working with a broken file (the
+    /// hooks, `pms serve`, verify's fixes): a key whose value is wrong gets
+    /// its default and the rest is used; a file that is not TOML at all
+    /// means every default. Returns the problems, for the caller to report.
+    pub fn load_lenient(path: &Path) -> (Config, Vec<ConfigError>) {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return (Config::default(), Vec::new());
+            }
+            Err(source) => {
+                return (
+                    Config::default(),
+                    vec![ConfigError::Io(crate::error::FileError::new(path, source))],
+                );
+            }
+        };
+        let mut doc: toml_edit::DocumentMut = match text.parse() {
+            Ok(d) => d,
+            Err(e) => {
+                return (
+                    Config::default(),
+                    vec![ConfigError::Parse {
+                        path: path.into(),
+                        message: e.to_string().trim_end().replace('\n', "\n  "),
+                    }],
+                );
+            }
+        };
+        let mut problems = Vec::new();
+        // Each key alone: one that does not deserialize is dropped (its
+        // default applies) and reported.
+        let tables: Vec<String> = doc.iter().map(|(k, _)| k.to_string()).collect();
+        for table in tables {
+            let keys: Vec<String> = doc[&table]
+                .as_table_like()
+                .map(|t| t.iter().map(|(k, _)| k.to_string()).collect())
+                .unwrap_or_default();
+            for key in keys {
+                let mut one = toml_edit::DocumentMut::new();
+                let mut t = toml_edit::Table::new();
+                t.insert(&key, doc[&table][&key].clone());
+                one.insert(&table, toml_edit::Item::Table(t));
+                if let Err(e) = toml_edit::de::from_str::<Config>(&one.to_string()) {
+                    problems.push(ConfigError::Parse {
+                        path: path.into(),
+                        message: format!("{table}.{key}: {}", e.message().trim_end()),
+                    });
+                    if let Some(t) = doc[&table].as_table_like_mut() {
+                        t.remove(&key);
+                    }
+                }
+            }
+        }
+        let mut cfg: Config = match toml_edit::de::from_str(&doc.to_string()) {
+            Ok(c) => c,
+            Err(e) => {
+                problems.push(ConfigError::Parse {
+                    path: path.into(),
+                    message: e.to_string().trim_end().replace('\n', "\n  "),
+                });
+                Config::default()
+            }
+        };
+        // Values of the right type but out of range: the default, one key
+        // at a time, until the rest validates.
+        while let Err(e) = cfg.validate(path) {
+            let ConfigError::Invalid { key, .. } = &e else {
+                break;
+            };
+            if !cfg.reset(key) {
+                problems.push(e);
+                break;
+            }
+            problems.push(e);
+        }
+        (cfg, problems)
+    }
+
+    /// Puts `table.key` back to its default; false for a key it does not know.
+    fn reset(&mut self, key: &str) -> bool {
+        let d = Config::default();
+        match key {
+            "hooks.budget_chars" => self.hooks.budget_chars = d.hooks.budget_chars,
+            "hooks.prompt_budget_chars" => {
+                self.hooks.prompt_budget_chars = d.hooks.prompt_budget_chars
+            }
+            "hooks.lesson_score_floor" => {
+                self.hooks.lesson_score_floor = d.hooks.lesson_score_floor
+            }
+            "search.structured_weight" => {
+                self.search.structured_weight = d.search.structured_weight
+            }
+            "embeddings.vector_weight" => {
+                self.embeddings.vector_weight = d.embeddings.vector_weight
+            }
+            "search.recency_half_life_days" => {
+                self.search.recency_half_life_days = d.search.recency_half_life_days
+            }
+            "index.chunk_chars" => {
+                self.index.chunk_chars = d.index.chunk_chars;
+                self.index.chunk_overlap_chars = d.index.chunk_overlap_chars;
+            }
+            "search.default_limit" => self.search.default_limit = d.search.default_limit,
+            _ => return false,
+        }
+        true
+    }
+
     pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
         let config: Config = toml_edit::de::from_str(text).map_err(|e| ConfigError::Parse {
             path: path.into(),
@@ -570,5 +679,32 @@ mod tests {
     fn unknown_keys_are_listed() {
         let doc: DocumentMut = "[hooks]\nbudjet_chars = 1\n[colour]\n".parse().unwrap();
         assert_eq!(unknown_keys(&doc), vec!["hooks.budjet_chars", "colour"]);
+    }
+
+    #[test]
+    fn a_wrong_key_gets_its_default_and_the_rest_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("config.toml");
+        std::fs::write(
+            &p,
+            "[hooks]\nbudget_chars = \"lots\"\nheartbeat_rounds = 3\nprompt_budget_chars = 50000\n[search]\ndefault_limit = 7\n",
+        )
+        .unwrap();
+        let (cfg, problems) = Config::load_lenient(&p);
+        assert_eq!(cfg.hooks.heartbeat_rounds, 3);
+        assert_eq!(cfg.search.default_limit, 7);
+        assert_eq!(cfg.hooks.budget_chars, Config::default().hooks.budget_chars);
+        assert_eq!(
+            cfg.hooks.prompt_budget_chars,
+            Config::default().hooks.prompt_budget_chars
+        );
+        let text: Vec<String> = problems.iter().map(|e| e.to_string()).collect();
+        assert_eq!(problems.len(), 2, "{text:?}");
+        assert!(text[0].contains("hooks.budget_chars"), "{text:?}");
+        assert!(text[1].contains("hooks.prompt_budget_chars"), "{text:?}");
+        std::fs::write(&p, "[hooks\n").unwrap();
+        let (cfg, problems) = Config::load_lenient(&p);
+        assert_eq!(cfg, Config::default());
+        assert_eq!(problems.len(), 1);
     }
 }
