@@ -19,9 +19,14 @@ pub struct Server {
 
 impl Server {
     pub fn start(home: &TestHome) -> Server {
+        Server::start_with(home, &[])
+    }
+
+    pub fn start_with(home: &TestHome, env: &[(&str, &str)]) -> Server {
         let ws = home.workspace();
         let mut child = home
             .pms(&["serve", "--workspace", ws.to_str().unwrap()])
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -133,4 +138,209 @@ fn a_typo_in_config_toml_leaves_the_tools_and_says_what_is_wrong() {
         config["message"].as_str().unwrap().contains("budget_chars"),
         "{config}"
     );
+}
+
+/// 150 hostile requests, malformed and well-formed: every one is answered
+/// (by id, or with id null for the ones without a usable id), none hangs
+/// the server, and no answer carries the secrets stored in the memory.
+#[test]
+fn hostile_requests_are_all_answered_and_leak_nothing() {
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+    let secret = format!("ghp_{}", "Zq7".repeat(12));
+    let aws = "AKIAQX7ZK2LMN4PRS5TU";
+    let ws = home.workspace();
+    std::fs::write(
+        ws.join("_me/notes.md"),
+        format!("# Keys\nGITHUB_TOKEN={secret}\naws_access_key_id = {aws}\n"),
+    )
+    .unwrap();
+    let project = home.path(".claude/projects/-home-u-app");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        project.join("s1.jsonl"),
+        json!({"type": "user", "timestamp": "2026-11-01T09:00:00Z",
+            "message": {"content": format!("export GITHUB_TOKEN={secret}")}})
+        .to_string()
+            + "\n",
+    )
+    .unwrap();
+    home.ok(&["index", "--quiet"]);
+    let mut s = Server::start(&home);
+    s.handshake();
+
+    let mut raw: Vec<Vec<u8>> = vec![
+        b"not json".to_vec(),
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"".to_vec(),
+        b"\xff\xfe\xfd".to_vec(),
+        b"[]".to_vec(),
+        b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]".to_vec(),
+        b"42".to_vec(),
+        b"\"ping\"".to_vec(),
+        b"{\"id\":1,\"method\":\"ping\"}".to_vec(),
+        b"{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"ping\"}".to_vec(),
+        b"{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}".to_vec(),
+        b"{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}".to_vec(),
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":7}".to_vec(),
+        [b"[".repeat(5000), b"]".repeat(5000)].concat(),
+        br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"\ud800"}}}"#.to_vec(),
+    ];
+    while raw.len() < 40 {
+        let n = raw.len();
+        raw.push(format!("{{\"jsonrpc\":\"2.0\",\"id\":{n},\"method\":\"tools/ca").into_bytes());
+    }
+    for line in &raw {
+        let mut l = line.clone();
+        l.push(b'\n');
+        s.send_raw(&l);
+        let v = s
+            .recv(Duration::from_secs(10))
+            .expect("a malformed line is answered");
+        assert!(
+            v["error"]["code"] == -32700 || v["error"]["code"] == -32600,
+            "{v}"
+        );
+    }
+    // well-formed requests with hostile contents: answered by id
+    let mut calls: Vec<Value> = Vec::new();
+    let paths = [
+        "../../../etc/passwd",
+        "/etc/passwd",
+        "cc://../../x",
+        ".pms/index.db",
+        "_me/notes.md",
+        "cc://-home-u-app/s1.jsonl",
+        "",
+        "\u{0}",
+        "_me/../../../etc/shadow",
+        "~/.ssh/id_rsa",
+    ];
+    for p in paths {
+        calls.push(
+            json!({"name": "memory_get", "arguments": {"path": p, "from": 1, "lines": 5000}}),
+        );
+        calls.push(
+            json!({"name": "memory_search_context", "arguments": {"source": p, "query": "token"}}),
+        );
+    }
+    let queries = [
+        "GITHUB_TOKEN",
+        "ghp",
+        "aws_access_key_id",
+        "\" OR *",
+        "NEAR(a b)",
+        "*",
+        "-",
+        "x:y",
+        "((((",
+        "数据库",
+        "\u{202e}evil",
+        "</system-reminder>",
+    ];
+    for q in queries {
+        calls.push(json!({"name": "memory_search", "arguments": {"query": q, "limit": 50}}));
+    }
+    calls.push(json!({"name": "memory_search", "arguments": {"query": "x".repeat(200_000)}}));
+    calls.push(json!({"name": "memory_search", "arguments": {"query": 5}}));
+    calls.push(json!({"name": "memory_search", "arguments": {}}));
+    calls.push(
+        json!({"name": "memory_search", "arguments": {"query": "a", "since": "yesterday-ish"}}),
+    );
+    calls.push(json!({"name": "memory_timeline", "arguments": {"around": "../../etc"}}));
+    calls.push(json!({"name": "memory_timeline", "arguments": {"days": 4_000_000_000u32}}));
+    calls.push(json!({"name": "memory_save", "arguments": {"title": "../../evil", "text": format!("keep {secret}")}}));
+    calls.push(
+        json!({"name": "memory_save", "arguments": {"title": "t", "text": "x", "domain": "../.."}}),
+    );
+    calls.push(json!({"name": "lessons_promote", "arguments": {"id": "P-nope"}}));
+    calls.push(json!({"name": "lessons_reject", "arguments": {"id": "../../x"}}));
+    calls.push(json!({"name": "no_such_tool", "arguments": {}}));
+    calls.push(json!({"name": "memory_get"}));
+    let mut id = 1000;
+    let mut requests: Vec<Value> = calls
+        .into_iter()
+        .map(|params| {
+            id += 1;
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+        })
+        .collect();
+    for m in [
+        "nope/nope",
+        "resources/list",
+        "prompts/list",
+        "tools/list",
+        "ping",
+        "completion/complete",
+    ] {
+        id += 1;
+        requests.push(json!({"jsonrpc": "2.0", "id": id, "method": m, "params": {}}));
+    }
+    while raw.len() + requests.len() < 150 {
+        id += 1;
+        requests.push(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "memory_search", "arguments": {"query": format!("q{id} \u{ffff} {}", "z".repeat(id % 97))}}}));
+    }
+    assert!(raw.len() + requests.len() >= 150);
+    for r in &requests {
+        s.send(r);
+        let v = s
+            .answer(&r["id"], Duration::from_secs(15))
+            .unwrap_or_else(|| panic!("no answer to {r}"));
+        let text = v.to_string();
+        assert!(
+            !text.contains(&secret) && !text.contains(aws),
+            "leaked: {text:.300}"
+        );
+        assert!(!text.contains("root:x:0:0"), "{text:.300}");
+    }
+    // still serving
+    s.send(&json!({"jsonrpc": "2.0", "id": "last", "method": "ping"}));
+    assert!(s.answer(&json!("last"), Duration::from_secs(5)).is_some());
+    // the saved note stayed inside the workspace and holds no secret
+    for e in walk(&ws) {
+        let text = std::fs::read_to_string(&e).unwrap_or_default();
+        if e.to_string_lossy().contains("evil") {
+            assert!(e.starts_with(ws.join("notes")), "{e:?}");
+            assert!(!text.contains(&secret), "{text}");
+        }
+    }
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// A slow call does not stop the server answering: while a tool call takes
+/// two seconds (`PMS_TEST_TOOL_DELAY_MS`), a ping comes back at once.
+#[test]
+fn a_slow_call_does_not_block_the_others() {
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+    let mut s = Server::start_with(&home, &[("PMS_TEST_TOOL_DELAY_MS", "2000")]);
+    s.handshake();
+    let t = std::time::Instant::now();
+    s.send(
+        &json!({"jsonrpc": "2.0", "id": "slow", "method": "tools/call", "params": {
+        "name": "memory_get", "arguments": {"path": "_me/profile.md"}}}),
+    );
+    std::thread::sleep(Duration::from_millis(50));
+    s.send(&json!({"jsonrpc": "2.0", "id": "ping", "method": "ping"}));
+    let first = s.recv(Duration::from_secs(30)).expect("an answer");
+    assert_eq!(first["id"], "ping", "the ping waited for the slow call");
+    assert!(
+        t.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        t.elapsed()
+    );
+    assert!(s.answer(&json!("slow"), Duration::from_secs(10)).is_some());
+    assert!(t.elapsed() >= Duration::from_secs(2));
 }

@@ -5,6 +5,7 @@
 //! server exits when the client closes stdin or sends SIGINT/SIGTERM (Claude
 //! Code stops servers with SIGINT).
 
+mod framing;
 mod server;
 
 pub use server::{INSTRUCTIONS, MemoryServer};
@@ -21,7 +22,8 @@ pub fn serve(ctx: Context) -> Result<()> {
         .build()?;
     rt.block_on(async move {
         let server = MemoryServer::new(ctx);
-        let running = server.serve(rmcp::transport::stdio()).await?;
+        let (input, output) = framing::guard(tokio::io::stdin(), tokio::io::stdout());
+        let running = server.serve((input, output)).await?;
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
         tokio::select! {
             r = running.waiting() => { r?; }

@@ -4,7 +4,7 @@
 //! message and correct itself; every result is bounded well below Claude
 //! Code's 25,000-token tool output cap.
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -135,7 +135,8 @@ pub struct GetArgs {
     pub lines: Option<u64>,
 }
 
-pub struct MemoryServer {
+/// What the tools work on, shared by the calls running at once.
+pub struct Memory {
     ctx: Context,
     conn: Mutex<Option<Connection>>,
     /// The embedding provider, loaded by the first search that needs it: a
@@ -143,6 +144,10 @@ pub struct MemoryServer {
     /// takes a second or two and a hundred MB or more of memory).
     embedder: OnceLock<Result<Box<dyn Embedder>, String>>,
     vectors: VectorCache,
+}
+
+pub struct MemoryServer {
+    memory: Arc<Memory>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -158,18 +163,7 @@ fn clamp_query(q: &str) -> String {
     q.chars().take(MAX_QUERY_CHARS).collect()
 }
 
-#[tool_router]
-impl MemoryServer {
-    pub fn new(ctx: Context) -> Self {
-        MemoryServer {
-            ctx,
-            conn: Mutex::new(None),
-            embedder: OnceLock::new(),
-            vectors: VectorCache::new(),
-            tool_router: Self::tool_router(),
-        }
-    }
-
+impl Memory {
     /// The semantic side of a search: the loaded provider, or why not. A
     /// provider that is off or a model not yet installed is looked up again
     /// next time (installing one mid-session takes effect); a loaded one, or
@@ -230,14 +224,7 @@ impl MemoryServer {
         f(guard.as_ref().expect("opened above"))
     }
 
-    #[tool(
-        description = "Search the user's memory (notes, lessons, session summaries, past Claude Code conversations). Returns ranked hits with path or cc:// URI, line range, score, source, date and a snippet.",
-        annotations(read_only_hint = true, open_world_hint = false)
-    )]
-    fn memory_search(
-        &self,
-        Parameters(a): Parameters<SearchArgs>,
-    ) -> Result<CallToolResult, McpError> {
+    fn memory_search(&self, a: SearchArgs) -> Result<CallToolResult, McpError> {
         let request = Request {
             query: &a.query,
             limit: a.limit.map(|l| l as usize),
@@ -260,14 +247,7 @@ impl MemoryServer {
         }
     }
 
-    #[tool(
-        description = "Find the best passages for a query inside one file or one past conversation (a path or cc:// URI from memory_search).",
-        annotations(read_only_hint = true, open_world_hint = false)
-    )]
-    fn memory_search_context(
-        &self,
-        Parameters(a): Parameters<ContextArgs>,
-    ) -> Result<CallToolResult, McpError> {
+    fn memory_search_context(&self, a: ContextArgs) -> Result<CallToolResult, McpError> {
         let roots = transcript_roots(&self.ctx.env, &self.ctx.cfg);
         let uri = match fetch::resolve(&self.ctx.ws, &roots, &a.source) {
             Ok(fetch::Target::File { uri, .. }) | Ok(fetch::Target::Transcript { uri, .. }) => uri,
@@ -295,14 +275,7 @@ impl MemoryServer {
         }
     }
 
-    #[tool(
-        description = "List the learnings staged from past sessions that wait for the user's confirmation, and the lessons in force.",
-        annotations(read_only_hint = true, open_world_hint = false)
-    )]
-    fn lessons_pending(
-        &self,
-        Parameters(_): Parameters<NoArgs>,
-    ) -> Result<CallToolResult, McpError> {
+    fn lessons_pending(&self) -> Result<CallToolResult, McpError> {
         let items = match crate::lessons::pending::load(&self.ctx.ws) {
             Ok(p) => p.items,
             Err(e) => return fail(e.to_string()),
@@ -338,18 +311,7 @@ impl MemoryServer {
         ok(s)
     }
 
-    #[tool(
-        description = "Make a pending learning a rule in force (written to _me/lessons.md or a domain's CLAUDE.md). Call ONLY after the user has explicitly said yes to this learning in this conversation. Pass `text`: the rule as an imperative (what to do, when, why), in one line. Pass `applies_when`: 5 to 10 short cues for when it applies (situations, commands, synonyms, file types), written from the rule alone; pms uses them to put the rule in front of you whenever a request matches.",
-        annotations(
-            read_only_hint = false,
-            destructive_hint = false,
-            open_world_hint = false
-        )
-    )]
-    fn lessons_promote(
-        &self,
-        Parameters(a): Parameters<PromoteArgs>,
-    ) -> Result<CallToolResult, McpError> {
+    fn lessons_promote(&self, a: PromoteArgs) -> Result<CallToolResult, McpError> {
         use crate::lessons::accept::{Acceptance, Accepted, accept};
         use crate::lessons::store::OnDuplicate;
         let how = Acceptance {
@@ -379,32 +341,14 @@ impl MemoryServer {
         }
     }
 
-    #[tool(
-        description = "Drop a pending learning the user does not want as a rule.",
-        annotations(
-            read_only_hint = false,
-            destructive_hint = true,
-            open_world_hint = false
-        )
-    )]
-    fn lessons_reject(
-        &self,
-        Parameters(a): Parameters<RejectArgs>,
-    ) -> Result<CallToolResult, McpError> {
+    fn lessons_reject(&self, a: RejectArgs) -> Result<CallToolResult, McpError> {
         match crate::lessons::accept::reject(&self.ctx.ws, a.id.trim()) {
             Ok(item) => ok(format!("Rejected {}: {}", item.id, item.text)),
             Err(e) => fail(e.to_string()),
         }
     }
 
-    #[tool(
-        description = "The user's past Claude Code sessions by day and project, with each session's title and its conversation URI: for \"what did I do last week?\", \"what was I working on around March 3?\", or what happened around a hit. No query needed.",
-        annotations(read_only_hint = true, open_world_hint = false)
-    )]
-    fn memory_timeline(
-        &self,
-        Parameters(a): Parameters<TimelineArgs>,
-    ) -> Result<CallToolResult, McpError> {
+    fn memory_timeline(&self, a: TimelineArgs) -> Result<CallToolResult, McpError> {
         use crate::search::timeline::{Around, timeline};
         let around = match a.around.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
             None => Around::Now,
@@ -445,15 +389,7 @@ impl MemoryServer {
         }
     }
 
-    #[tool(
-        description = "Save a note the user asked you to keep (a decision, a fact, a checklist) into their memory: a markdown file in the domain's projects/ folder (or notes/), never overwriting a file, secrets redacted, searchable at once. Only when the user asks to remember or save something.",
-        annotations(
-            read_only_hint = false,
-            destructive_hint = false,
-            open_world_hint = false
-        )
-    )]
-    fn memory_save(&self, Parameters(a): Parameters<SaveArgs>) -> Result<CallToolResult, McpError> {
+    fn memory_save(&self, a: SaveArgs) -> Result<CallToolResult, McpError> {
         let note = crate::notes::Note {
             title: &a.title,
             text: &a.text,
@@ -473,11 +409,7 @@ impl MemoryServer {
         }
     }
 
-    #[tool(
-        description = "Read a memory file or a past conversation by line range. Conversations are shown as turns labelled with their JSONL line numbers.",
-        annotations(read_only_hint = true, open_world_hint = false)
-    )]
-    fn memory_get(&self, Parameters(a): Parameters<GetArgs>) -> Result<CallToolResult, McpError> {
+    fn memory_get(&self, a: GetArgs) -> Result<CallToolResult, McpError> {
         let roots = transcript_roots(&self.ctx.env, &self.ctx.cfg);
         match fetch::get(
             &self.ctx.ws,
@@ -496,6 +428,147 @@ impl MemoryServer {
             }
             Err(e) => fail(e.to_string()),
         }
+    }
+}
+
+#[tool_router]
+impl MemoryServer {
+    pub fn new(ctx: Context) -> Self {
+        MemoryServer {
+            memory: Arc::new(Memory {
+                ctx,
+                conn: Mutex::new(None),
+                embedder: OnceLock::new(),
+                vectors: VectorCache::new(),
+            }),
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    /// Runs a tool on the blocking pool: a slow call (a large transcript,
+    /// a model loading) must not stop the server answering the others,
+    /// `ping` included.
+    async fn run(
+        &self,
+        f: impl FnOnce(&Memory) -> Result<CallToolResult, McpError> + Send + 'static,
+    ) -> Result<CallToolResult, McpError> {
+        let memory = Arc::clone(&self.memory);
+        // The tests' slow call (`PMS_TEST_TOOL_DELAY_MS`).
+        let delay = std::env::var("PMS_TEST_TOOL_DELAY_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map(std::time::Duration::from_millis);
+        match tokio::task::spawn_blocking(move || {
+            if let Some(d) = delay {
+                std::thread::sleep(d);
+            }
+            f(&memory)
+        })
+        .await
+        {
+            Ok(r) => r,
+            Err(e) => fail(format!("internal error: {e}")),
+        }
+    }
+
+    #[tool(
+        description = "Search the user's memory (notes, lessons, session summaries, past Claude Code conversations). Returns ranked hits with path or cc:// URI, line range, score, source, date and a snippet.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn memory_search(
+        &self,
+        Parameters(a): Parameters<SearchArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        self.run(move |m| m.memory_search(a)).await
+    }
+
+    #[tool(
+        description = "Find the best passages for a query inside one file or one past conversation (a path or cc:// URI from memory_search).",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn memory_search_context(
+        &self,
+        Parameters(a): Parameters<ContextArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        self.run(move |m| m.memory_search_context(a)).await
+    }
+
+    #[tool(
+        description = "List the learnings staged from past sessions that wait for the user's confirmation, and the lessons in force.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn lessons_pending(
+        &self,
+        Parameters(_): Parameters<NoArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        self.run(move |m| m.lessons_pending()).await
+    }
+
+    #[tool(
+        description = "Make a pending learning a rule in force (written to _me/lessons.md or a domain's CLAUDE.md). Call ONLY after the user has explicitly said yes to this learning in this conversation. Pass `text`: the rule as an imperative (what to do, when, why), in one line. Pass `applies_when`: 5 to 10 short cues for when it applies (situations, commands, synonyms, file types), written from the rule alone; pms uses them to put the rule in front of you whenever a request matches.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            open_world_hint = false
+        )
+    )]
+    async fn lessons_promote(
+        &self,
+        Parameters(a): Parameters<PromoteArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        self.run(move |m| m.lessons_promote(a)).await
+    }
+
+    #[tool(
+        description = "Drop a pending learning the user does not want as a rule.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn lessons_reject(
+        &self,
+        Parameters(a): Parameters<RejectArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        self.run(move |m| m.lessons_reject(a)).await
+    }
+
+    #[tool(
+        description = "The user's past Claude Code sessions by day and project, with each session's title and its conversation URI: for \"what did I do last week?\", \"what was I working on around March 3?\", or what happened around a hit. No query needed.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn memory_timeline(
+        &self,
+        Parameters(a): Parameters<TimelineArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        self.run(move |m| m.memory_timeline(a)).await
+    }
+
+    #[tool(
+        description = "Save a note the user asked you to keep (a decision, a fact, a checklist) into their memory: a markdown file in the domain's projects/ folder (or notes/), never overwriting a file, secrets redacted, searchable at once. Only when the user asks to remember or save something.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            open_world_hint = false
+        )
+    )]
+    async fn memory_save(
+        &self,
+        Parameters(a): Parameters<SaveArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        self.run(move |m| m.memory_save(a)).await
+    }
+
+    #[tool(
+        description = "Read a memory file or a past conversation by line range. Conversations are shown as turns labelled with their JSONL line numbers.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn memory_get(
+        &self,
+        Parameters(a): Parameters<GetArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        self.run(move |m| m.memory_get(a)).await
     }
 }
 
@@ -546,7 +619,7 @@ impl ServerHandler for MemoryServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("pms", env!("CARGO_PKG_VERSION")))
-            .with_instructions(self.instructions())
+            .with_instructions(self.memory.instructions())
     }
 }
 
