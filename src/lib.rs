@@ -20,6 +20,7 @@ pub mod log;
 pub mod mcp;
 pub mod notes;
 pub mod progress;
+pub mod redact;
 pub mod search;
 pub mod sessions;
 pub mod upgrade;

@@ -27,7 +27,7 @@ pub fn append(workspace: Option<&Path>, event: &str, message: &str) {
     let line = format!(
         "{} {event} {}\n",
         chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ"),
-        message.replace('\n', " | ")
+        crate::redact::redact(message).replace('\n', " | ")
     );
     if let Ok(mut f) = std::fs::OpenOptions::new()
         .create(true)

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use crate::context::Context;
 use crate::durable;
 use crate::error::FileError;
-use crate::index::redact::redact;
+use crate::redact::redact;
 use crate::upkeep::{self, IndexLock};
 
 /// A note to save.

@@ -122,8 +122,14 @@ fn shares(sizes: &[usize], available: usize) -> Vec<usize> {
     out
 }
 
-/// Joins `sections` under `header`, within `budget` characters.
+/// Joins `sections` under `header`, within `budget` characters, with every
+/// secret redacted (the user's own files may hold one; the model must not
+/// see it).
 pub fn pack(header: &str, sections: &[Section], budget: usize) -> String {
+    crate::redact::redact(&pack_raw(header, sections, budget)).into_owned()
+}
+
+fn pack_raw(header: &str, sections: &[Section], budget: usize) -> String {
     let budget = budget.min(crate::workspace::config::HARD_CAP_CHARS);
     let mut out = String::new();
     if !header.is_empty() {

@@ -21,7 +21,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::chunk::chunk_markdown;
 use super::discover::{self, Found};
-use super::redact::redact;
+use crate::redact::redact;
 use super::text::{index_body, index_unigrams};
 use crate::claude::transcript::{self, ReadOptions, Turn};
 use crate::env::HostEnv;
@@ -443,6 +443,8 @@ fn insert_chunk(
     if clean.trim().is_empty() {
         return Ok(());
     }
+    let heading = c.heading.map(redact);
+    let heading = heading.as_deref();
     tx.prepare_cached(
         "INSERT INTO chunks(file_id, source, role, heading, line_start, line_end, ts, text)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -451,7 +453,7 @@ fn insert_chunk(
         file_id,
         c.source.as_str(),
         c.role,
-        c.heading,
+        heading,
         c.line_start as i64,
         c.line_end as i64,
         c.ts,
@@ -459,7 +461,7 @@ fn insert_chunk(
     ])?;
     let id = tx.last_insert_rowid();
     let with_heading;
-    let body = match c.heading {
+    let body = match heading {
         Some(h) if !h.is_empty() => {
             with_heading = format!("{h}\n{clean}");
             index_body(&with_heading)

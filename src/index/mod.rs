@@ -1,14 +1,13 @@
 //! The search index: one SQLite database with FTS5 over three sources
 //! (workspace knowledge, session summaries, Claude Code transcripts).
 //! `db` owns the schema, `text` the CJK-aware tokenising, `chunk` the
-//! markdown chunking, `redact` the secret scrubbing, `discover` which files are
+//! markdown chunking, `discover` which files are
 //! indexed, `indexer` the incremental sync, `stats` the counts others report, `vectors` the chunk embeddings for semantic recall.
 
 pub mod chunk;
 pub mod db;
 pub mod discover;
 pub mod indexer;
-pub mod redact;
 pub mod stats;
 pub mod text;
 pub mod vectors;

@@ -123,10 +123,11 @@ pub fn stage(
             if dup {
                 continue;
             }
+            let text = crate::redact::redact(&c.text).into_owned();
             let item = PendingItem {
-                id: id_for("P", &c.text),
+                id: id_for("P", &text),
                 kind: c.kind,
-                text: c.text,
+                text,
                 cues: Vec::new(),
                 domain: c.domain,
                 session_id: c.session_id,

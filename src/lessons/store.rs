@@ -270,14 +270,14 @@ pub fn promote(
     target: &Target,
     on_duplicate: OnDuplicate,
 ) -> Result<Promoted, StoreError> {
-    let text = one_line(new.text.trim().trim_start_matches("- "));
+    let text = one_line(&crate::redact::redact(new.text.trim().trim_start_matches("- ")));
     if text.is_empty() {
         return Err(StoreError::Empty);
     }
     let cues: Vec<String> = new
         .cues
         .iter()
-        .map(|c| one_line(c))
+        .map(|c| one_line(&crate::redact::redact(c)))
         .filter(|c| !c.is_empty())
         .collect();
     let _lock = lock(ws)?;
@@ -342,7 +342,7 @@ pub fn edit(ws: &Workspace, id: &str, change: Change) -> Result<Rule, StoreError
     let _lock = lock(ws)?;
     let mut rule = find(ws, id)?;
     if let Some(t) = change.text {
-        let t = one_line(t);
+        let t = one_line(&crate::redact::redact(t));
         if t.is_empty() {
             return Err(StoreError::Empty);
         }
@@ -351,7 +351,7 @@ pub fn edit(ws: &Workspace, id: &str, change: Change) -> Result<Rule, StoreError
     if let Some(cues) = change.cues {
         rule.cues = cues
             .iter()
-            .map(|c| one_line(c))
+            .map(|c| one_line(&crate::redact::redact(c)))
             .filter(|c| !c.is_empty())
             .collect();
     }

@@ -155,6 +155,18 @@ fn fail(msg: impl Into<String>) -> Result<CallToolResult, McpError> {
     Ok(CallToolResult::error(vec![Content::text(msg.into())]))
 }
 
+/// A tool result with every text part redacted.
+fn redacted(mut r: CallToolResult) -> CallToolResult {
+    for c in &mut r.content {
+        if let Some(t) = c.as_text()
+            && let std::borrow::Cow::Owned(clean) = crate::redact::redact(&t.text)
+        {
+            *c = Content::text(clean);
+        }
+    }
+    r
+}
+
 fn ok(text: String) -> Result<CallToolResult, McpError> {
     Ok(CallToolResult::success(vec![Content::text(text)]))
 }
@@ -462,7 +474,9 @@ impl MemoryServer {
             if let Some(d) = delay {
                 std::thread::sleep(d);
             }
-            f(&memory)
+            // Whatever a tool answers, no secret leaves: stored text is
+            // redacted already, this also covers what older versions stored.
+            f(&memory).map(redacted)
         })
         .await
         {

@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use crate::claude::transcript::{self, ReadOptions};
 use crate::env::HostEnv;
-use crate::index::redact::redact;
+use crate::redact::redact;
 use crate::workspace::Workspace;
 
 /// Most lines one call returns.

@@ -167,7 +167,9 @@ impl SessionState {
 
     /// Adds the learning signals of `message` not already recorded.
     pub fn record_signals(&mut self, message: &str) {
-        for f in signals::detect(message) {
+        // The state is written to disk: no secret goes in.
+        let message = crate::redact::redact(message);
+        for f in signals::detect(&message) {
             let dup = self
                 .signals
                 .iter()

@@ -342,7 +342,9 @@ pub fn find_summary(ws: &Workspace, session_id: &str) -> Option<PathBuf> {
 /// Writes the summary; returns its path.
 pub fn write(ws: &Workspace, f: &SessionFacts) -> std::io::Result<PathBuf> {
     let path = summary_path(ws, f);
-    durable::write_atomic(&path, render(f).as_bytes())?;
+    // The title is the first prompt as typed, a secret included: the
+    // whole summary goes through the redactor.
+    durable::write_atomic(&path, crate::redact::redact(&render(f)).as_bytes())?;
     Ok(path)
 }
 
