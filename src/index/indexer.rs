@@ -21,11 +21,11 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::chunk::chunk_markdown;
 use super::discover::{self, Found};
-use crate::redact::redact;
 use super::text::{index_body, index_unigrams};
 use crate::claude::transcript::{self, ReadOptions, Turn};
 use crate::env::HostEnv;
 use crate::progress::{Progress, Quiet, Step};
+use crate::redact::redact;
 use crate::sessions::summary::SummaryMeta;
 use crate::workspace::Workspace;
 use crate::workspace::config::Config;

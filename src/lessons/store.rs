@@ -270,7 +270,9 @@ pub fn promote(
     target: &Target,
     on_duplicate: OnDuplicate,
 ) -> Result<Promoted, StoreError> {
-    let text = one_line(&crate::redact::redact(new.text.trim().trim_start_matches("- ")));
+    let text = one_line(&crate::redact::redact(
+        new.text.trim().trim_start_matches("- "),
+    ));
     if text.is_empty() {
         return Err(StoreError::Empty);
     }

@@ -1,159 +1,271 @@
-//! Keeping secrets out of the index and out of tool output.
+//! Keeping secrets out of everything pms writes or shows.
 //!
 //! Transcripts hold whatever passed through a terminal: API keys pasted
 //! into a prompt, tokens echoed by a command, a `.env` file read by a tool.
-//! Before any text is stored (or returned by `memory_get`), every match of
-//! the patterns below is replaced by `[REDACTED:<kind>]`, and everything
-//! between `<private>` and `</private>` is dropped. The patterns favour
-//! recall: a false positive costs a word of context, a miss leaks a key.
+//! Every path that writes or injects text (the index, summaries, pending
+//! learnings, rules, notes, hook output, MCP results, `pms get`, the hook
+//! log) passes it through [`redact`]: every match of the rules below is
+//! replaced by `[REDACTED:<kind>]` (an assignment keeps its label:
+//! `DATABASE_PASSWORD=[REDACTED:password]`), and everything between
+//! `<private>` and `</private>` is dropped. The rules favour recall: a false
+//! positive costs a word of context, a miss leaks a key.
+//!
+//! Speed: the hooks redact what they inject on every prompt, so a rule is
+//! compiled only when the text holds one of its keywords (one
+//! case-insensitive Aho-Corasick pass finds them all), the way gitleaks
+//! gates its rules. Text with no keyword at all is returned borrowed.
 
 use std::borrow::Cow;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
+use aho_corasick::AhoCorasick;
 use regex::Regex;
 
 struct Rule {
     kind: &'static str,
-    re: Regex,
-    /// Capture group holding the secret itself (0 = the whole match); the rest
-    /// of the match (a `password=` label, say) is kept for context.
+    /// Lower-case strings, one of which every match contains.
+    keywords: &'static [&'static str],
+    pattern: &'static str,
+    /// Capture group holding the secret itself (0 = the whole match); the
+    /// rest of the match (a `password=` label, say) is kept for context.
     group: usize,
 }
 
-static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
-    let r = |kind, pattern: &str, group| Rule {
-        kind,
-        re: Regex::new(pattern).expect("redaction patterns are valid"),
-        group,
+/// `NAME<sep>VALUE` where NAME holds one of `$names`: the value is not a
+/// variable reference (`$X`, `${X}`, `%X%`), not a placeholder in angle
+/// brackets, and at least six characters.
+macro_rules! assignment {
+    ($names:literal) => {
+        concat!(
+            r#"(?i)(?:^|[^a-z0-9])[a-z0-9_.\-]*(?:"#,
+            $names,
+            r#")[a-z0-9_\-]*["']?\s*(?::=|=>|=|:)\s*"#,
+            r#"["']?((?:[^\s"'`,;<>$%{}()\[\]\\]|\\.){6,})"#
+        )
     };
-    vec![
-        r(
-            "private-key",
-            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
-            0,
+}
+
+const RULES: &[Rule] = &[
+    Rule {
+        kind: "private-key",
+        keywords: &["private key"],
+        pattern: r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
+        group: 0,
+    },
+    Rule {
+        kind: "anthropic-key",
+        keywords: &["sk-ant-"],
+        pattern: r"(?-u:\b)sk-ant-[A-Za-z0-9_\-]{20,}",
+        group: 0,
+    },
+    Rule {
+        kind: "openai-key",
+        keywords: &["sk-"],
+        pattern: r"(?-u:\b)sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
+        group: 0,
+    },
+    Rule {
+        kind: "aws-access-key",
+        keywords: &["akia", "asia", "abia", "acca", "a3t"],
+        pattern: r"(?-u:\b)(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?-u:\b)",
+        group: 0,
+    },
+    Rule {
+        kind: "github-token",
+        keywords: &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+        pattern: r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+        group: 0,
+    },
+    Rule {
+        kind: "gitlab-token",
+        keywords: &["glpat-", "gldt-", "glptt-", "glrt-"],
+        pattern: r"(?-u:\b)gl(?:pat|dt|ptt|rt)-[A-Za-z0-9_\-]{20,}",
+        group: 0,
+    },
+    Rule {
+        kind: "slack-token",
+        keywords: &["xox"],
+        pattern: r"(?-u:\b)xox[abposre]-[A-Za-z0-9\-]{10,}",
+        group: 0,
+    },
+    Rule {
+        kind: "slack-webhook",
+        keywords: &["hooks.slack.com"],
+        pattern: r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+",
+        group: 0,
+    },
+    Rule {
+        kind: "discord-webhook",
+        keywords: &["discord"],
+        pattern: r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_\-]+",
+        group: 0,
+    },
+    Rule {
+        kind: "google-api-key",
+        keywords: &["aiza"],
+        pattern: r"(?-u:\b)AIza[0-9A-Za-z_\-]{35}",
+        group: 0,
+    },
+    Rule {
+        kind: "stripe-key",
+        keywords: &["_live_", "_test_"],
+        pattern: r"(?-u:\b)(?:sk|rk|pk|whsec)_(?:live|test)_[0-9A-Za-z]{16,}",
+        group: 0,
+    },
+    Rule {
+        kind: "huggingface-token",
+        keywords: &["hf_"],
+        pattern: r"(?-u:\b)hf_[A-Za-z0-9]{30,}",
+        group: 0,
+    },
+    Rule {
+        kind: "npm-token",
+        keywords: &["npm_"],
+        pattern: r"(?-u:\b)npm_[A-Za-z0-9]{36}(?-u:\b)",
+        group: 0,
+    },
+    Rule {
+        kind: "pypi-token",
+        keywords: &["pypi-"],
+        pattern: r"(?-u:\b)pypi-AgE[A-Za-z0-9_\-]{50,}",
+        group: 0,
+    },
+    Rule {
+        kind: "sendgrid-key",
+        keywords: &["sg."],
+        pattern: r"(?-u:\b)SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}",
+        group: 0,
+    },
+    Rule {
+        kind: "twilio-key",
+        keywords: &["sk"],
+        pattern: r"(?-u:\b)SK[0-9a-fA-F]{32}(?-u:\b)",
+        group: 0,
+    },
+    Rule {
+        kind: "shopify-token",
+        keywords: &["shpat_", "shpss_", "shpca_", "shppa_"],
+        pattern: r"(?-u:\b)shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
+        group: 0,
+    },
+    Rule {
+        kind: "digitalocean-token",
+        keywords: &["dop_v1_", "doo_v1_", "dor_v1_"],
+        pattern: r"(?-u:\b)do[opr]_v1_[a-f0-9]{64}",
+        group: 0,
+    },
+    Rule {
+        kind: "linear-key",
+        keywords: &["lin_api_"],
+        pattern: r"(?-u:\b)lin_api_[A-Za-z0-9]{40}",
+        group: 0,
+    },
+    Rule {
+        kind: "notion-token",
+        keywords: &["secret_", "ntn_"],
+        pattern: r"(?-u:\b)(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,})",
+        group: 0,
+    },
+    Rule {
+        kind: "telegram-bot-token",
+        keywords: &[":aa"],
+        pattern: r"(?-u:\b)[0-9]{8,10}:AA[0-9A-Za-z_\-]{33}",
+        group: 0,
+    },
+    Rule {
+        kind: "jwt",
+        keywords: &["eyj"],
+        pattern: r"(?-u:\b)eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+        group: 0,
+    },
+    Rule {
+        kind: "bearer-token",
+        keywords: &["bearer", "token "],
+        pattern: r"(?i)(?-u:\b)(?:bearer|token)\s+([A-Za-z0-9._~+/\-]{20,}=*)",
+        group: 1,
+    },
+    Rule {
+        kind: "basic-auth",
+        keywords: &["basic"],
+        pattern: r"(?i)(?-u:\b)basic\s+([A-Za-z0-9+/]{16,}={0,2})",
+        group: 1,
+    },
+    // scheme://user:password@host
+    Rule {
+        kind: "url-password",
+        keywords: &["://"],
+        pattern: r"(?-u:\b)[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]+:([^\s@/]{3,})@",
+        group: 1,
+    },
+    // Azure storage: AccountKey=...; SharedAccessKey=...
+    Rule {
+        kind: "azure-key",
+        keywords: &["accountkey", "sharedaccesskey"],
+        pattern: r"(?i)(?:AccountKey|SharedAccessKey)\s*=\s*([A-Za-z0-9+/=]{20,})",
+        group: 1,
+    },
+    // Passwords on command lines: sshpass -p X, mysql -pX, curl -u user:X,
+    // docker login --password X
+    Rule {
+        kind: "password",
+        keywords: &["sshpass", "mysql", "curl", "--password", "-p"],
+        pattern: r#"(?:sshpass\s+-p\s*|mysql(?:dump|admin)?\b[^\n|;&]*?\s-p|curl\b[^\n|;&]*?\s(?:-u|--user)\s+[^\s:]+:|--password(?:=|\s+))['"]?([^\s'"]{3,})"#,
+        group: 1,
+    },
+    // NAME_PASSWORD=..., "client_secret": "...", DD_API_KEY=...: a keyword
+    // anywhere in the name (`_` is a word character, so no \b before it)
+    Rule {
+        kind: "password",
+        keywords: &[
+            "pass",
+            "pwd",
+            "secret",
+            "token",
+            "api_key",
+            "apikey",
+            "api-key",
+            "access_key",
+            "accesskey",
+            "private_key",
+            "credential",
+            "auth_key",
+            "signing_key",
+            "_key",
+        ],
+        pattern: assignment!(
+            "passw(?:or)?d|pass|pwd|secret|token|api_?key|apikey|api-key|access_?key|private_?key|credentials?|auth_?key|signing_?key|_key"
         ),
-        r("anthropic-key", r"(?-u:\b)sk-ant-[A-Za-z0-9_\-]{20,}", 0),
-        r(
-            "openai-key",
-            r"(?-u:\b)sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
-            0,
-        ),
-        r(
-            "aws-access-key",
-            r"(?-u:\b)(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?-u:\b)",
-            0,
-        ),
-        r(
-            "aws-secret",
-            r#"(?i)aws_?secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})"#,
-            1,
-        ),
-        r(
-            "github-token",
-            r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
-            0,
-        ),
-        r("gitlab-token", r"(?-u:\b)glpat-[A-Za-z0-9_\-]{20,}", 0),
-        r("slack-token", r"(?-u:\b)xox[abposr]-[A-Za-z0-9\-]{10,}", 0),
-        r(
-            "slack-webhook",
-            r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+",
-            0,
-        ),
-        r("google-api-key", r"(?-u:\b)AIza[0-9A-Za-z_\-]{35}", 0),
-        r(
-            "stripe-key",
-            r"(?-u:\b)(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}",
-            0,
-        ),
-        r("huggingface-token", r"(?-u:\b)hf_[A-Za-z0-9]{30,}", 0),
-        r("npm-token", r"(?-u:\b)npm_[A-Za-z0-9]{36}(?-u:\b)", 0),
-        r(
-            "sendgrid-key",
-            r"(?-u:\b)SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}",
-            0,
-        ),
-        r("twilio-key", r"(?-u:\b)SK[0-9a-fA-F]{32}(?-u:\b)", 0),
-        r(
-            "jwt",
-            r"(?-u:\b)eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
-            0,
-        ),
-        r(
-            "bearer-token",
-            r"(?i)(?-u:\b)(?:bearer|token)\s+([A-Za-z0-9._~+/\-]{20,}=*)",
-            1,
-        ),
-        r(
-            "basic-auth",
-            r"(?i)(?-u:\b)basic\s+([A-Za-z0-9+/]{16,}={0,2})",
-            1,
-        ),
-        // scheme://user:password@host
-        r(
-            "url-password",
-            r"(?-u:\b)[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]+:([^\s@/]{3,})@",
-            1,
-        ),
-        r(
-            "password",
-            r#"(?i)(?-u:\b)(?:password|passwd|pwd|secret|client_secret|api_?key|apikey|access_?token|auth_?token|private_?key)["']?\s*[:=]\s*["']?([^\s"',;]{6,})"#,
-            1,
-        ),
-    ]
+        group: 1,
+    },
+];
+
+/// The keywords of all rules in one automaton, and the rule each belongs to.
+static KEYWORDS: LazyLock<(AhoCorasick, Vec<usize>)> = LazyLock::new(|| {
+    let mut words = Vec::new();
+    let mut owner = Vec::new();
+    for (i, r) in RULES.iter().enumerate() {
+        for k in r.keywords {
+            words.push(*k);
+            owner.push(i);
+        }
+    }
+    let ac = AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(words)
+        .expect("valid keywords");
+    (ac, owner)
 });
+
+/// Each rule's regex, compiled the first time text needs it.
+static COMPILED: LazyLock<Vec<OnceLock<Regex>>> =
+    LazyLock::new(|| RULES.iter().map(|_| OnceLock::new()).collect());
+
+fn regex(i: usize) -> &'static Regex {
+    COMPILED[i].get_or_init(|| Regex::new(RULES[i].pattern).expect("redaction patterns are valid"))
+}
 
 static PRIVATE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?is)<private>.*?(?:</private>|\z)").expect("valid"));
-
-/// Cheap pre-check: every rule's match contains one of these, so text with
-/// none of them is returned as is without running the rules.
-const TRIGGERS: &[&str] = &[
-    "-----BEGIN",
-    "sk-",
-    "AKIA",
-    "ASIA",
-    "ABIA",
-    "ACCA",
-    "ecret",
-    "ECRET",
-    "gh",
-    "github_pat_",
-    "glpat-",
-    "xox",
-    "hooks.slack.com",
-    "AIza",
-    "_live_",
-    "_test_",
-    "hf_",
-    "npm_",
-    "SG.",
-    "SK",
-    "eyJ",
-    "earer",
-    "EARER",
-    "oken",
-    "OKEN",
-    "asic",
-    "ASIC",
-    "://",
-    "ass",
-    "ASS",
-    "pwd",
-    "PWD",
-    "pi_key",
-    "PI_KEY",
-    "pikey",
-    "PIKEY",
-    "piKey",
-    "rivate",
-    "RIVATE",
-];
-
-/// All triggers in one automaton: one pass over the text decides whether
-/// any rule can match.
-static TRIGGER_SCAN: LazyLock<aho_corasick::AhoCorasick> =
-    LazyLock::new(|| aho_corasick::AhoCorasick::new(TRIGGERS).expect("valid triggers"));
 
 /// `text` with secrets replaced and private spans removed.
 pub fn redact(text: &str) -> Cow<'_, str> {
@@ -161,15 +273,25 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     if out.contains("<private>") || out.contains("<PRIVATE>") {
         out = Cow::Owned(PRIVATE.replace_all(&out, "[private]").into_owned());
     }
-    if !TRIGGER_SCAN.is_match(out.as_ref()) {
+    let (ac, owner) = &*KEYWORDS;
+    let mut wanted = vec![false; RULES.len()];
+    let mut any = false;
+    for m in ac.find_overlapping_iter(out.as_ref()) {
+        wanted[owner[m.pattern().as_usize()]] = true;
+        any = true;
+    }
+    if !any {
         return out;
     }
-    for rule in RULES.iter() {
-        if !rule.re.is_match(&out) {
+    for (i, rule) in RULES.iter().enumerate() {
+        if !wanted[i] {
             continue;
         }
-        let replaced = rule
-            .re
+        let re = regex(i);
+        if !re.is_match(&out) {
+            continue;
+        }
+        let replaced = re
             .replace_all(&out, |caps: &regex::Captures| {
                 let whole = caps.get(0).expect("group 0 exists");
                 match caps.get(rule.group) {
@@ -188,12 +310,68 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     out
 }
 
+/// Redaction one line at a time, for readers that show a range of a file:
+/// a private key block spans lines, so a range that starts inside one must
+/// still hide it. Feed every line from the top (the ones before the range
+/// too); each comes back redacted, the line count unchanged.
+#[derive(Debug, Default)]
+pub struct Lines {
+    in_private_key: bool,
+    in_private_span: bool,
+}
+
+impl Lines {
+    pub fn line<'a>(&mut self, line: &'a str) -> Cow<'a, str> {
+        if self.in_private_span {
+            if let Some(i) = line.find("</private>") {
+                self.in_private_span = false;
+                return Cow::Owned(format!("[private]{}", redact(&line[i + 10..])));
+            }
+            return Cow::Borrowed("[private]");
+        }
+        if self.in_private_key {
+            if line.contains("-----END") && line.contains("PRIVATE KEY") {
+                self.in_private_key = false;
+            }
+            return Cow::Borrowed("[REDACTED:private-key]");
+        }
+        if let Some(b) = line.find("-----BEGIN")
+            && line[b..].contains("PRIVATE KEY")
+        {
+            // open unless the same line also ends the block
+            let rest = &line[b + 10..];
+            self.in_private_key = !rest
+                .find("-----END")
+                .is_some_and(|e| rest[e..].contains("PRIVATE KEY"));
+        }
+        if let Some(start) = line.find("<private>")
+            && !line[start..].contains("</private>")
+        {
+            self.in_private_span = true;
+            return Cow::Owned(format!("{}[private]", redact(&line[..start])));
+        }
+        redact(line)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn red(s: &str) -> String {
         redact(s).into_owned()
+    }
+
+    #[test]
+    fn keywords_are_sorted_out_per_rule_and_patterns_compile() {
+        for i in 0..RULES.len() {
+            regex(i);
+        }
+        for r in RULES {
+            for k in r.keywords {
+                assert_eq!(*k, k.to_lowercase(), "{}: keywords are lower case", r.kind);
+            }
+        }
     }
 
     #[test]
@@ -220,6 +398,10 @@ mod tests {
             (
                 "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
                 "jwt",
+            ),
+            (
+                "https://discord.com/api/webhooks/123456789012345678/AbCdEf-GhIjKlMnOpQrStUvWxYz",
+                "discord-webhook",
             ),
         ];
         for (text, kind) in cases {
@@ -252,11 +434,79 @@ mod tests {
     }
 
     #[test]
+    fn names_that_end_in_a_keyword_are_caught() {
+        for (text, secret) in [
+            ("DATABASE_PASSWORD=Xk9!mQ2#vL", "Xk9!mQ2#vL"),
+            (
+                "TWILIO_AUTH_TOKEN=9f3b2c1d8e7a6b5c4d3e2f1a0b9c8d7e",
+                "9f3b2c1d8e7a6b5c4d3e2f1a0b9c8d7e",
+            ),
+            (
+                "AZURE_CLIENT_SECRET=Qw8~rT5.yU2_iO9-pA6",
+                "Qw8~rT5.yU2_iO9-pA6",
+            ),
+            (
+                "DD_API_KEY=4a7f1c9e2b8d5f3a6c0e9b1d7f4a2c8e",
+                "4a7f1c9e2b8d5f3a6c0e9b1d7f4a2c8e",
+            ),
+            (
+                "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=bXlGYWtlS2V5Rm9yVGVzdHNPbmx5MTIzNDU2Nzg5MA==;EndpointSuffix=core.windows.net",
+                "bXlGYWtlS2V5Rm9yVGVzdHNPbmx5MTIzNDU2Nzg5MA==",
+            ),
+            ("sshpass -p 'S3cure!Pass' ssh deploy@host", "S3cure!Pass"),
+            ("mysql -u root -pTr0ub4dor3 app", "Tr0ub4dor3"),
+            (
+                "curl -u admin:Adm1nPa55 https://api.example.com",
+                "Adm1nPa55",
+            ),
+            (
+                "docker login --password Dk3rHubP4ss registry.io",
+                "Dk3rHubP4ss",
+            ),
+        ] {
+            let out = red(text);
+            assert!(!out.contains(secret), "{text} -> {out}");
+            assert!(out.contains("[REDACTED:"), "{text} -> {out}");
+        }
+    }
+
+    #[test]
+    fn look_alikes_survive() {
+        for text in [
+            "fixed in commit 3f9c2a7e1b0d4c6a8e2f1b3d5c7a9e0f1b2d3c4e",
+            "request id 123e4567-e89b-12d3-a456-426614174000",
+            r#""integrity": "sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUR58LwNb5VxkTr4ig==""#,
+            "password = ${DB_PASSWORD}",
+            "export PASSWORD=$DB_PASSWORD",
+            "the token bucket refills every second",
+            "use a token bucket for rate limits",
+            "see https://example.com/docs",
+        ] {
+            assert_eq!(red(text), text, "changed: {text}");
+        }
+    }
+
+    #[test]
     fn private_key_blocks_go_whole_even_when_cut() {
         let pem = "before\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nabc\n-----END RSA PRIVATE KEY-----\nafter";
         assert_eq!(red(pem), "before\n[REDACTED:private-key]\nafter");
         let cut = "x -----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk";
         assert_eq!(red(cut), "x [REDACTED:private-key]");
+    }
+
+    #[test]
+    fn line_by_line_keeps_a_key_block_hidden_and_the_count_true() {
+        let pem = "before\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nabc\n-----END RSA PRIVATE KEY-----\nafter <private>a\nb</private> c";
+        let mut l = Lines::default();
+        let out: Vec<String> = pem.lines().map(|x| l.line(x).into_owned()).collect();
+        assert_eq!(out.len(), 7);
+        assert_eq!(out[0], "before");
+        assert!(
+            out[1..5].iter().all(|x| x.contains("REDACTED:private-key")),
+            "{out:?}"
+        );
+        assert_eq!(out[5], "after [private]");
+        assert_eq!(out[6], "[private] c");
     }
 
     #[test]
@@ -269,13 +519,5 @@ mod tests {
     fn ordinary_text_is_untouched_and_borrowed() {
         let s = "The indexer reads transcripts and writes chunks to SQLite.";
         assert!(matches!(redact(s), Cow::Borrowed(_)));
-        assert_eq!(
-            red("use a token bucket for rate limits"),
-            "use a token bucket for rate limits"
-        );
-        assert_eq!(
-            red("see https://example.com/docs"),
-            "see https://example.com/docs"
-        );
     }
 }

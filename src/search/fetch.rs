@@ -199,17 +199,23 @@ fn read_file(uri: &str, path: &Path, from: u64, count: u64) -> Result<Fetched, F
     let mut more = None;
     let mut n = 0u64;
     let mut buf = Vec::new();
+    // Redacted from the top, then cut: a range that starts inside a private
+    // key block must still hide it.
+    let mut redactor = crate::redact::Lines::default();
     loop {
         buf.clear();
         if reader.read_until(b'\n', &mut buf).map_err(io)? == 0 {
             break;
         }
         n += 1;
-        if n < from || more.is_some() || n >= from + count {
+        if more.is_some() || n >= from + count {
             continue;
         }
         let text = String::from_utf8_lossy(&buf);
-        let line = text.trim_end_matches(['\n', '\r']);
+        let line = redactor.line(text.trim_end_matches(['\n', '\r']));
+        if n < from {
+            continue;
+        }
         let shown = if line.chars().count() > MAX_LINE_CHARS {
             let cut: String = line.chars().take(MAX_LINE_CHARS).collect();
             format!(
@@ -243,7 +249,7 @@ fn read_file(uri: &str, path: &Path, from: u64, count: u64) -> Result<Fetched, F
         from,
         to: last,
         total_lines: total,
-        text: redact(&out).into_owned(),
+        text: out,
         more,
     })
 }
@@ -466,5 +472,28 @@ mod tests {
             "the page moves past the long line"
         );
         assert_eq!((f.to, f.total_lines), (2, 2));
+    }
+
+    #[test]
+    fn a_range_inside_a_private_key_shows_no_key_line() {
+        let (_d, ws, roots) = setup();
+        let env = HostEnv::with_home("/h".into(), |_| None).unwrap();
+        std::fs::write(
+            ws.root.join("_me/keys.md"),
+            "notes\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nQyNTUxOQAAACBrandomkeydata\n-----END OPENSSH PRIVATE KEY-----\nafter\n",
+        )
+        .unwrap();
+        let f = get(&ws, &env, &roots, "_me/keys.md", Some(3), Some(2)).unwrap();
+        assert!(
+            !f.text.contains("b3Blbn") && !f.text.contains("QyNTUx"),
+            "{}",
+            f.text
+        );
+        assert!(
+            f.text.starts_with("    3│ [REDACTED:private-key]"),
+            "{}",
+            f.text
+        );
+        assert_eq!((f.from, f.to), (3, 4), "line numbers stay true");
     }
 }
