@@ -47,27 +47,75 @@ pub fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = parent_dir(path);
     fs::create_dir_all(&dir)?;
     let mut tmp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
+        .prefix(&temp_prefix())
         .tempfile_in(&dir)?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
-    fault_point("rename", path);
+    fault_point("rename", path)?;
     tmp.persist_noclobber(path).map_err(|e| e.error)?;
     Ok(())
 }
 
+/// Where a write to `path` must go: through a symbolic link (a dotfiles
+/// checkout links `~/.claude/settings.json` into a repository; replacing the
+/// link with a file would silently fork the user's settings), to its target,
+/// even when that target does not exist yet. Links are followed up to 16 deep.
+fn write_target(path: &Path) -> io::Result<PathBuf> {
+    let mut p = path.to_path_buf();
+    for _ in 0..16 {
+        match fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = fs::read_link(&p)?;
+                p = if target.is_absolute() {
+                    target
+                } else {
+                    parent_dir(&p).join(target)
+                };
+            }
+            _ => return Ok(p),
+        }
+    }
+    Err(io::Error::other(format!(
+        "{}: too many levels of symbolic links",
+        path.display()
+    )))
+}
+
+/// Whether a later [`write_atomic`] to `path` would be refused as read-only:
+/// plans check it before changing anything.
+pub fn check_writable(path: &Path) -> io::Result<()> {
+    refuse_read_only(&write_target(path)?)
+}
+
+/// Refuses to replace a file whose owner made it read-only (no write bit):
+/// a rename would succeed regardless, overriding the user's choice.
+fn refuse_read_only(path: &Path) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    match fs::metadata(path) {
+        Ok(m) if m.is_file() && m.permissions().mode() & 0o222 == 0 => Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "the file is read-only; pms changed nothing. Fix: make it writable (chmod u+w) if pms should change it, and run the command again",
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Writes `bytes` to a temporary file beside `path` (fsynced if `sync`, given
-/// `perms` if any) and renames it over `path`.
+/// `perms` if any) and renames it over `path` (over a link's target, not the
+/// link; never over a read-only file).
 fn replace(
     path: &Path,
     bytes: &[u8],
     sync: bool,
     perms: Option<fs::Permissions>,
 ) -> io::Result<()> {
+    let target = write_target(path)?;
+    let path = target.as_path();
+    refuse_read_only(path)?;
     let dir = parent_dir(path);
     fs::create_dir_all(&dir)?;
     let mut tmp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
+        .prefix(&temp_prefix())
         .tempfile_in(&dir)?;
     tmp.write_all(bytes)?;
     if sync {
@@ -76,7 +124,7 @@ fn replace(
     if let Some(perms) = perms {
         fs::set_permissions(tmp.path(), perms)?;
     }
-    fault_point("rename", path);
+    fault_point("rename", path)?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }
@@ -86,9 +134,11 @@ fn replace(
 /// `PMS_TEST_WRITE_LOG=<file>` one line per operation is appended to it (so
 /// a harness can count a command's kill points), and with
 /// `PMS_TEST_KILL_AT=<n>` the process kills itself with SIGKILL just before
-/// its n-th operation, as a power cut or `kill -9` would. Unset, it costs
-/// two environment lookups per write.
-fn fault_point(op: &str, path: &Path) {
+/// its n-th operation, as a power cut or `kill -9` would; with
+/// `PMS_TEST_FULL_AT=<n>` that operation fails with "no space left on
+/// device" instead, as on a full disk. Unset, it costs three environment
+/// lookups per write.
+fn fault_point(op: &str, path: &Path) -> io::Result<()> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static COUNT: AtomicUsize = AtomicUsize::new(0);
     let n = COUNT.fetch_add(1, Ordering::SeqCst) + 1;
@@ -107,6 +157,14 @@ fn fault_point(op: &str, path: &Path) {
             libc::kill(libc::getpid(), libc::SIGKILL);
         }
     }
+    if std::env::var("PMS_TEST_FULL_AT")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        == Some(n)
+    {
+        return Err(io::Error::from(io::ErrorKind::StorageFull));
+    }
+    Ok(())
 }
 
 /// The prefix of the temporary files [`write_atomic`] renames into place.
@@ -119,24 +177,73 @@ pub fn is_temp(path: &Path) -> bool {
         .is_some_and(|n| n.to_string_lossy().starts_with(TEMP_PREFIX))
 }
 
-/// Removes the temporary files in `dir` older than `min_age` (a write in
-/// progress is younger): what an interrupted write left. Returns how many.
-pub fn remove_stale_temps(dir: &Path, min_age: std::time::Duration) -> usize {
+/// `.pms-tmp-<pid>-`: a temporary file names the process writing it, so a
+/// sweep can tell one left by a dead process (a kill, a crash) from one a
+/// live process is still writing, whatever their age.
+fn temp_prefix() -> String {
+    format!("{TEMP_PREFIX}{}-", std::process::id())
+}
+
+/// Whether the process that made temp file `name` is gone (or the name
+/// holds no pid: a file from an older pms, removed once it is old).
+fn writer_gone(name: &str, age: std::time::Duration) -> bool {
+    let pid = name
+        .strip_prefix(TEMP_PREFIX)
+        .and_then(|rest| rest.split_once('-'))
+        .and_then(|(pid, _)| pid.parse::<i32>().ok());
+    match pid {
+        // SAFETY: kill with signal 0 only checks that the process exists.
+        Some(pid) => pid != std::process::id() as i32 && unsafe { libc::kill(pid, 0) } != 0,
+        None => age >= std::time::Duration::from_secs(600),
+    }
+}
+
+/// Removes the temporary files in `dir` whose writer is gone: what an
+/// interrupted write left. Returns how many.
+pub fn remove_stale_temps(dir: &Path) -> usize {
     let Ok(rd) = fs::read_dir(dir) else {
         return 0;
     };
     let mut n = 0;
     for e in rd.flatten() {
         let p = e.path();
-        let old = e
+        if !is_temp(&p) {
+            continue;
+        }
+        let age = e
             .metadata()
             .and_then(|m| m.modified())
-            .is_ok_and(|t| t.elapsed().unwrap_or_default() >= min_age);
-        if is_temp(&p) && old && fs::remove_file(&p).is_ok() {
+            .map(|t| t.elapsed().unwrap_or_default())
+            .unwrap_or_default();
+        if writer_gone(&e.file_name().to_string_lossy(), age) && fs::remove_file(&p).is_ok() {
             n += 1;
         }
     }
     n
+}
+
+/// Backups kept beside each file: the newest few, not one per run forever.
+pub const BACKUPS_KEPT: usize = 3;
+
+/// Deletes all but the newest `keep` backups of file `name` in `dir` (their
+/// names sort by time).
+fn prune_backups(dir: &Path, name: &str, keep: usize) {
+    let prefix = format!("{name}.pms-backup-");
+    let mut found: Vec<PathBuf> = fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
+        })
+        .collect();
+    found.sort();
+    let excess = found.len().saturating_sub(keep);
+    for p in &found[..excess] {
+        let _ = fs::remove_file(p);
+    }
 }
 
 /// Copies `path` to `<name>.pms-backup-<UTC timestamp>` beside it and returns
@@ -154,8 +261,9 @@ pub fn backup(path: &Path) -> io::Result<PathBuf> {
         n += 1;
         candidate = dir.join(format!("{name}.pms-backup-{stamp}-{n}"));
     }
-    fault_point("backup", &candidate);
+    fault_point("backup", &candidate)?;
     fs::copy(path, &candidate)?;
+    prune_backups(&dir, &name, BACKUPS_KEPT);
     Ok(candidate)
 }
 

@@ -153,7 +153,12 @@ pub fn uninstall(env: &HostEnv, ws: Option<&Workspace>) -> Result<UninstallSumma
             summary.hooks_removed.push((p, r.removed));
         }
     }
-    summary.mcp_removed = mcp::unregister(&env.claude_json, wiring::claude_cli().as_deref())?;
+    let created = record
+        .as_ref()
+        .map(|r| r.claude_json_created)
+        .unwrap_or_default();
+    summary.mcp_removed =
+        mcp::unregister(&env.claude_json, wiring::claude_cli().as_deref(), created)?;
     let codex_path = record
         .as_ref()
         .and_then(|r| r.codex_config.clone())

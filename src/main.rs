@@ -16,6 +16,7 @@ fn main() -> ExitCode {
     }
     restore_sigpipe();
     let cli = Cli::parse();
+    sweep_debris(&cli.command);
     let result = match cli.command {
         // Hooks never fail from Claude Code's point of view: they exit 0
         // whatever happens, and log what went wrong.
@@ -55,6 +56,25 @@ fn restore_sigpipe() {
     // thread is started has no preconditions.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+/// Before a command that writes: the temp files of earlier runs that were
+/// killed mid-write go (`upkeep::sweep`).
+fn sweep_debris(command: &Command) {
+    if matches!(
+        command,
+        Command::Serve(_)
+            | Command::Completions(_)
+            | Command::Man
+            | Command::Search(_)
+            | Command::Get(_)
+    ) {
+        return;
+    }
+    if let Ok(env) = pms::env::HostEnv::from_process() {
+        let ws = pms::workspace::Workspace::locate(command.workspace(), &env).ok();
+        pms::upkeep::sweep(&env, ws.as_ref());
     }
 }
 

@@ -15,6 +15,7 @@ use rusqlite::Connection;
 use crate::context::Context;
 use crate::durable;
 use crate::embed::{Plan, download};
+use crate::env::HostEnv;
 use crate::index::indexer::{self, IndexReport};
 use crate::index::stats::{self, HistoryStats};
 use crate::index::{db, vectors};
@@ -226,29 +227,37 @@ fn embed_missing(
     out
 }
 
-/// Temporary files younger than this may belong to a write in progress.
-const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(600);
-
-/// Removes what interrupted writes left behind (`.pms-tmp-*` files older
-/// than ten minutes) in every folder pms writes to. Returns how many.
-pub fn sweep(ctx: &Context) -> usize {
-    let ws = &ctx.ws;
+/// Removes what interrupted writes left behind (`.pms-tmp-*` files whose
+/// writing process is gone) in every folder pms writes to: the workspace's
+/// (when there is one) and the agents' configuration folders. Every command
+/// that writes runs it first, and `pms sync` at each session start. Returns
+/// how many were removed.
+pub fn sweep(env: &HostEnv, ws: Option<&Workspace>) -> usize {
     let mut dirs = vec![
-        ws.root.clone(),
-        ws.me_dir(),
-        ws.sessions_dir(),
-        ws.state_dir(),
-        ws.session_state_dir(),
-        ws.root.join(".claude"),
-        ctx.env.claude_dir.clone(),
-        ctx.env.codex_home.clone(),
-        ctx.env.pms_config_dir.clone(),
+        env.claude_dir.clone(),
+        env.codex_home.clone(),
+        env.pms_config_dir.clone(),
     ];
-    if let Some(d) = ctx.env.claude_json.parent() {
+    if let Some(d) = env.claude_json.parent() {
         dirs.push(d.to_path_buf());
     }
-    dirs.extend(ws.installed_domains().iter().map(|d| ws.domain_dir(d)));
-    dirs.iter()
-        .map(|d| durable::remove_stale_temps(d, STALE_TEMP))
-        .sum()
+    if let Some(ws) = ws {
+        workspace_dirs(&ws.root, 0, &mut dirs);
+    }
+    dirs.iter().map(|d| durable::remove_stale_temps(d)).sum()
+}
+
+/// The workspace's folders, down to the depth pms writes at (domain
+/// workflows, projects, `.pms/state`), without `node_modules` or `.git`.
+fn workspace_dirs(dir: &std::path::Path, depth: usize, out: &mut Vec<PathBuf>) {
+    out.push(dir.to_path_buf());
+    if depth >= 4 {
+        return;
+    }
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = e.file_name();
+        if e.file_type().is_ok_and(|t| t.is_dir()) && name != "node_modules" && name != ".git" {
+            workspace_dirs(&e.path(), depth + 1, out);
+        }
+    }
 }

@@ -82,6 +82,9 @@ pub struct InstallRecord {
     pub created: CreatedContainers,
     #[serde(default)]
     pub claude_mcp: bool,
+    /// What registering the MCP server creates in `~/.claude.json`.
+    #[serde(default)]
+    pub claude_json_created: mcp::Created,
     #[serde(default)]
     pub codex_config: Option<PathBuf>,
     pub installed_at: String,
@@ -131,6 +134,8 @@ pub struct WirePlan {
     pub stale_settings: Option<PathBuf>,
     pub mcp_entry: Value,
     pub mcp_current: Option<Value>,
+    /// What registering will create in `~/.claude.json`.
+    pub mcp_creates: mcp::Created,
     pub claude_cli: Option<PathBuf>,
 }
 
@@ -138,6 +143,9 @@ pub struct WirePlan {
 /// understood) means nothing was changed.
 pub fn plan(env: &HostEnv, ws: &Workspace, choices: Choices) -> Result<WirePlan> {
     let settings_path = choices.scope.settings_path(env, ws);
+    for p in [&settings_path, &env.claude_json] {
+        durable::check_writable(p).map_err(|e| crate::error::FileError::new(p, e))?;
+    }
     let mut settings = JsonFile::load(&settings_path)?;
     let handlers = settings::pms_handlers(&choices.binary, &ws.root);
     let settings_report = settings::merge_hooks(&mut settings.doc, &settings_path, &handlers)?;
@@ -147,7 +155,13 @@ pub fn plan(env: &HostEnv, ws: &Workspace, choices: Choices) -> Result<WirePlan>
         _ => None,
     };
     let mcp_entry = mcp::server_entry(&choices.binary, &ws.root);
+    mcp::check(&env.claude_json)?;
     let mcp_current = mcp::read_entry(&env.claude_json)?;
+    let claude_json = JsonFile::load(&env.claude_json)?;
+    let mcp_creates = mcp::Created {
+        file: !claude_json.existed,
+        mcp_servers: claude_json.doc.get("mcpServers").is_none(),
+    };
     if let Some(p) = &choices.codex {
         codex::check(p)?;
     }
@@ -158,6 +172,7 @@ pub fn plan(env: &HostEnv, ws: &Workspace, choices: Choices) -> Result<WirePlan>
         stale_settings,
         mcp_entry,
         mcp_current,
+        mcp_creates,
         claude_cli: claude_cli(),
     })
 }
@@ -245,6 +260,10 @@ impl WirePlan {
                 }
             }
         }
+        let prev_mcp = previous
+            .as_ref()
+            .map(|r| r.claude_json_created)
+            .unwrap_or_default();
         let record = InstallRecord {
             pms_version: env!("CARGO_PKG_VERSION").into(),
             binary: self.choices.binary.clone(),
@@ -252,6 +271,11 @@ impl WirePlan {
             settings_path: self.settings.path.clone(),
             created,
             claude_mcp: true,
+            claude_json_created: mcp::Created {
+                file: prev_mcp.file || (self.mcp_current.is_none() && self.mcp_creates.file),
+                mcp_servers: prev_mcp.mcp_servers
+                    || (self.mcp_current.is_none() && self.mcp_creates.mcp_servers),
+            },
             codex_config: self.choices.codex.clone(),
             installed_at: previous
                 .as_ref()

@@ -433,3 +433,68 @@ fn a_hook_without_a_workspace_fails_open_and_logs() {
         "{log}"
     );
 }
+
+/// A dotfiles setup: settings.json is a link into a repository. init and
+/// uninstall write through the link (it stays a link); a dangling link gets
+/// its target created; a read-only settings file is refused by name.
+#[test]
+fn linked_dangling_and_read_only_settings_files() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = TestHome::new();
+    let dotfiles = home.path("dotfiles");
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    std::fs::create_dir_all(home.path(".claude")).unwrap();
+    let original = "{\n  \"model\": \"opus\"\n}\n";
+    std::fs::write(dotfiles.join("settings.json"), original).unwrap();
+    std::os::unix::fs::symlink("../dotfiles/settings.json", home.settings()).unwrap();
+    home.init(&["--no-index"]);
+    assert!(
+        std::fs::symlink_metadata(home.settings())
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let target = std::fs::read_to_string(dotfiles.join("settings.json")).unwrap();
+    assert!(target.contains("SessionStart"), "{target}");
+    home.ok(&["uninstall", "--yes"]);
+    assert!(
+        std::fs::symlink_metadata(home.settings())
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        std::fs::read_to_string(dotfiles.join("settings.json")).unwrap(),
+        original
+    );
+
+    // a dangling link: the target is created, the link kept
+    let home = TestHome::new();
+    std::fs::create_dir_all(home.path(".claude")).unwrap();
+    std::fs::create_dir_all(home.path("dotfiles")).unwrap();
+    std::os::unix::fs::symlink(home.path("dotfiles/new-settings.json"), home.settings()).unwrap();
+    home.init(&["--no-index"]);
+    assert!(
+        std::fs::symlink_metadata(home.settings())
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(home.path("dotfiles/new-settings.json").is_file());
+
+    // a read-only settings file is refused, named, and left as it was
+    let home = TestHome::new();
+    std::fs::create_dir_all(home.path(".claude")).unwrap();
+    std::fs::write(home.settings(), original).unwrap();
+    std::fs::set_permissions(home.settings(), std::fs::Permissions::from_mode(0o444)).unwrap();
+    let ws = home.workspace();
+    let out = home.run(&["init", "--yes", "--no-index", "--dir", ws.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("settings.json") && err.contains("read-only"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(home.settings()).unwrap(), original);
+    assert!(!ws.exists(), "refused before any change, the workspace included");
+}

@@ -6,6 +6,7 @@
 mod support;
 
 mod cli_conventions;
+mod crash;
 mod e2e_claude;
 mod embeddings;
 mod hooks;
@@ -16,6 +17,7 @@ mod mcp_python_client;
 mod mcp_robustness;
 mod readme;
 mod retrieval_quality;
+mod settings_bytes_fuzz;
 mod settings_merge_props;
 mod signals_quality;
 mod transcript_fixtures;

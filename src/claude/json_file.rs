@@ -2,9 +2,13 @@
 //! `settings.json` and `~/.claude.json`), read and written without losing
 //! anything that was in it.
 //!
-//! Keys keep their order (serde_json's `preserve_order`), the file keeps its
-//! indentation and final newline, an unchanged document is never rewritten,
-//! and a changed one is backed up and replaced atomically. A file that is not
+//! pms changes the document as a `serde_json::Value` (keys in order, with
+//! `preserve_order`), but saving edits the original text, not a
+//! re-serialised tree: the old and new values are compared and only the
+//! parts that differ are rewritten ([`super::json_edit`]), which keeps every
+//! other byte (number spellings such as `1E5` or `-0`, integers past 2^64,
+//! escapes, CRLF line ends, compact arrays, duplicate keys, comments). An unchanged document is never rewritten, and
+//! a changed one is backed up and replaced atomically. A file that is not
 //! valid JSON is refused with its line and column: guessing what the user
 //! meant could destroy their settings.
 
@@ -30,6 +34,14 @@ pub enum JsonFileError {
         "{path}: the top level is {found}, not a JSON object.\n  pms changed nothing. Fix: the file must look like {{ ... }}."
     )]
     NotAnObject { path: PathBuf, found: &'static str },
+    #[error(
+        "{path}: \"{key}\" is {found}, but it must be an object.\n  pms changed nothing. Fix: make it an object (or remove it) and run the command again."
+    )]
+    KeyNotAnObject {
+        path: PathBuf,
+        key: &'static str,
+        found: &'static str,
+    },
     #[error(transparent)]
     Io(#[from] crate::error::FileError),
 }
@@ -113,9 +125,18 @@ impl JsonFile {
             .expect("JsonFile always holds an object")
     }
 
-    /// The document as it would be written.
+    /// The document as it would be written: the original text with only
+    /// what changed rewritten, or (for a new or blank file) serialised.
     pub fn render(&self) -> String {
-        render_value(&self.doc, &self.indent, self.trailing_newline)
+        if self.original.trim().is_empty() {
+            return render_value(&self.doc, &self.indent, self.trailing_newline);
+        }
+        serde_json::from_str::<Value>(&self.original)
+            .ok()
+            .and_then(|old| {
+                super::json_edit::edit_text(&self.original, &old, &self.doc, &self.indent)
+            })
+            .unwrap_or_else(|| render_value(&self.doc, &self.indent, self.trailing_newline))
     }
 
     /// True when saving would change the bytes on disk.
@@ -245,17 +266,39 @@ mod tests {
     }
 
     #[test]
-    fn keeps_indentation_and_missing_newline() {
-        let f = JsonFile::parse(
-            Path::new("s.json"),
-            "{\n    \"b\": 1,\n    \"a\": [2]\n}".into(),
-        )
-        .unwrap();
-        assert_eq!(
-            f.render(),
-            "{\n    \"b\": 1,\n    \"a\": [\n        2\n    ]\n}"
-        );
+    fn edits_touch_only_what_changed() {
+        let text = "{\r\n    \"b\": 1E5,\r\n    \"big\": 123456789012345678901234567890,\r\n    \"tiny\": 1e-400,\r\n    \"z\": -0,\r\n    \"s\": \"caf\\u00e9\",\r\n    \"a\": [2, 3],\r\n    \"d\": 1, \"d\": 2,\r\n    \"hooks\": {}\r\n}";
+        let mut f = JsonFile::parse(Path::new("s.json"), text.into()).unwrap();
         assert!(!f.is_dirty());
+        assert_eq!(f.render(), text);
+        f.object_mut()
+            .get_mut("hooks")
+            .unwrap()
+            .as_object_mut()
+            .unwrap()
+            .insert("Stop".into(), serde_json::json!([{"hooks": []}]));
+        let out = f.render();
+        for kept in [
+            "1E5",
+            "123456789012345678901234567890",
+            "1e-400",
+            "-0",
+            "caf\\u00e9",
+            "[2, 3]",
+            "\"d\": 1, \"d\": 2",
+        ] {
+            assert!(out.contains(kept), "{kept} lost:\n{out}");
+        }
+        assert!(out.contains("\"Stop\""));
+        // and back: removing what was added gives the original bytes
+        let mut g = JsonFile::parse(Path::new("s.json"), out).unwrap();
+        g.object_mut()
+            .get_mut("hooks")
+            .unwrap()
+            .as_object_mut()
+            .unwrap()
+            .remove("Stop");
+        assert_eq!(g.render(), text);
     }
 
     #[test]

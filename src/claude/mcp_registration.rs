@@ -46,6 +46,39 @@ pub struct RegisterOutcome {
     pub backup: Option<PathBuf>,
     /// Why the CLI was not used when it was on PATH.
     pub note: Option<String>,
+    /// What the registration created in the file (kept in the install
+    /// record so that unregistering removes exactly that).
+    pub created: Created,
+}
+
+/// Containers a file registration created in `~/.claude.json`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Created {
+    /// The file itself did not exist.
+    #[serde(default)]
+    pub file: bool,
+    /// The `mcpServers` object did not exist.
+    #[serde(default)]
+    pub mcp_servers: bool,
+}
+
+/// Refuses a `~/.claude.json` whose `mcpServers` is not an object (null, an
+/// array): replacing it would lose what the user had, and Claude Code would
+/// not read a server in it either.
+pub fn check(claude_json: &Path) -> Result<(), JsonFileError> {
+    let f = JsonFile::load(claude_json)?;
+    match f.doc.get("mcpServers") {
+        None | Some(Value::Object(_)) => Ok(()),
+        Some(other) => Err(JsonFileError::KeyNotAnObject {
+            path: claude_json.to_path_buf(),
+            key: "mcpServers",
+            found: match other {
+                Value::Null => "null",
+                Value::Array(_) => "an array",
+                _ => "a plain value",
+            },
+        }),
+    }
 }
 
 /// The current `pms` entry in `claude_json`, if any.
@@ -77,6 +110,7 @@ pub fn register(
                 via: Via::File,
                 backup: None,
                 note: None,
+                created: Created::default(),
             });
         }
         Some(_) => Status::Replaced,
@@ -92,6 +126,7 @@ pub fn register(
                         via: Via::ClaudeCli,
                         backup: None,
                         note: None,
+                        created: Created::default(),
                     });
                 }
                 note = Some(format!(
@@ -106,17 +141,17 @@ pub fn register(
             }
         }
     }
+    check(claude_json)?;
     let mut f = JsonFile::load(claude_json)?;
+    let created = Created {
+        file: !f.existed,
+        mcp_servers: f.doc.get("mcpServers").is_none(),
+    };
     let root = f.object_mut();
-    let servers = root
-        .entry("mcpServers")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if !servers.is_object() {
-        *servers = Value::Object(Map::new());
-    }
-    servers
+    root.entry("mcpServers")
+        .or_insert_with(|| Value::Object(Map::new()))
         .as_object_mut()
-        .expect("just made an object")
+        .expect("checked to be an object")
         .insert(SERVER_NAME.into(), entry.clone());
     let backup = f.save()?;
     Ok(RegisterOutcome {
@@ -124,11 +159,18 @@ pub fn register(
         via: Via::File,
         backup,
         note,
+        created,
     })
 }
 
-/// Removes the `pms` server. Returns whether there was one.
-pub fn unregister(claude_json: &Path, claude_cli: Option<&Path>) -> Result<bool, JsonFileError> {
+/// Removes the `pms` server, and the `mcpServers` object or the file when
+/// `created` says the registration made them (and they hold nothing else).
+/// Returns whether there was one.
+pub fn unregister(
+    claude_json: &Path,
+    claude_cli: Option<&Path>,
+    created: Created,
+) -> Result<bool, JsonFileError> {
     if read_entry(claude_json)?.is_none() {
         return Ok(false);
     }
@@ -147,8 +189,16 @@ pub fn unregister(claude_json: &Path, claude_cli: Option<&Path>) -> Result<bool,
         }
         None => false,
     };
-    if now_empty {
+    if now_empty && created.mcp_servers {
         root.shift_remove("mcpServers");
+    }
+    if created.file && root.is_empty() {
+        match std::fs::remove_file(claude_json) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(crate::error::FileError::new(claude_json, e).into());
+            }
+            _ => return Ok(true),
+        }
     }
     f.save()?;
     Ok(true)
@@ -220,7 +270,7 @@ mod tests {
         assert_eq!(keys, ["numStartups", "mcpServers", "projects"]);
         assert_eq!(doc["mcpServers"]["other"]["command"], "x");
         assert_eq!(doc["mcpServers"]["pms"]["command"], "/new/pms");
-        assert!(unregister(&p, None).unwrap());
+        assert!(unregister(&p, None, Created::default()).unwrap());
         let doc: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
         assert!(doc["mcpServers"].get("pms").is_none());
         assert_eq!(doc["mcpServers"]["other"]["command"], "x");

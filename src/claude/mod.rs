@@ -6,6 +6,7 @@
 pub mod auto_memory;
 pub mod codex;
 pub mod hook_io;
+pub mod json_edit;
 pub mod json_file;
 pub mod mcp_registration;
 pub mod settings;

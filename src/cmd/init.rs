@@ -192,6 +192,9 @@ fn print_summary(env: &HostEnv, ws_root: &Path, summary: &install::InstallSummar
             (_, Via::File) => format!("registered in {}", env.display(&env.claude_json)),
         };
         println!("  MCP server  `pms` {how}");
+        if let Some(b) = &m.backup {
+            println!("              (backup: {})", env.display(b));
+        }
         if let Some(note) = &m.note {
             println!("              ({note})");
         }

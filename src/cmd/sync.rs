@@ -29,7 +29,7 @@ pub fn run(ctx: &Context, args: &SyncArgs) -> Result<ExitCode> {
             &format!("recovering summaries: {e:#}"),
         );
     }
-    upkeep::sweep(ctx);
+    upkeep::sweep(&ctx.env, Some(&ctx.ws));
     upkeep::index_now(ctx, &lock, &Quiet, ModelDownload::Never)?;
     Ok(ExitCode::SUCCESS)
 }
