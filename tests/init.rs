@@ -496,5 +496,8 @@ fn linked_dangling_and_read_only_settings_files() {
         "{err}"
     );
     assert_eq!(std::fs::read_to_string(home.settings()).unwrap(), original);
-    assert!(!ws.exists(), "refused before any change, the workspace included");
+    assert!(
+        !ws.exists(),
+        "refused before any change, the workspace included"
+    );
 }
