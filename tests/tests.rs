@@ -13,6 +13,7 @@ mod hooks;
 mod index_search;
 mod init;
 mod lessons_cli;
+mod lessons_quality;
 mod mcp_python_client;
 mod mcp_robustness;
 mod readme;

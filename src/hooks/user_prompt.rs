@@ -1,9 +1,10 @@
 //! UserPromptSubmit: what each prompt carries.
 //!
 //! 1. The response-format rules, compact, every time (drift prevention).
-//! 2. Lessons whose key terms the prompt shares (at least
-//!    `hooks.lesson_min_score` of them, at most `hooks.lessons_per_prompt`
-//!    lessons), as rules to follow. They come from the small lessons index,
+//! 2. The lessons that apply (`crate::lessons::index_file`: scored on the
+//!    words and cues the prompt shares with them; at most
+//!    `hooks.lessons_per_prompt`): sure matches as rules to follow, weaker
+//!    ones as rules that may apply. They come from the small lessons index,
 //!    never from the big transcript index, so this stays fast.
 //! 3. Layers 1 and 2: a prompt that names a domain or starts a workflow
 //!    (domain.toml triggers) gets that domain's rules and the workflow's SOP,
@@ -21,14 +22,15 @@ use super::{Event, layers};
 use crate::claude::hook_io::{self, HookInput};
 use crate::context::Context;
 use crate::lessons;
-use crate::lessons::index_file::Selection;
+use crate::lessons::index_file::{Matched, Selection, Strength};
 use crate::sessions::state::{SessionState, extend_unique};
 
 pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
-    let prompt = input.prompt.as_deref().unwrap_or("").trim();
+    let whole = input.prompt.as_deref().unwrap_or("").trim();
+    let prompt = request_part(whole);
     let format = layers::format_rules(&ctx.ws);
     let trivial =
-        weighted_len(prompt) < ctx.cfg.hooks.trivial_prompt_chars || prompt.starts_with('/');
+        weighted_len(whole) < ctx.cfg.hooks.trivial_prompt_chars || whole.starts_with('/');
     let mut sections = Vec::new();
     if trivial {
         return Ok(reply(&format, &sections, ctx.cfg.hooks.prompt_budget_chars));
@@ -48,25 +50,17 @@ in one plain sentence so it can be staged for the user's confirmation.",
         heartbeat_delivered = true;
     }
 
-    let how = Selection {
-        floor: ctx.cfg.hooks.lesson_score_floor,
-        max: ctx.cfg.hooks.lessons_per_prompt,
-    };
-    match lessons::index_file::matching(&ctx.ws, prompt, how) {
+    let how = Selection::from_config(&ctx.cfg.hooks);
+    match lessons::index_file::matching(&ctx.ws, &prompt, how) {
         Ok(found) if !found.is_empty() => {
-            let mut body =
-                String::from("These confirmed lessons apply to this request. Follow them:\n");
-            for l in &found {
-                body.push_str(&format!("- [{}] {} ({})\n", l.id, l.text, l.file));
-            }
-            sections.push(Section::new("Lessons that apply", body));
+            sections.push(Section::new("Lessons that apply", lessons_body(&found)));
         }
         Ok(_) => {}
         Err(e) => super::log(ctx, Event::UserPrompt, &format!("lesson matching: {e}")),
     }
 
     let specs = layers::domains(&ctx.ws);
-    let t = layers::triggered(prompt, &specs);
+    let t = layers::triggered(&prompt, &specs);
     let loaded = |key: &str, new: &[String]| st.is_loaded(key) || new.iter().any(|k| k == key);
     for (d, word) in &t.domains {
         let key = format!("domain:{}", d.id);
@@ -111,6 +105,59 @@ in one plain sentence so it can be staged for the user's confirmation.",
     Ok(reply(&format, &sections, budget))
 }
 
+/// The user's confirmed lessons for this prompt: sure matches to follow,
+/// weaker ones to judge.
+fn lessons_body(found: &[Matched]) -> String {
+    let mut body = String::new();
+    for (strength, head) in [
+        (
+            Strength::Applies,
+            "These confirmed lessons apply to this request. Follow them:",
+        ),
+        (
+            Strength::MayApply,
+            "These confirmed lessons may apply to this request. Follow each one that does:",
+        ),
+    ] {
+        let mut of_kind = found.iter().filter(|l| l.strength == strength).peekable();
+        if of_kind.peek().is_none() {
+            continue;
+        }
+        body.push_str(head);
+        body.push('\n');
+        for l in of_kind {
+            body.push_str(&format!("- [{}] {} ({})\n", l.id, l.text, l.file));
+        }
+    }
+    body
+}
+
+/// Bytes of a prompt that lesson and trigger matching read.
+const ANALYSED_BYTES: usize = 16 * 1024;
+
+/// The part of a prompt that says what is asked: all of it, or for a long
+/// one (a pasted log, a file) its start and its end, where a request is
+/// written. Matching a 6 MB prompt whole took 6 s; this keeps it bounded.
+fn request_part(prompt: &str) -> std::borrow::Cow<'_, str> {
+    if prompt.len() <= ANALYSED_BYTES {
+        return std::borrow::Cow::Borrowed(prompt);
+    }
+    let half = ANALYSED_BYTES / 2;
+    let mut head_end = half;
+    while !prompt.is_char_boundary(head_end) {
+        head_end -= 1;
+    }
+    let mut tail_start = prompt.len() - half;
+    while !prompt.is_char_boundary(tail_start) {
+        tail_start += 1;
+    }
+    std::borrow::Cow::Owned(format!(
+        "{}\n{}",
+        &prompt[..head_end],
+        &prompt[tail_start..]
+    ))
+}
+
 /// Length for the "trivial prompt" test, a CJK character counting as three:
 /// "好的" (ok) is trivial, "帮我写一份需求文档" (write me a PRD) is not.
 fn weighted_len(prompt: &str) -> usize {
@@ -123,4 +170,29 @@ fn weighted_len(prompt: &str) -> usize {
 fn reply(format: &str, sections: &[Section], budget: usize) -> Option<Value> {
     let text = budget::pack(format, sections, budget);
     (!text.trim().is_empty()).then(|| hook_io::additional_context("UserPromptSubmit", &text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_prompt_is_read_at_its_start_and_its_end() {
+        let short = "fix the migration";
+        assert_eq!(request_part(short), short);
+        let long = format!(
+            "deploy this é{}and roll it back",
+            "log line ".repeat(10_000)
+        );
+        let part = request_part(&long);
+        assert!(part.len() <= ANALYSED_BYTES + 1);
+        assert!(part.starts_with("deploy this é"));
+        assert!(part.ends_with("and roll it back"));
+        let cjk = "部署".repeat(20_000);
+        assert!(
+            request_part(&cjk)
+                .chars()
+                .all(|c| c == '部' || c == '署' || c == '\n')
+        );
+    }
 }

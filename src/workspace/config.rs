@@ -54,8 +54,14 @@ pub const KEYS: &[KeyDoc] = &[
     KeyDoc {
         table: "hooks",
         key: "lesson_score_floor",
-        default: "4.0",
-        doc: "Lowest match score of a lesson injected with a prompt (each shared term adds its weight, about 2.5 for a term only one lesson has; cue phrases found whole add more). Lower finds more, higher injects less.",
+        default: "5.0",
+        doc: "Lowest match score of a lesson injected with a prompt as a rule that applies. Each word the prompt shares with a lesson or its cues adds up to about 4 (less for everyday words and for words many lessons share), and a cue found whole adds half its weight again. Lower finds more, higher injects less.",
+    },
+    KeyDoc {
+        table: "hooks",
+        key: "lesson_hint_floor",
+        default: "3.5",
+        doc: "Lowest match score of a lesson injected as one that may apply (the model judges): lessons between this and lesson_score_floor. Set it equal to lesson_score_floor to inject only sure matches.",
     },
     KeyDoc {
         table: "hooks",
@@ -256,6 +262,7 @@ pub struct HooksConfig {
     pub heartbeat_rounds: u32,
     pub lessons_per_prompt: usize,
     pub lesson_score_floor: f64,
+    pub lesson_hint_floor: f64,
     pub trivial_prompt_chars: usize,
 }
 
@@ -291,7 +298,8 @@ impl Default for HooksConfig {
             prompt_budget_chars: 4000,
             heartbeat_rounds: 7,
             lessons_per_prompt: 3,
-            lesson_score_floor: 4.0,
+            lesson_score_floor: 5.0,
+            lesson_hint_floor: 3.5,
             trivial_prompt_chars: 12,
         }
     }
@@ -447,6 +455,7 @@ impl Config {
             "hooks.lesson_score_floor" => {
                 self.hooks.lesson_score_floor = d.hooks.lesson_score_floor
             }
+            "hooks.lesson_hint_floor" => self.hooks.lesson_hint_floor = d.hooks.lesson_hint_floor,
             "search.structured_weight" => {
                 self.search.structured_weight = d.search.structured_weight
             }
@@ -506,13 +515,28 @@ impl Config {
                 );
             }
         }
-        if self.hooks.lesson_score_floor.is_nan() || self.hooks.lesson_score_floor < 0.0 {
-            return bad(
+        for (key, v, example) in [
+            (
                 "hooks.lesson_score_floor",
-                self.hooks.lesson_score_floor.to_string(),
-                "is below 0",
-                "use a score such as 4.0 (lower finds more lessons, higher fewer)",
-            );
+                self.hooks.lesson_score_floor,
+                "5.0",
+            ),
+            (
+                "hooks.lesson_hint_floor",
+                self.hooks.lesson_hint_floor,
+                "3.5",
+            ),
+        ] {
+            if v.is_nan() || v < 0.0 {
+                return bad(
+                    key,
+                    v.to_string(),
+                    "is below 0",
+                    &format!(
+                        "use a score such as {example} (lower finds more lessons, higher fewer)"
+                    ),
+                );
+            }
         }
         if self.search.structured_weight <= 0.0 {
             return bad(
