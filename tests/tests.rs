@@ -16,6 +16,7 @@ mod lessons_cli;
 mod mcp_python_client;
 mod mcp_robustness;
 mod readme;
+mod redaction;
 mod retrieval_quality;
 mod settings_bytes_fuzz;
 mod settings_merge_props;
