@@ -384,3 +384,50 @@ fn the_corpus_reaches_no_output() {
     );
     assert!(found.is_empty(), "found:\n{}", found.join("\n"));
 }
+
+/// Issue 18 case 6: a range that starts inside a private key block (after
+/// its BEGIN line) printed the key; the same path serves memory_get. The
+/// key stays hidden and the line numbers stay true.
+#[test]
+fn a_range_inside_a_private_key_shows_no_key() {
+    use crate::support::TestHome;
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+    let key_lines = [
+        "MIIEowIBAAKCAQEAx7Qm1c2VtbG9yZW1pcHN1bWRvbG9yc2l0YW1ldGNvbnNlY3Rl",
+        "dHVyYWRpcGlzY2luZ2VsaXRzZWRkb2VpdXNtb2R0ZW1wb3JpbmNpZGlkdW50dXRs",
+        "YWJvcmVldGRvbG9yZW1hZ25hYWxpcXVhVXRlbmltYWRtaW5pbXZlbmlhbXF1aXNu",
+    ];
+    let text = format!(
+        "# Deploy\nThe deploy key:\n-----BEGIN RSA PRIVATE KEY-----\n{}\n-----END RSA PRIVATE KEY-----\nafter the key\n",
+        key_lines.join("\n")
+    );
+    std::fs::write(home.workspace().join("product/deploy.md"), text).unwrap();
+    let out = home.ok(&["get", "product/deploy.md", "--from", "4", "--lines", "4"]);
+    let shown = crate::support::stdout(&out);
+    for l in key_lines {
+        assert!(!shown.contains(&l[..16]), "{shown}");
+    }
+    assert!(
+        shown.contains("    4│") && shown.contains("    7│"),
+        "{shown}"
+    );
+    assert!(!shown.contains("after the key"), "{shown}");
+    let out = home.ok(&["get", "product/deploy.md", "--from", "8"]);
+    assert!(
+        crate::support::stdout(&out).starts_with("    8│ after the key"),
+        "{}",
+        crate::support::stdout(&out)
+    );
+    let mut server = crate::mcp_robustness::Server::start(&home);
+    server.handshake();
+    server.send(&serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "memory_get", "arguments": {"path": "product/deploy.md", "from": 5, "lines": 2}}}));
+    let answer = server
+        .answer(&serde_json::json!(7), std::time::Duration::from_secs(10))
+        .unwrap()
+        .to_string();
+    for l in key_lines {
+        assert!(!answer.contains(&l[..16]), "{answer}");
+    }
+}
