@@ -164,10 +164,12 @@ fn ask(
     let codex = if args.no_codex || !codex_on_path {
         false
     } else {
+        // The question defaults to the last answer; unattended (--yes), a
+        // codex on PATH is registered unless --no-codex says otherwise.
         let before = previous.record.as_ref().map(|r| r.codex_config.is_some());
         asker.confirm(
             "`codex` is on PATH. Register the memory tools with Codex too?",
-            before.unwrap_or(true),
+            !asker.interactive || before.unwrap_or(true),
         )?
     };
     Ok(InitOptions {
