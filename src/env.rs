@@ -113,6 +113,24 @@ impl HostEnv {
         }
     }
 
+    /// The user's name, for the setup's default: `git config user.name`,
+    /// else the account's full name (the passwd entry's GECOS field), else
+    /// `$USER`. None when none of them says.
+    pub fn person_name(&self) -> Option<String> {
+        let git = std::process::Command::new("git")
+            .args(["config", "--get", "user.name"])
+            .env("HOME", &self.home)
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+        git.filter(|n| !n.is_empty())
+            .or_else(account_full_name)
+            .or_else(|| std::env::var("USER").ok().filter(|u| !u.is_empty()))
+    }
+
     /// Shows `path` with the home directory written as `~`, for messages.
     pub fn display(&self, path: &Path) -> String {
         match path.strip_prefix(&self.home) {
@@ -120,6 +138,22 @@ impl HostEnv {
             Ok(rest) => format!("~/{}", rest.display()),
             Err(_) => path.display().to_string(),
         }
+    }
+}
+
+/// The full name in this account's passwd entry (GECOS, up to the first
+/// comma), if it holds one.
+fn account_full_name() -> Option<String> {
+    // SAFETY: getpwuid returns a pointer into static storage or null; the
+    // fields are read at once, before any other passwd call.
+    unsafe {
+        let pw = libc::getpwuid(libc::getuid());
+        if pw.is_null() || (*pw).pw_gecos.is_null() {
+            return None;
+        }
+        let gecos = std::ffi::CStr::from_ptr((*pw).pw_gecos).to_string_lossy();
+        let name = gecos.split(',').next().unwrap_or("").trim().to_string();
+        (!name.is_empty()).then_some(name)
     }
 }
 

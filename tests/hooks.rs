@@ -748,3 +748,40 @@ fn the_bad_input_set_fails_open_in_bounded_time() {
     // nothing escaped the state folder
     assert!(!s.home.path("etc").exists());
 }
+
+/// A transcript the hooks cannot read (a folder, a FIFO) costs the
+/// session's learnings and summary: each hook that reads it says so in the
+/// hook log, naming the path (issue 12: such failures left no log line). A
+/// transcript not written yet is normal and logs nothing.
+#[test]
+fn an_unreadable_transcript_is_logged_by_each_hook_that_reads_it() {
+    let s = setup();
+    let folder = s.home.path("odd/folder.jsonl");
+    std::fs::create_dir_all(&folder).unwrap();
+    let fifo = s.home.path("odd/fifo.jsonl");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo with a valid C string.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let log = s.ws().join(".pms/logs/hooks.log");
+    for event in ["stop", "pre-compact", "session-end"] {
+        for path in [&folder, &fifo] {
+            let t = Instant::now();
+            s.hook(event, json!({"transcript_path": path}));
+            assert!(t.elapsed() < Duration::from_secs(5), "{event} {path:?}");
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            let line = text.lines().last().unwrap_or_default();
+            assert!(
+                line.contains(event)
+                    && line.contains(path.to_str().unwrap())
+                    && line.contains("cannot be read"),
+                "{event} {path:?}: {text}"
+            );
+        }
+    }
+    let before = std::fs::read_to_string(&log).unwrap();
+    s.hook(
+        "session-end",
+        json!({"transcript_path": s.home.path("not-yet.jsonl")}),
+    );
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), before);
+}

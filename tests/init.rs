@@ -501,3 +501,38 @@ fn linked_dangling_and_read_only_settings_files() {
         "refused before any change, the workspace included"
     );
 }
+
+/// Issue 14's defaults, as `pms init --yes` takes them: the name from
+/// `git config user.name` (not "Me"), the domains from the role (a product
+/// manager does not get engineering), and the first language as the default
+/// with the others also fine (not "Write in English, Deutsch.").
+#[test]
+fn defaults_come_from_git_the_role_and_a_default_language() {
+    let home = TestHome::new();
+    std::fs::write(home.path(".gitconfig"), "[user]\n\tname = Grace Hopper\n").unwrap();
+    let ws = home.workspace();
+    home.ok(&[
+        "init",
+        "--yes",
+        "--no-index",
+        "--role",
+        "Product manager",
+        "--languages",
+        "English,Deutsch",
+        "--dir",
+        ws.to_str().unwrap(),
+    ]);
+    let profile = std::fs::read_to_string(ws.join("_me/profile.md")).unwrap();
+    assert!(profile.contains("- Name: Grace Hopper"), "{profile}");
+    assert!(ws.join("product/CLAUDE.md").is_file());
+    assert!(!ws.join("engineering").exists());
+    let format = std::fs::read_to_string(ws.join("_me/response-format.md")).unwrap();
+    assert!(
+        format.contains("Write in English (also fine: Deutsch)."),
+        "{format}"
+    );
+    // run again with no answers at all: everything is kept
+    let before = crate::support::snapshot(&ws);
+    home.ok(&["init", "--yes", "--no-index"]);
+    assert_eq!(crate::support::snapshot(&ws), before);
+}

@@ -306,7 +306,7 @@ fn hostile_requests_are_all_answered_and_leak_nothing() {
     }
 }
 
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+pub fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let p = e.path();

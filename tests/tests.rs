@@ -17,6 +17,7 @@ mod lessons_quality;
 mod mcp_python_client;
 mod mcp_robustness;
 mod readme;
+mod redaction;
 mod retrieval_quality;
 mod settings_bytes_fuzz;
 mod settings_merge_props;

@@ -55,8 +55,10 @@ fn typing_answers_into_the_wizard_builds_the_workspace() {
     key(&mut p, DOWN);
     key(&mut p, " ");
     key(&mut p, "\r");
-    p.exp_string("Language(s) for answers").unwrap();
-    p.send_line("English, 中文").unwrap();
+    p.exp_string("Language for answers").unwrap();
+    p.send_line("English").unwrap();
+    p.exp_string("Other languages that are fine too").unwrap();
+    p.send_line("中文").unwrap();
     p.exp_string("The tone of your writing").unwrap();
     key(&mut p, DOWN);
     key(&mut p, "\r");
@@ -79,7 +81,10 @@ fn typing_answers_into_the_wizard_builds_the_workspace() {
     let profile = std::fs::read_to_string(ws.join("_me/profile.md")).unwrap();
     assert!(profile.contains("- Name: Grace Hopper"), "{profile}");
     assert!(profile.contains("- Role: Rear admiral"), "{profile}");
-    assert!(profile.contains("- Answers in: English, 中文"), "{profile}");
+    assert!(
+        profile.contains("- Answers in: English (also fine: 中文)"),
+        "{profile}"
+    );
     let style = std::fs::read_to_string(ws.join("_me/writing-style.md")).unwrap();
     assert!(style.contains("Warm and conversational"), "{style}");
     assert!(
@@ -107,7 +112,8 @@ fn declining_the_summary_changes_nothing() {
         ("Your name", ""),
         ("Your role", ""),
         ("What do you mostly do?", ""),
-        ("Language(s) for answers", ""),
+        ("Language for answers", ""),
+        ("Other languages that are fine too", ""),
         ("The tone of your writing", ""),
     ] {
         p.exp_string(prompt).unwrap();
@@ -274,4 +280,139 @@ fn declining_the_doctor_repairs_changes_nothing() {
     p.exp_string("Nothing changed").unwrap();
     p.exp_eof().unwrap();
     assert!(!ws.join("_me/preferences.md").exists());
+}
+
+/// `pms init` in a pty of `cols` columns (and enough rows that nothing
+/// scrolls away).
+fn wizard_sized(home: &TestHome, cols: u16) -> rexpect::session::PtySession {
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c")
+        .arg(format!("stty cols {cols} rows 300; exec \"$0\" init"))
+        .arg(crate::support::PMS)
+        .env_clear()
+        .env("HOME", home.home())
+        .env("PATH", home.path_var())
+        .env("LANG", "C.UTF-8")
+        .env("TERM", "xterm-256color")
+        .env("PMS_NO_BACKGROUND", "1")
+        .current_dir(home.home());
+    spawn_command(cmd, Some(Duration::from_secs(20).as_millis() as u64))
+        .expect("pms init starts in a pty")
+}
+
+/// Issue 14: a second `pms init` starts from what is installed (the
+/// answers, the scope), so pressing Enter at every question changes
+/// nothing: not the CLAUDE.md block (it became "Me's profile"), not the
+/// domains (an unchosen one was added). At 80 columns the screen it leaves
+/// is clean: no wrapped option redrawn over itself, no description echoed
+/// back, no stale prompt.
+#[test]
+fn rerunning_the_wizard_with_enter_everywhere_changes_nothing_and_fits_80_columns() {
+    let home = TestHome::new();
+    let ws = home.workspace();
+    home.ok(&[
+        "init",
+        "--yes",
+        "--no-index",
+        "--name",
+        "Grace Hopper",
+        "--role",
+        "Rear admiral",
+        "--domains",
+        "competitors,writing",
+        "--languages",
+        "English,Deutsch",
+        "--tone",
+        "Warm and conversational",
+        "--scope",
+        "workspace",
+        "--dir",
+        ws.to_str().unwrap(),
+    ]);
+    // derived data (the index) may be refreshed; everything else must stay
+    let derived = |p: &String| {
+        [".pms/index.", ".pms/lessons.idx", ".pms/logs"]
+            .iter()
+            .any(|d| p.contains(d))
+    };
+    let mut before = crate::support::snapshot(home.home());
+    before.retain(|p, _| !derived(p));
+
+    let mut p = wizard_sized(&home, 80);
+    let mut raw = String::new();
+    for prompt in [
+        "Your name",
+        "Your role",
+        "What do you mostly do?",
+        "Language for answers",
+        "Other languages that are fine too",
+        "The tone of your writing",
+        "Where should the workspace live?",
+        "Load the memory in",
+        "Apply these changes?",
+        "Build the search index",
+    ] {
+        raw.push_str(&p.exp_string(prompt).unwrap());
+        raw.push_str(prompt);
+        key(&mut p, "\r");
+    }
+    raw.push_str(&p.exp_eof().unwrap());
+
+    let mut after = crate::support::snapshot(home.home());
+    after.retain(|p, _| !derived(p));
+    let changed: Vec<&String> = after
+        .keys()
+        .chain(before.keys())
+        .filter(|k| before.get(*k) != after.get(*k))
+        .collect();
+    assert!(
+        changed.is_empty(),
+        "changed by an all-Enter re-run: {changed:?}"
+    );
+
+    let n = |v: u16| std::num::NonZeroU16::new(v).unwrap();
+    let mut screen = vt100::Parser::new(n(300), n(80), 0);
+    // rexpect hands back each byte as one char: undo that for the emulator
+    let bytes: Vec<u8> = raw.chars().map(|c| c as u32 as u8).collect();
+    screen.process(&bytes);
+    let text = screen.screen().contents();
+    for answer in [
+        "✔ Your name · Grace Hopper",
+        "✔ Your role · Rear admiral",
+        "✔ Domains · competitors, writing",
+        "✔ Language for answers · English",
+        "· Deutsch",
+        "✔ The tone of your writing · Warm and conversational",
+        "only sessions started inside the workspace",
+    ] {
+        assert!(text.contains(answer), "missing {answer:?}:\n{text}");
+    }
+    for stale in [
+        "space to toggle",
+        "Competitive analysis",
+        "Software engineering",
+    ] {
+        assert!(!text.contains(stale), "{stale:?} left on screen:\n{text}");
+    }
+    assert!(
+        !text.lines().any(|l| l.starts_with("? ")),
+        "a prompt left unanswered on screen:\n{text}"
+    );
+}
+
+/// Issue 14: a settings.json init cannot use stops the wizard before the
+/// first question, not after seven.
+#[test]
+fn a_broken_settings_file_stops_the_wizard_before_the_first_question() {
+    let home = TestHome::new();
+    std::fs::create_dir_all(home.path(".claude")).unwrap();
+    std::fs::write(home.settings(), "{\"model\": \"opus\",,}").unwrap();
+    let mut p = wizard_sized(&home, 80);
+    let said = p.exp_eof().unwrap();
+    assert!(said.contains("settings.json"), "{said}");
+    assert!(!said.contains("Your name"), "{said}");
+    assert_eq!(
+        std::fs::read_to_string(home.settings()).unwrap(),
+        "{\"model\": \"opus\",,}"
+    );
 }

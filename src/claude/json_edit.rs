@@ -61,7 +61,9 @@ struct Editor<'t> {
     edits: Vec<Edit>,
 }
 
-fn same(a: &Value, b: &Value) -> bool {
+/// Equal values with their keys in the same order (`Value`'s `==` ignores
+/// order; the edits and the "is anything changed" test must not).
+pub fn same(a: &Value, b: &Value) -> bool {
     a == b && same_order(a, b)
 }
 

@@ -147,7 +147,7 @@ impl JsonFile {
         // Compare documents, not bytes: a file whose content is unchanged is
         // left exactly as the user formatted it.
         match serde_json::from_str::<Value>(&self.original) {
-            Ok(orig) => orig != self.doc || !values_same_order(&orig, &self.doc),
+            Ok(orig) => !super::json_edit::same(&orig, &self.doc),
             Err(_) => true,
         }
     }
@@ -185,23 +185,6 @@ pub fn render_value(doc: &Value, indent: &str, trailing_newline: bool) -> String
         s.push('\n');
     }
     s
-}
-
-/// `Value`'s equality ignores key order; the settings merge promises to keep
-/// it, so saving must notice a reorder too.
-fn values_same_order(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y.iter())
-                    .all(|((ka, va), (kb, vb))| ka == kb && values_same_order(va, vb))
-        }
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| values_same_order(p, q))
-        }
-        _ => true,
-    }
 }
 
 fn detect_indent(text: &str) -> String {

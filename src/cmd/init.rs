@@ -20,7 +20,6 @@ use crate::wiring::{self, Scope};
 use crate::workspace::domains::{self, DomainSpec};
 use crate::workspace::scaffold::Answers;
 
-const DEFAULT_DOMAINS: [&str; 3] = ["engineering", "research", "writing"];
 const DEFAULT_ROLE: &str = "Engineer";
 const DEFAULT_LANGUAGE: &str = "English";
 const TONES: [&str; 4] = [
@@ -55,7 +54,11 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
             "pms setup: a few questions, then a summary of every change before anything is written.\n"
         );
     }
-    let opts = ask(args, &asker, &env, &catalog)?;
+    // A settings.json init cannot change stops it before the first question,
+    // not after seven (the plan checks again, for the scope chosen).
+    check_settings(&env)?;
+    let previous = Previous::find(args, &env);
+    let opts = ask(args, &asker, &env, &catalog, &previous)?;
     let scope = opts.scope;
     let today = chrono::Local::now().format("%Y-%m-%d").to_string();
     let plan = install::plan(env.clone(), opts, &today)?;
@@ -76,45 +79,97 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Every answer, from its flag, the question, or its default.
+/// What an earlier `pms init` left: a re-run starts from these answers, so
+/// pressing Enter through it changes nothing.
+#[derive(Default)]
+struct Previous {
+    workspace: Option<PathBuf>,
+    answers: Option<Answers>,
+    record: Option<wiring::InstallRecord>,
+}
+
+impl Previous {
+    fn find(args: &InitArgs, env: &HostEnv) -> Previous {
+        let ws = match &args.dir {
+            Some(d) => absolute(env, &d.to_string_lossy())
+                .ok()
+                .map(crate::workspace::Workspace::new),
+            None => crate::workspace::Workspace::locate(None, env).ok(),
+        };
+        let Some(ws) = ws.filter(|w| w.me_file("profile.md").is_file()) else {
+            return Previous::default();
+        };
+        Previous {
+            answers: Answers::installed(&ws),
+            record: wiring::InstallRecord::load(&ws),
+            workspace: Some(ws.root),
+        }
+    }
+}
+
+/// The user's settings.json and ~/.claude.json parse and have the shape init
+/// needs.
+fn check_settings(env: &HostEnv) -> Result<()> {
+    use crate::claude::{json_file::JsonFile, mcp_registration, settings};
+    let path = env.user_settings();
+    let file = JsonFile::load(&path)?;
+    settings::check_shape(&file.doc, &path)?;
+    mcp_registration::check(&env.claude_json)?;
+    Ok(())
+}
+
+/// Every answer, from its flag, the question, or its default (what an
+/// earlier setup answered, else a guess from the machine).
 fn ask(
     args: &InitArgs,
     asker: &Asker,
     env: &HostEnv,
     catalog: &[DomainSpec],
+    previous: &Previous,
 ) -> Result<InitOptions> {
-    let default_name = std::env::var("USER")
-        .ok()
-        .filter(|u| !u.is_empty())
+    let before = previous.answers.as_ref();
+    let default_name = before
+        .map(|a| a.name.clone())
+        .or_else(|| env.person_name())
         .unwrap_or_else(|| "Me".into());
     let name = asker.text("Your name", args.name.clone(), &default_name)?;
-    let role = asker.text("Your role", args.role.clone(), DEFAULT_ROLE)?;
-    let domains = pick_domains(asker, args.domains.clone(), catalog)?;
-    let languages = asker
-        .text(
-            "Language(s) for answers, comma-separated",
-            args.languages.as_ref().map(|l| l.join(", ")),
-            DEFAULT_LANGUAGE,
-        )?
-        .split(',')
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .collect::<Vec<_>>();
-    let tone = pick_tone(asker, args.tone.clone())?;
+    let default_role = before
+        .map(|a| a.role.clone())
+        .filter(|r| !r.is_empty())
+        .unwrap_or_else(|| DEFAULT_ROLE.into());
+    let role = asker.text("Your role", args.role.clone(), &default_role)?;
+    let preselected: Vec<String> = match before {
+        Some(a) => a.domains.clone(),
+        None => domains::suggested_for(&role)
+            .into_iter()
+            .map(str::to_string)
+            .collect(),
+    };
+    let domains = pick_domains(asker, args.domains.clone(), catalog, &preselected)?;
+    let languages = pick_languages(asker, args.languages.clone(), before)?;
+    let tone = pick_tone(asker, args.tone.clone(), before.map(|a| a.tone.as_str()))?;
+    let default_dir = previous
+        .workspace
+        .as_ref()
+        .map(|w| env.display(w))
+        .unwrap_or_else(|| "~/pms".into());
     let dir_raw = asker.text(
         "Where should the workspace live?",
         args.dir.as_ref().map(|d| d.to_string_lossy().into_owned()),
-        "~/pms",
+        &default_dir,
     )?;
     let workspace = absolute(env, &dir_raw)?;
-    let scope = pick_scope(asker, args.scope)?;
+    let scope = pick_scope(asker, args.scope, previous.record.as_ref().map(|r| r.scope))?;
     let codex_on_path = wiring::codex_cli().is_some();
     let codex = if args.no_codex || !codex_on_path {
         false
     } else {
+        // The question defaults to the last answer; unattended (--yes), a
+        // codex on PATH is registered unless --no-codex says otherwise.
+        let before = previous.record.as_ref().map(|r| r.codex_config.is_some());
         asker.confirm(
             "`codex` is on PATH. Register the memory tools with Codex too?",
-            true,
+            !asker.interactive || before.unwrap_or(true),
         )?
     };
     Ok(InitOptions {
@@ -122,11 +177,7 @@ fn ask(
             name,
             role,
             domains,
-            languages: if languages.is_empty() {
-                vec![DEFAULT_LANGUAGE.into()]
-            } else {
-                languages
-            },
+            languages,
             tone,
         },
         workspace,
@@ -134,6 +185,48 @@ fn ask(
         codex,
         binary: env::current_binary().context("finding the pms binary's own path")?,
     })
+}
+
+/// The default language for answers, then the others that are also fine:
+/// "English, Deutsch" as one answer became "Write in English, Deutsch."
+fn pick_languages(
+    asker: &Asker,
+    flag: Option<Vec<String>>,
+    before: Option<&Answers>,
+) -> Result<Vec<String>> {
+    if let Some(list) = flag {
+        let list: Vec<String> = list
+            .iter()
+            .map(|l| l.trim().to_string())
+            .filter(|l| !l.is_empty())
+            .collect();
+        return Ok(if list.is_empty() {
+            vec![DEFAULT_LANGUAGE.into()]
+        } else {
+            list
+        });
+    }
+    let known = before.map(|a| a.languages.clone()).unwrap_or_default();
+    let first = known
+        .first()
+        .cloned()
+        .unwrap_or_else(|| DEFAULT_LANGUAGE.into());
+    let main = asker.text("Language for answers", None, &first)?;
+    let others = asker.text_optional(
+        "Other languages that are fine too (comma-separated, or empty)",
+        &known.get(1..).unwrap_or_default().join(", "),
+    )?;
+    let mut out = vec![if main.is_empty() {
+        DEFAULT_LANGUAGE.to_string()
+    } else {
+        main
+    }];
+    for l in others.split(',').map(str::trim).filter(|l| !l.is_empty()) {
+        if !out.iter().any(|o| o.eq_ignore_ascii_case(l)) {
+            out.push(l.to_string());
+        }
+    }
+    Ok(out)
 }
 
 fn show_plan(plan: &install::InstallPlan) {
@@ -280,6 +373,20 @@ impl Asker<'_> {
         Ok(v.trim().to_string())
     }
 
+    /// A question whose answer may be empty (Enter on an empty default).
+    fn text_optional(&self, prompt: &str, default: &str) -> Result<String> {
+        if !self.interactive {
+            return Ok(default.to_string());
+        }
+        let v: String = Input::with_theme(self.theme)
+            .with_prompt(prompt)
+            .default(default.to_string())
+            .show_default(!default.is_empty())
+            .allow_empty(true)
+            .interact_text()?;
+        Ok(v.trim().to_string())
+    }
+
     fn confirm(&self, prompt: &str, default: bool) -> Result<bool> {
         if !self.interactive {
             return Ok(default);
@@ -295,6 +402,7 @@ fn pick_domains(
     asker: &Asker,
     flag: Option<Vec<String>>,
     catalog: &[DomainSpec],
+    preselected: &[String],
 ) -> Result<Vec<String>> {
     if let Some(list) = flag {
         let ids: Vec<String> = list
@@ -314,54 +422,100 @@ fn pick_domains(
         return Ok(ids);
     }
     if !asker.interactive {
-        return Ok(DEFAULT_DOMAINS.iter().map(|s| s.to_string()).collect());
+        return Ok(preselected.to_vec());
     }
+    // One line per option, cut to the terminal: an option that wraps makes
+    // the list redraw over itself (at 80 columns every one did, and left
+    // seven garbled lines behind).
+    let width = console::Term::stderr().size().1 as usize;
     let items: Vec<String> = catalog
         .iter()
-        .map(|d| format!("{} — {}", d.title, d.description))
+        .map(|d| {
+            fit(
+                &format!("{} — {}", d.title, d.description),
+                width.saturating_sub(6),
+            )
+        })
         .collect();
     let defaults: Vec<bool> = catalog
         .iter()
-        .map(|d| DEFAULT_DOMAINS.contains(&d.id.as_str()))
+        .map(|d| preselected.contains(&d.id))
         .collect();
+    let prompt = "What do you mostly do? (space to toggle, enter to confirm)";
     let picked = MultiSelect::with_theme(asker.theme)
-        .with_prompt("What do you mostly do? (space to toggle, enter to confirm)")
+        .with_prompt(fit(prompt, width.saturating_sub(4)))
         .items(&items)
         .defaults(&defaults)
+        .report(false)
         .interact()?;
-    Ok(picked.into_iter().map(|i| catalog[i].id.clone()).collect())
+    let ids: Vec<String> = picked.into_iter().map(|i| catalog[i].id.clone()).collect();
+    // The answer in a few words, not every description again.
+    eprintln!(
+        "{}",
+        fit(
+            &format!(
+                "✔ Domains · {}",
+                if ids.is_empty() {
+                    "none".to_string()
+                } else {
+                    ids.join(", ")
+                }
+            ),
+            width.saturating_sub(1)
+        )
+    );
+    Ok(ids)
 }
 
-fn pick_tone(asker: &Asker, flag: Option<String>) -> Result<String> {
+/// `text` cut to `width` characters (with an ellipsis), so it stays on one
+/// terminal line.
+fn fit(text: &str, width: usize) -> String {
+    if width < 8 || text.chars().count() <= width {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(width - 1).collect();
+    format!("{}…", cut.trim_end())
+}
+
+fn pick_tone(asker: &Asker, flag: Option<String>, before: Option<&str>) -> Result<String> {
     if let Some(t) = flag {
         return Ok(t);
     }
+    let before = before.filter(|t| !t.is_empty());
     if !asker.interactive {
-        return Ok(TONES[0].into());
+        return Ok(before.unwrap_or(TONES[0]).to_string());
     }
     let mut items: Vec<&str> = TONES.to_vec();
+    if let Some(t) = before.filter(|t| !TONES.contains(t)) {
+        items.push(t); // the user's own words from last time
+    }
+    let own = items.len();
     items.push("Something else (type it)");
+    let default = before
+        .and_then(|t| items.iter().position(|i| *i == t))
+        .unwrap_or(0);
     let i = Select::with_theme(asker.theme)
         .with_prompt("The tone of your writing")
         .items(&items)
-        .default(0)
+        .default(default)
         .interact()?;
-    if i < TONES.len() {
-        Ok(TONES[i].into())
+    if i < own {
+        Ok(items[i].into())
     } else {
         asker.text("Describe your tone", None, TONES[0])
     }
 }
 
-fn pick_scope(asker: &Asker, flag: Option<ScopeArg>) -> Result<Scope> {
+fn pick_scope(asker: &Asker, flag: Option<ScopeArg>, before: Option<Scope>) -> Result<Scope> {
     if let Some(s) = flag {
         return Ok(match s {
             ScopeArg::User => Scope::User,
             ScopeArg::Workspace => Scope::Workspace,
         });
     }
+    let before = before.unwrap_or(Scope::User);
     if !asker.interactive {
-        return Ok(Scope::User);
+        return Ok(before);
     }
     let i = Select::with_theme(asker.theme)
         .with_prompt("Load the memory in")
@@ -369,7 +523,7 @@ fn pick_scope(asker: &Asker, flag: Option<ScopeArg>) -> Result<Scope> {
             "every Claude Code session (your user settings)",
             "only sessions started inside the workspace",
         ])
-        .default(0)
+        .default(usize::from(before == Scope::Workspace))
         .interact()?;
     Ok(if i == 0 {
         Scope::User

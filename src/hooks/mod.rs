@@ -119,6 +119,9 @@ fn dispatch(event: &str, workspace: Option<&Path>, raw: &str) -> Result<Option<V
         log(&ctx, event, &format!("{e} (using the defaults for it)"));
     }
     let input = HookInput::from_json(raw);
+    if matches!(event, Event::Stop | Event::PreCompact | Event::SessionEnd) {
+        check_transcript(&ctx, event, &input);
+    }
     match event {
         Event::SessionStart => session_start::run(&ctx, &input),
         Event::UserPrompt => user_prompt::run(&ctx, &input),
@@ -126,6 +129,33 @@ fn dispatch(event: &str, workspace: Option<&Path>, raw: &str) -> Result<Option<V
         Event::PreCompact => pre_compact::run(&ctx, &input),
         Event::SessionEnd => session_end::run(&ctx, &input),
     }
+}
+
+/// The hooks that read the transcript carry on without one they cannot
+/// read (the learnings and summary of that session are lost), so the hook
+/// log says which and why. A missing one is not a problem: Claude Code
+/// writes it only once something was said.
+fn check_transcript(ctx: &Context, event: Event, input: &HookInput) {
+    let Some(path) = input.transcript() else {
+        return;
+    };
+    let problem = match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+        Err(e) => e.to_string(),
+        Ok(m) if !m.is_file() => "not a regular file".to_string(),
+        Ok(_) => match std::fs::File::open(path) {
+            Ok(_) => return,
+            Err(e) => e.to_string(),
+        },
+    };
+    log(
+        ctx,
+        event,
+        &format!(
+            "{}: the session's transcript cannot be read ({problem}), so its learnings and summary are missing. Fix: make it a readable file (Claude Code writes it under ~/.claude/projects)",
+            path.display()
+        ),
+    );
 }
 
 fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {

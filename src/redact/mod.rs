@@ -113,6 +113,12 @@ const RULES: &[Rule] = &[
         group: 0,
     },
     Rule {
+        kind: "stripe-key",
+        keywords: &["whsec_"],
+        pattern: r"(?-u:\b)whsec_[0-9A-Za-z]{24,}",
+        group: 0,
+    },
+    Rule {
         kind: "huggingface-token",
         keywords: &["hf_"],
         pattern: r"(?-u:\b)hf_[A-Za-z0-9]{30,}",
@@ -169,7 +175,83 @@ const RULES: &[Rule] = &[
     Rule {
         kind: "telegram-bot-token",
         keywords: &[":aa"],
-        pattern: r"(?-u:\b)[0-9]{8,10}:AA[0-9A-Za-z_\-]{33}",
+        // no boundary before the digits: in a URL the token follows `bot`
+        // (`https://api.telegram.org/bot<token>/getMe`)
+        pattern: r"[0-9]{8,10}:AA[0-9A-Za-z_\-]{33}",
+        group: 0,
+    },
+    // Rules below follow gitleaks' list (MIT) for services whose tokens
+    // carry a fixed prefix.
+    Rule {
+        kind: "age-secret-key",
+        keywords: &["age-secret-key-1"],
+        pattern: r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",
+        group: 0,
+    },
+    Rule {
+        kind: "vault-token",
+        keywords: &["hvs.", "hvb.", "hvr."],
+        pattern: r"(?-u:\b)hv[sbr]\.[A-Za-z0-9_\-]{24,}",
+        group: 0,
+    },
+    Rule {
+        kind: "dockerhub-token",
+        keywords: &["dckr_pat_", "dckr_oat_"],
+        pattern: r"(?-u:\b)dckr_(?:pat|oat)_[A-Za-z0-9_\-]{27,}",
+        group: 0,
+    },
+    Rule {
+        kind: "databricks-token",
+        keywords: &["dapi"],
+        pattern: r"(?-u:\b)dapi[a-f0-9]{32}(?:-[0-9])?(?-u:\b)",
+        group: 0,
+    },
+    Rule {
+        kind: "newrelic-key",
+        keywords: &["nrak-", "nrjs-", "nrii-"],
+        pattern: r"(?-u:\b)NR(?:AK|JS|II)-[A-Za-z0-9]{19,32}",
+        group: 0,
+    },
+    Rule {
+        kind: "planetscale-token",
+        keywords: &["pscale_"],
+        pattern: r"(?-u:\b)pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_\-.=]{32,64}",
+        group: 0,
+    },
+    Rule {
+        kind: "grafana-token",
+        keywords: &["glsa_", "glc_"],
+        pattern: r"(?-u:\b)(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2})",
+        group: 0,
+    },
+    Rule {
+        kind: "sendinblue-key",
+        keywords: &["xkeysib-"],
+        pattern: r"(?-u:\b)xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}",
+        group: 0,
+    },
+    Rule {
+        kind: "square-token",
+        keywords: &["sq0csp-", "sq0atp-", "eaaa"],
+        pattern: r"(?-u:\b)(?:sq0csp-[0-9A-Za-z_\-]{43}|sq0atp-[0-9A-Za-z_\-]{22}|EAAA[0-9A-Za-z_\-]{60})",
+        group: 0,
+    },
+    Rule {
+        kind: "supabase-token",
+        keywords: &["sbp_"],
+        pattern: r"(?-u:\b)sbp_[a-f0-9]{40}",
+        group: 0,
+    },
+    Rule {
+        kind: "postman-key",
+        keywords: &["pmak-"],
+        pattern: r"(?-u:\b)PMAK-[a-f0-9]{24}-[a-f0-9]{34}",
+        group: 0,
+    },
+    Rule {
+        kind: "atlassian-token",
+        keywords: &["atatt3"],
+        pattern: r"(?-u:\b)ATATT3[A-Za-z0-9_\-=]{186}",
         group: 0,
     },
     Rule {
@@ -295,6 +377,9 @@ pub fn redact(text: &str) -> Cow<'_, str> {
             .replace_all(&out, |caps: &regex::Captures| {
                 let whole = caps.get(0).expect("group 0 exists");
                 match caps.get(rule.group) {
+                    Some(secret) if rule.group > 0 && names_a_variable(secret.as_str()) => {
+                        whole.as_str().to_string()
+                    }
                     Some(secret) if rule.group > 0 => {
                         let start = secret.start() - whole.start();
                         let end = secret.end() - whole.start();
@@ -308,6 +393,18 @@ pub fn redact(text: &str) -> Cow<'_, str> {
         out = Cow::Owned(replaced);
     }
     out
+}
+
+/// A value that names an environment variable (`api_key_env =
+/// "OPENAI_API_KEY"`, `token: GITHUB_TOKEN`): upper case, digits and at least
+/// one underscore. It says where a secret is, not what it is; redacting it
+/// hid pms's own `embeddings.api_key_env` setting in notes and answers.
+fn names_a_variable(value: &str) -> bool {
+    value.starts_with(|c: char| c.is_ascii_uppercase())
+        && value.contains('_')
+        && value
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
 /// Redaction one line at a time, for readers that show a range of a file:

@@ -69,6 +69,29 @@ impl DomainSpec {
     }
 }
 
+/// The domains the setup preselects for `role` (the user ticks or unticks
+/// from there): a product manager gets product, competitors and writing,
+/// not engineering. Unknown roles get engineering, research and writing.
+pub fn suggested_for(role: &str) -> Vec<&'static str> {
+    let r = format!(" {} ", role.to_lowercase());
+    let has = |words: &[&str]| words.iter().any(|w| r.contains(w));
+    if has(&["product", " pm ", "product owner"]) {
+        vec!["product", "competitors", "writing"]
+    } else if has(&["market", "brand", "content", "seo"]) {
+        vec!["marketing", "growth", "writing"]
+    } else if has(&["growth", "sales", "founder", "ceo", "business"]) {
+        vec!["growth", "product", "competitors"]
+    } else if has(&["operation", " ops ", "program manager", "project manager"]) {
+        vec!["operations", "writing"]
+    } else if has(&["research", "scientist", "analyst", "phd", "student"]) {
+        vec!["research", "writing"]
+    } else if has(&["writer", "editor", "journalist", "author"]) {
+        vec!["writing", "research"]
+    } else {
+        vec!["engineering", "research", "writing"]
+    }
+}
+
 /// The domains shipped in the binary, in id order.
 pub fn catalog() -> Vec<DomainSpec> {
     templates::domain_ids()
@@ -138,6 +161,25 @@ mod tests {
                 d.id
             );
         }
+    }
+
+    #[test]
+    fn the_role_picks_the_preselected_domains() {
+        let ids = templates::domain_ids();
+        for role in [
+            "Product manager",
+            "PM",
+            "Engineer",
+            "Growth marketer",
+            "Researcher",
+            "x",
+        ] {
+            let picked = suggested_for(role);
+            assert!(picked.iter().all(|d| ids.iter().any(|i| i == d)), "{role}");
+        }
+        assert!(suggested_for("Product manager").contains(&"product"));
+        assert!(!suggested_for("Product manager").contains(&"engineering"));
+        assert!(suggested_for("Senior engineer").contains(&"engineering"));
     }
 
     #[test]

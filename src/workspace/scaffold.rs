@@ -24,6 +24,62 @@ pub struct Answers {
     pub tone: String,
 }
 
+impl Answers {
+    /// The answers an installed workspace was set up with, read back from
+    /// what the setup wrote (the profile, the writing style, the domain
+    /// folders), so a second `pms init` starts from them and changes only
+    /// what the user changes. None when the workspace has no profile.
+    pub fn installed(ws: &Workspace) -> Option<Answers> {
+        let name = ws.profile_field("Name")?;
+        let style = std::fs::read_to_string(ws.me_file("writing-style.md")).unwrap_or_default();
+        // the first bullet under the `## Tone` heading
+        let tone = style
+            .lines()
+            .skip_while(|l| !(l.starts_with('#') && l.trim_start_matches('#').trim() == "Tone"))
+            .skip(1)
+            .take_while(|l| !l.starts_with('#'))
+            .find_map(|l| l.trim().strip_prefix("- "))
+            .map(|t| t.trim().to_string())
+            .unwrap_or_default();
+        Some(Answers {
+            name,
+            role: ws.profile_field("Role").unwrap_or_default(),
+            domains: ws.installed_domains(),
+            languages: ws
+                .profile_field("Answers in")
+                .map(|l| parse_languages(&l))
+                .unwrap_or_default(),
+            tone,
+        })
+    }
+}
+
+/// Languages as the files say them: the default first, then the others
+/// that are also fine (`English (also fine: Deutsch, 中文)`). One language
+/// is just its name.
+pub fn languages_phrase(languages: &[String]) -> String {
+    match languages {
+        [] => String::new(),
+        [one] => one.clone(),
+        [first, rest @ ..] => format!("{first} (also fine: {})", rest.join(", ")),
+    }
+}
+
+/// The inverse of [`languages_phrase`]; a comma list (as older versions
+/// wrote) is read with its first language as the default.
+pub fn parse_languages(text: &str) -> Vec<String> {
+    let (first, rest) = match text.split_once("(also fine:") {
+        Some((first, rest)) => (first, rest.trim_end().trim_end_matches(')')),
+        None => (text, ""),
+    };
+    first
+        .split(',')
+        .chain(rest.split(','))
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
 /// Whether a file is the user's to edit or a system file pms may refresh.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileClass {
@@ -96,7 +152,7 @@ pub fn plan(ws: &Workspace, answers: &Answers, today: &str) -> Result<ScaffoldPl
     let vars = Vars {
         name: answers.name.clone(),
         role: answers.role.clone(),
-        languages: answers.languages.join(", "),
+        languages: languages_phrase(&answers.languages),
         tone: answers.tone.clone(),
         date: today.to_string(),
         domains: answers.domains.join(", "),
@@ -274,6 +330,18 @@ pub fn apply(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn languages_read_back_as_written() {
+        let l = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        for langs in [l(&["English"]), l(&["English", "Deutsch", "中文"])] {
+            assert_eq!(parse_languages(&languages_phrase(&langs)), langs);
+        }
+        assert_eq!(
+            parse_languages("English, Deutsch"),
+            l(&["English", "Deutsch"])
+        );
+    }
 
     fn answers() -> Answers {
         Answers {
