@@ -350,6 +350,33 @@ pub fn stem(w: &str) -> String {
     STEMMER.stem(w).into_owned()
 }
 
+/// A question about what something is or means, not a request to do work:
+/// "what does set -euo pipefail mean?", "git rebase 和 merge 有什么区别".
+/// Such a prompt needs no rule about doing the work, nor a domain's rules.
+pub fn asks_what_something_is(prompt: &str) -> bool {
+    static CONCEPT: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?ix)
+            ^\s*(?:\w+\s*[:,]\s*)?
+            (?: what(?:'s|\s+is|\s+are|\s+does|\s+do)\s+(?:the\s+)?(?:difference|meaning|point|purpose)
+              | what(?:'s|\s+is|\s+are)\s+(?:a|an)\s
+              | what\s+does\s
+              | what\s+do\s+(?:\w+\s+)?mean
+              | why\s+(?:does|do|is|are|did)\s
+              | how\s+does\s
+              | explain\s
+              | can\s+you\s+explain
+              | when\s+should\s+i\s+use
+              | is\s+it\s+(?:true|ok|okay|possible)\s )
+            | \bdifference\s+between\b
+            | \bwhat\s+(?:does|do)\s+(?:that|it|this|they)\s+mean
+            | 有什么区别|什么区别|区别是什么|什么意思|是什么|为什么|怎么理解|用英文怎么说",
+        )
+        .expect("the concept-question pattern is valid")
+    });
+    CONCEPT.is_match(prompt)
+}
+
 /// How common a word is in everyday English, from its SCOWL size tier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Commonness {
@@ -413,6 +440,25 @@ mod tests {
             ["我写", "一份", "份需", "需求", "求文", "文档"]
         );
         assert!(tokens("please help me with this").is_empty());
+    }
+
+    #[test]
+    fn questions_about_meaning_are_told_from_requests() {
+        for q in [
+            "what does set -euo pipefail mean?",
+            "Swift: when should I use a struct vs a class?",
+            "git rebase 和 git merge 到底有什么区别？",
+            "explain what a StatefulSet is",
+        ] {
+            assert!(asks_what_something_is(q), "{q}");
+        }
+        for r in [
+            "write a migration that adds a column",
+            "what share of trial users converted last quarter?",
+            "帮我把这些改动提交一下",
+        ] {
+            assert!(!asks_what_something_is(r), "{r}");
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@ mod support;
 
 mod cli_conventions;
 mod crash;
+mod domain_triggers;
 mod e2e_claude;
 mod embeddings;
 mod hooks;

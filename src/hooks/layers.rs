@@ -178,7 +178,7 @@ tools (memory_search, memory_get).\n"
 /// prompt, so the specs are cached as JSON in `.pms/state/domains.json`,
 /// keyed by each file's size and mtime; a changed, added or removed domain
 /// refreshes the cache.
-pub fn domains(ws: &Workspace) -> Vec<DomainSpec> {
+pub fn domains(ws: &Workspace) -> Domains {
     let ids = ws.installed_domains();
     let stamps: Vec<(String, String)> = ids
         .iter()
@@ -194,23 +194,144 @@ pub fn domains(ws: &Workspace) -> Vec<DomainSpec> {
         && let Ok(cache) = serde_json::from_str::<DomainCache>(&text)
         && cache.stamps == stamps
     {
-        return cache.specs;
+        return cache.domains;
     }
     let specs: Vec<DomainSpec> = ids
         .iter()
         .filter_map(|d| DomainSpec::load(&ws.domain_dir(d)).ok())
         .collect();
-    let cache = DomainCache { stamps, specs };
+    let cache = DomainCache {
+        stamps,
+        domains: Domains::new(specs),
+    };
     if let Ok(text) = serde_json::to_string(&cache) {
         let _ = crate::durable::write_atomic_nosync(&cache_path, text.as_bytes());
     }
-    cache.specs
+    cache.domains
 }
 
+/// `.pms/state/domains.json`: the installed domains' specs and trigger
+/// weights, so that a prompt pays for neither the TOML nor the word table.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct DomainCache {
     stamps: Vec<(String, String)>,
-    specs: Vec<DomainSpec>,
+    domains: Domains,
+}
+
+/// Score a domain or workflow needs from the triggers a prompt holds: one
+/// trigger, or two hints.
+const TRIGGER_FLOOR: f64 = 1.0;
+/// Weight of a hint, and of a trigger that is an everyday English word.
+const HINT: f64 = 0.5;
+/// Trigger scores of a prompt that asks what something is or means.
+const CONCEPT_QUESTION: f64 = 0.5;
+
+/// Words and phrases with their weights.
+type Weighted = Vec<(String, f64)>;
+
+/// The installed domains, with the weight of each trigger and hint.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct Domains {
+    pub specs: Vec<DomainSpec>,
+    /// Per spec: its triggers, hints and its workflows' triggers (the
+    /// domain's score), then each workflow's own triggers.
+    weights: Vec<(Weighted, Vec<Weighted>)>,
+}
+
+impl Domains {
+    pub fn new(specs: Vec<DomainSpec>) -> Domains {
+        let weighted = |list: &[String], weight: &dyn Fn(&str) -> f64| -> Weighted {
+            list.iter().map(|t| (t.to_lowercase(), weight(t))).collect()
+        };
+        let weights = specs
+            .iter()
+            .map(|d| {
+                let workflows: Vec<Weighted> = d
+                    .workflows
+                    .iter()
+                    .map(|w| weighted(&w.triggers, &trigger_weight))
+                    .collect();
+                let mut own = weighted(&d.triggers, &trigger_weight);
+                own.extend(weighted(&d.hints, &|_| HINT));
+                own.extend(workflows.iter().flatten().cloned());
+                // One entry per word, with its highest weight.
+                own.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+                own.dedup_by(|a, b| a.0 == b.0);
+                (own, workflows)
+            })
+            .collect();
+        Domains { specs, weights }
+    }
+
+    /// What `prompt` triggers: a domain when the weights of its triggers and
+    /// hints found (its workflows' triggers included) reach
+    /// [`TRIGGER_FLOOR`], a workflow when its own triggers do. A workflow
+    /// implies its domain.
+    pub fn triggered(&self, prompt: &str) -> Triggered<'_> {
+        let lower = prompt.to_lowercase();
+        let damping = if crate::words::asks_what_something_is(prompt) {
+            CONCEPT_QUESTION
+        } else {
+            1.0
+        };
+        let mut t = Triggered::default();
+        for (d, (own, workflows)) in self.specs.iter().zip(&self.weights) {
+            for (wf, weights) in d.workflows.iter().zip(workflows) {
+                if let Some(word) = decide(&lower, weights, damping) {
+                    t.workflows.push((d, wf, word));
+                }
+            }
+            if let Some(word) = decide(&lower, own, damping) {
+                t.domains.push((d, word));
+            } else if let Some((_, _, word)) = t.workflows.iter().find(|(dd, _, _)| dd.id == d.id) {
+                t.domains.push((d, word.clone()));
+            }
+        }
+        t
+    }
+}
+
+/// The strongest word of `weights` found in the prompt, when those found
+/// reach the floor. A word found inside a longer one found ("post" in "blog
+/// post") does not count again.
+fn decide(lower_prompt: &str, weights: &[(String, f64)], damping: f64) -> Option<String> {
+    let found: Vec<&(String, f64)> = weights
+        .iter()
+        .filter(|(w, _)| contains_trigger(lower_prompt, w))
+        .collect();
+    let counted: Vec<&&(String, f64)> = found
+        .iter()
+        .filter(|(w, _)| !found.iter().any(|(o, _)| o != w && o.contains(w.as_str())))
+        .collect();
+    let score: f64 = counted.iter().map(|(_, weight)| weight).sum::<f64>() * damping;
+    (score >= TRIGGER_FLOOR)
+        .then(|| {
+            counted
+                .iter()
+                .max_by(|a, b| a.1.total_cmp(&b.1).then(a.0.len().cmp(&b.0.len())))
+                .map(|(w, _)| w.clone())
+        })
+        .flatten()
+}
+
+/// How much finding `trigger` in a prompt says about its domain: 1 for a
+/// phrase, an acronym ("PRD"), a CJK term, or a word of some specialty;
+/// [`HINT`] for one of the ~4,000 most common English words ("code",
+/// "test", "draft"), which so often mean something else ("the code for the
+/// wifi", "test whether this regex matches").
+pub fn trigger_weight(trigger: &str) -> f64 {
+    let t = trigger.trim();
+    if t.chars().any(crate::index::text::is_cjk)
+        || t.contains(|c: char| c.is_whitespace() || c == '-' || c == '/')
+    {
+        return 1.0;
+    }
+    let acronym = t.chars().count() >= 2
+        && t.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '&');
+    let everyday = crate::words::commonness(&crate::words::stem(&t.to_lowercase()))
+        == Some(crate::words::Commonness::VeryCommon);
+    if everyday && !acronym { HINT } else { 1.0 }
 }
 
 /// Layer 1: a domain's rules and reference index.
@@ -273,24 +394,6 @@ pub struct Triggered<'a> {
     pub workflows: Vec<(&'a DomainSpec, &'a WorkflowSpec, String)>,
 }
 
-pub fn triggered<'a>(prompt: &str, specs: &'a [DomainSpec]) -> Triggered<'a> {
-    let lower = prompt.to_lowercase();
-    let mut t = Triggered::default();
-    for d in specs {
-        for wf in &d.workflows {
-            if let Some(word) = wf.triggers.iter().find(|w| contains_trigger(&lower, w)) {
-                t.workflows.push((d, wf, word.clone()));
-            }
-        }
-        if let Some(word) = d.triggers.iter().find(|w| contains_trigger(&lower, w)) {
-            t.domains.push((d, word.clone()));
-        } else if let Some((_, _, word)) = t.workflows.iter().find(|(dd, _, _)| dd.id == d.id) {
-            t.domains.push((d, word.clone()));
-        }
-    }
-    t
-}
-
 /// Case-insensitive; words of spaced scripts must match whole (so "PR" is
 /// not found in "product"); CJK triggers match anywhere.
 fn contains_trigger(lower_prompt: &str, trigger: &str) -> bool {
@@ -337,21 +440,43 @@ mod tests {
 
     #[test]
     fn a_workflow_trigger_loads_its_domain() {
-        let specs = crate::workspace::domains::catalog();
-        let t = triggered("Can you write a PRD for usage-based pricing?", &specs);
+        let domains = Domains::new(crate::workspace::domains::catalog());
+        let t = domains.triggered("Can you write a PRD for usage-based pricing?");
         assert!(
             t.workflows
                 .iter()
                 .any(|(d, w, _)| d.id == "product" && w.name == "prd")
         );
         assert!(t.domains.iter().any(|(d, _)| d.id == "product"));
-        let t = triggered("帮我做一个竞品分析", &specs);
+        let t = domains.triggered("帮我做一个竞品分析");
         assert!(
             t.domains.iter().any(|(d, _)| d.id == "competitors"),
             "{:?}",
             t.domains.iter().map(|x| &x.0.id).collect::<Vec<_>>()
         );
-        let t = triggered("thanks!", &specs);
+        let t = domains.triggered("thanks!");
         assert!(t.domains.is_empty() && t.workflows.is_empty());
+    }
+
+    #[test]
+    fn one_everyday_word_loads_nothing_a_phrase_or_jargon_does() {
+        let domains = Domains::new(crate::workspace::domains::catalog());
+        let ids = |p: &str| -> Vec<String> {
+            domains
+                .triggered(p)
+                .domains
+                .iter()
+                .map(|(d, _)| d.id.clone())
+                .collect()
+        };
+        assert!(ids("what are the specs of the M3 MacBook?").is_empty());
+        assert!(ids("the app crashes on launch").is_empty());
+        assert!(ids("kill the process on port 3000").is_empty());
+        assert_eq!(ids("draft a PRD for offline mode"), ["product"]);
+        assert_eq!(ids("Draft Q3 OKRs for the support team"), ["operations"]);
+        assert!(ids("what database does Discord use? I saw a blog post about it").is_empty());
+        assert_eq!(trigger_weight("code"), HINT);
+        assert_eq!(trigger_weight("PRD"), 1.0);
+        assert_eq!(trigger_weight("需求文档"), 1.0);
     }
 }

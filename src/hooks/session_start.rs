@@ -52,7 +52,7 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
             Vec::new()
         }
     };
-    let domains = layers::domains(&ctx.ws);
+    let domains = layers::domains(&ctx.ws).specs;
     let name = ctx
         .ws
         .profile_field("Name")

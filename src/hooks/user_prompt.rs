@@ -59,8 +59,8 @@ in one plain sentence so it can be staged for the user's confirmation.",
         Err(e) => super::log(ctx, Event::UserPrompt, &format!("lesson matching: {e}")),
     }
 
-    let specs = layers::domains(&ctx.ws);
-    let t = layers::triggered(&prompt, &specs);
+    let domains = layers::domains(&ctx.ws);
+    let t = domains.triggered(&prompt);
     let loaded = |key: &str, new: &[String]| st.is_loaded(key) || new.iter().any(|k| k == key);
     for (d, word) in &t.domains {
         let key = format!("domain:{}", d.id);

@@ -45,16 +45,12 @@
 //! bound of what a model could add) raised recall by 0 to 0.14 at equal
 //! precision across the two sets, and cannot load within the hook's budget.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::sync::LazyLock;
-
-use regex::Regex;
-
 use super::{Rule, all_rules, rule_files};
 use crate::durable;
 use crate::index::text::is_cjk;
 use crate::words::{self, Commonness};
 use crate::workspace::Workspace;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 const HEADER: &str = "pms-lessons 3";
 const WEIGHTS: &str = "weights";
@@ -354,31 +350,6 @@ fn term_weights<'a>(index: &'a str, wanted: &HashSet<&str>) -> HashMap<&'a str, 
         .collect()
 }
 
-/// A question about what something is or means, not a request to do work:
-/// "what does set -euo pipefail mean?", "git rebase 和 merge 有什么区别".
-fn asks_what_something_is(prompt: &str) -> bool {
-    static CONCEPT: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(
-            r"(?ix)
-            ^\s*(?:\w+\s*[:,]\s*)?
-            (?: what(?:'s|\s+is|\s+are|\s+does|\s+do)\s+(?:the\s+)?(?:difference|meaning|point|purpose)
-              | what(?:'s|\s+is|\s+are)\s+(?:a|an)\s
-              | what\s+does\s
-              | what\s+do\s+(?:\w+\s+)?mean
-              | why\s+(?:does|do|is|are|did)\s
-              | how\s+does\s
-              | explain\s
-              | can\s+you\s+explain
-              | when\s+should\s+i\s+use
-              | is\s+it\s+(?:true|ok|okay|possible)\s )
-            | \b(?:difference\s+between|vs\.?|versus)\b
-            | 有什么区别|什么区别|区别是什么|什么意思|是什么|为什么|怎么理解|用英文怎么说",
-        )
-        .expect("the concept-question pattern is valid")
-    });
-    CONCEPT.is_match(prompt)
-}
-
 /// Scores every rule of `index` against `prompt` and chooses.
 pub fn select(index: &str, prompt: &str, how: Selection) -> Vec<Matched> {
     let tokens = words::tokens(prompt);
@@ -389,7 +360,7 @@ pub fn select(index: &str, prompt: &str, how: Selection) -> Vec<Matched> {
     let weight = term_weights(index, &prompt_terms);
     let w = |t: &str| weight.get(t).copied().unwrap_or(0.0);
     let lower = prompt.to_lowercase();
-    let question = if asks_what_something_is(prompt) {
+    let question = if words::asks_what_something_is(prompt) {
         CONCEPT_QUESTION
     } else {
         1.0

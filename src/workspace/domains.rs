@@ -13,8 +13,13 @@ pub struct DomainSpec {
     pub id: String,
     pub title: String,
     pub description: String,
-    /// Words or phrases; a prompt containing one (case-insensitive) belongs here.
+    /// Words or phrases; a prompt containing one (case-insensitive, whole
+    /// words) is about this domain. An everyday English word counts as a
+    /// hint (see `hooks::layers::trigger_weight`).
     pub triggers: Vec<String>,
+    /// Broad words that suggest the domain: two of them load it.
+    #[serde(default)]
+    pub hints: Vec<String>,
     #[serde(default)]
     pub workflows: Vec<WorkflowSpec>,
 }
