@@ -27,10 +27,8 @@ use crate::sessions::state::{SessionState, extend_unique};
 pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
     let prompt = input.prompt.as_deref().unwrap_or("").trim();
     let format = layers::format_rules(&ctx.ws);
-    let trivial =
-        weighted_len(prompt) < ctx.cfg.hooks.trivial_prompt_chars || prompt.starts_with('/');
     let mut sections = Vec::new();
-    if trivial {
+    if is_trivial(prompt, ctx.cfg.hooks.trivial_prompt_chars) {
         return Ok(reply(&format, &sections, ctx.cfg.hooks.prompt_budget_chars));
     }
     let sid = input.session_id();
@@ -109,6 +107,12 @@ in one plain sentence so it can be staged for the user's confirmation.",
         ctx.cfg.hooks.prompt_budget_chars
     };
     Ok(reply(&format, &sections, budget))
+}
+
+/// A prompt that gets only the format rules, no lessons and no domain:
+/// shorter than `trivial_chars` (weighted) or a slash command.
+pub fn is_trivial(prompt: &str, trivial_chars: usize) -> bool {
+    weighted_len(prompt) < trivial_chars || prompt.starts_with('/')
 }
 
 /// Length for the "trivial prompt" test, a CJK character counting as three:
