@@ -43,6 +43,7 @@ fn every_route_answers_with_its_status() {
         ("/search?q=x&source=notes", 200, "unknown source"),
         ("/static/style.css", 200, "color-scheme"),
         ("/static/app.js", 200, "data-confirm"),
+        ("/static/icon.svg", 200, "<svg"),
         ("/no-such-page", 404, "No such page"),
         ("/lessons/accept", 405, "does not take this method"),
     ] {

@@ -133,10 +133,10 @@ fn matcher(app: &App, prompt: &str) -> Html {
     }
     h.s("<p>The hook would add <b>")
         .n(chosen.len())
-        .s("</b> lesson(s) to this prompt.</p><table><thead><tr><th>Score</th><th>Added?</th><th>Lesson</th><th class=\"opt\">File</th></tr></thead><tbody>");
+        .s("</b> lesson(s) to this prompt.</p><table><thead><tr><th class=\"nowrap\">Score</th><th class=\"nowrap\">Added?</th><th>Lesson</th><th class=\"opt\">File</th></tr></thead><tbody>");
     for m in &all {
         let added = chosen.iter().any(|c| c.id == m.id);
-        h.s("<tr><td class=\"score\">").f(m.score, 2).s("</td><td>");
+        h.s("<tr><td class=\"score nowrap\">").f(m.score, 2).s("</td><td class=\"nowrap\">");
         if added {
             h.s("<span class=\"status-ok\">yes</span>");
         } else if m.score < cfg.lesson_score_floor {

@@ -20,7 +20,7 @@
 //! | `GET /sessions` | Timeline by day (`?days=&around=&project=`) |
 //! | `GET /view` | A file or a conversation (`?uri=&from=&hl=A-B`) |
 //! | `GET /search` | Search (`?q=&mode=&source=&project=&since=&until=&limit=`) |
-//! | `GET /static/{style.css,app.js}` | The stylesheet and the script |
+//! | `GET /static/{style.css,app.js,icon.svg}` | The stylesheet, the script, the icon |
 //!
 //! Who may ask is decided in [`guard`].
 
@@ -217,7 +217,9 @@ form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
             ))
             .with_header(header("X-Content-Type-Options", "nosniff"))
             .with_header(header("X-Frame-Options", "DENY"))
-            .with_header(header("Referrer-Policy", "no-referrer"))
+            // Not no-referrer: with it Chromium sends `Origin: null` on the
+            // page's own form posts, which the guard must refuse.
+            .with_header(header("Referrer-Policy", "same-origin"))
             .with_header(header("Cross-Origin-Opener-Policy", "same-origin"))
             .with_header(header("Cross-Origin-Resource-Policy", "same-origin"))
             .with_header(header("Cache-Control", "no-store"));
@@ -341,6 +343,9 @@ impl App {
                 "text/javascript; charset=utf-8",
                 include_str!("assets/app.js"),
             ),
+            (Get, "/static/icon.svg") => {
+                Reply::asset("image/svg+xml", include_str!("assets/icon.svg"))
+            }
             (
                 _,
                 "/" | "/health" | "/lessons" | "/sessions" | "/view" | "/search"

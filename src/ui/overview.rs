@@ -78,14 +78,14 @@ pub fn live(app: &App) -> Reply {
 
 fn check_table(checks: &[Check]) -> Html {
     let mut h = Html::new();
-    h.s("<table><thead><tr><th>Status</th><th>Check</th><th>Found</th></tr></thead><tbody>");
+    h.s("<table class=\"stack\"><thead><tr><th>Status</th><th>Check</th><th>Found</th></tr></thead><tbody>");
     for c in checks {
         let class = match c.status {
             Status::Ok => "status-ok",
             Status::Warn => "status-warn",
             Status::Fail => "status-fail",
         };
-        h.s("<tr><td class=\"")
+        h.s("<tr><td class=\"nowrap ")
             .s(class)
             .s("\">")
             .s(c.status.label())

@@ -164,7 +164,13 @@ pub fn view(app: &App, req: &Req) -> Reply {
         }
     };
     let mut h = Html::new();
-    h.s("<h1 class=\"mono\">").t(&page.uri).s("</h1>");
+    h.s(match page.body {
+        Body::Lines(_) => "<h1>File</h1>",
+        Body::Turns(_) => "<h1>Conversation</h1>",
+    })
+    .s("<p class=\"mono\">")
+    .t(&page.uri)
+    .s("</p>");
     h.h(&related(app, &page));
     h.h(&pager(&page, q.get("hl").unwrap_or("")));
     match &page.body {

@@ -15,6 +15,7 @@ pub mod retrieval;
 pub mod skip;
 pub mod static_server;
 pub mod ui;
+pub mod webdriver;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
