@@ -54,22 +54,42 @@ fn a_real_browser_reads_every_page_and_tends_the_lessons() {
     // Desktop, JavaScript on.
     let b = driver.browser(Script::On, 1280, 900);
     b.goto(&ui.url);
-    assert_eq!(b.current_url(), format!("{origin}/"), "the token left the address bar");
+    assert_eq!(
+        b.current_url(),
+        format!("{origin}/"),
+        "the token left the address bar"
+    );
     assert!(b.title().starts_with("Overview"), "{}", b.title());
-    assert!(b.text("#layer0 pre").contains("pms memory for Ada Lovelace"));
+    assert!(
+        b.text("#layer0 pre")
+            .contains("pms memory for Ada Lovelace")
+    );
     assert!(b.text("#health").contains("hooks.present"));
     assert!(b.text("#index").contains("chunks"));
     b.screenshot(&dir.join("overview-desktop.png"));
 
     b.goto(&format!("{origin}/lessons"));
-    assert!(b.text(&format!("#{}", ids[1])).contains("batch invoice writes"));
+    assert!(
+        b.text(&format!("#{}", ids[1]))
+            .contains("batch invoice writes")
+    );
     // The hostile rule is text on the page, not markup.
     assert_eq!(b.count("main script, main img"), 0);
-    assert!(b.text("#in-force").contains("<script>alert('pms')</script>"));
+    assert!(
+        b.text("#in-force")
+            .contains("<script>alert('pms')</script>")
+    );
     b.screenshot(&dir.join("lessons-desktop.png"));
     b.click(&format!("#{} button:not([formaction])", ids[1]));
-    assert!(b.text(".notice.ok").starts_with("Added"), "{}", b.text("main"));
-    assert!(b.text("#in-force").contains("batch invoice writes in one transaction"));
+    assert!(
+        b.text(".notice.ok").starts_with("Added"),
+        "{}",
+        b.text("main")
+    );
+    assert!(
+        b.text("#in-force")
+            .contains("batch invoice writes in one transaction")
+    );
     let lessons = std::fs::read_to_string(home.workspace().join("_me/lessons.md")).unwrap();
     assert!(
         lessons.contains("batch invoice writes in one transaction"),
@@ -99,13 +119,19 @@ fn a_real_browser_reads_every_page_and_tends_the_lessons() {
     b.screenshot(&dir.join("search-desktop.png"));
     b.click("#results .hit a");
     b.wait_for_url("/view?");
-    assert!(b.current_url().contains("/view?uri=cc%3A%2F%2F-home-u-app%2Fs1.jsonl"));
+    assert!(
+        b.current_url()
+            .contains("/view?uri=cc%3A%2F%2F-home-u-app%2Fs1.jsonl")
+    );
     assert!(b.count(".turn.hl") >= 1, "the hit's lines are highlighted");
     b.screenshot(&dir.join("conversation-desktop.png"));
 
     // The timeline opens a conversation.
     b.goto(&format!("{origin}/sessions"));
-    assert!(b.text(".day").contains("How should we shard the billing database?"));
+    assert!(
+        b.text(".day")
+            .contains("How should we shard the billing database?")
+    );
     b.screenshot(&dir.join("sessions-desktop.png"));
     b.click(".session a.title");
     b.wait_for_url("/view?");
@@ -114,9 +140,11 @@ fn a_real_browser_reads_every_page_and_tends_the_lessons() {
     // No CSP violation or script error on any of it.
     let console = b.console();
     assert!(
-        !console
-            .iter()
-            .any(|e| e["level"] == "SEVERE" || e["message"].as_str().unwrap_or("").contains("Content Security Policy")),
+        !console.iter().any(|e| e["level"] == "SEVERE"
+            || e["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("Content Security Policy")),
         "{console:#?}"
     );
 
@@ -126,10 +154,16 @@ fn a_real_browser_reads_every_page_and_tends_the_lessons() {
     assert!(inner <= 420, "window is {inner}px wide");
     for (name, path) in [
         ("overview", "/".to_string()),
-        ("lessons", "/lessons?prompt=please+commit+the+rust+code+after+cargo+fmt".to_string()),
+        (
+            "lessons",
+            "/lessons?prompt=please+commit+the+rust+code+after+cargo+fmt".to_string(),
+        ),
         ("sessions", "/sessions".to_string()),
         ("search", "/search?q=shard+billing+database".to_string()),
-        ("conversation", "/view?uri=cc%3A%2F%2F-home-u-app%2Fs1.jsonl&hl=2-2".to_string()),
+        (
+            "conversation",
+            "/view?uri=cc%3A%2F%2F-home-u-app%2Fs1.jsonl&hl=2-2".to_string(),
+        ),
         ("file", "/view?uri=_me%2Flessons.md".to_string()),
     ] {
         b.goto(&format!("{origin}{path}"));
@@ -141,7 +175,10 @@ fn a_real_browser_reads_every_page_and_tends_the_lessons() {
     // JavaScript off: every page still reads.
     let b = driver.browser(Script::Off, 1024, 800);
     b.goto(&ui.url);
-    assert!(b.text("#layer0 pre").contains("pms memory for Ada Lovelace"));
+    assert!(
+        b.text("#layer0 pre")
+            .contains("pms memory for Ada Lovelace")
+    );
     b.goto(&format!("{origin}/lessons"));
     assert!(b.text("#in-force").contains("batch invoice writes"));
     b.goto(&format!("{origin}/search?q=staging+database"));

@@ -13,7 +13,9 @@ pub fn run(ctx: Context, args: &UiArgs) -> Result<ExitCode> {
     let server = ui::Server::bind(ctx, args.port)?;
     let url = server.url();
     println!("pms ui: {url}");
-    println!("  (the link holds this run's access token: keep it to yourself. Ctrl+C stops the page.)");
+    println!(
+        "  (the link holds this run's access token: keep it to yourself. Ctrl+C stops the page.)"
+    );
     let opener = if args.no_open {
         None
     } else {

@@ -40,9 +40,7 @@ impl Refusal {
 
     pub fn message(self) -> &'static str {
         match self {
-            Refusal::Host => {
-                "This server answers only to 127.0.0.1 and localhost on its own port."
-            }
+            Refusal::Host => "This server answers only to 127.0.0.1 and localhost on its own port.",
             Refusal::Origin => "Requests from other sites are refused.",
             Refusal::Token => {
                 "This page needs the address `pms ui` printed (it carries an access token). Run `pms ui` again if it was closed."
@@ -105,13 +103,18 @@ impl Guard {
         let port = self.port.to_string();
         let ok = host.rsplit_once(':').is_some_and(|(name, p)| {
             p == port
-                && (name.eq_ignore_ascii_case("127.0.0.1") || name.eq_ignore_ascii_case("localhost"))
+                && (name.eq_ignore_ascii_case("127.0.0.1")
+                    || name.eq_ignore_ascii_case("localhost"))
         });
         if ok { Ok(()) } else { Err(Refusal::Host) }
     }
 
     /// `origin`: the Origin header; `fetch_site`: Sec-Fetch-Site.
-    pub fn check_origin(&self, origin: Option<&str>, fetch_site: Option<&str>) -> Result<(), Refusal> {
+    pub fn check_origin(
+        &self,
+        origin: Option<&str>,
+        fetch_site: Option<&str>,
+    ) -> Result<(), Refusal> {
         if let Some(o) = origin {
             let o = o.trim();
             let ours = [
@@ -129,17 +132,28 @@ impl Guard {
     }
 
     /// Admits a request by the token in its URL or its cookie.
-    pub fn admit(&self, url_token: Option<&str>, cookie_header: Option<&str>) -> Result<Admission, Refusal> {
+    pub fn admit(
+        &self,
+        url_token: Option<&str>,
+        cookie_header: Option<&str>,
+    ) -> Result<Admission, Refusal> {
         if url_token.is_some_and(|t| same(t, &self.token)) {
             return Ok(Admission::UrlToken);
         }
         let name = self.cookie_name();
-        let from_cookie = cookie_header.into_iter().flat_map(|h| h.split(';')).any(|c| {
-            c.trim()
-                .split_once('=')
-                .is_some_and(|(k, v)| k.trim() == name && same(v.trim(), &self.token))
-        });
-        if from_cookie { Ok(Admission::Cookie) } else { Err(Refusal::Token) }
+        let from_cookie = cookie_header
+            .into_iter()
+            .flat_map(|h| h.split(';'))
+            .any(|c| {
+                c.trim()
+                    .split_once('=')
+                    .is_some_and(|(k, v)| k.trim() == name && same(v.trim(), &self.token))
+            });
+        if from_cookie {
+            Ok(Admission::Cookie)
+        } else {
+            Err(Refusal::Token)
+        }
     }
 
     pub fn check_csrf(&self, value: Option<&str>) -> Result<(), Refusal> {
@@ -178,11 +192,20 @@ mod tests {
         assert_ne!(g.token(), g.csrf());
         assert!(g.check_host(Some("127.0.0.1:4321")).is_ok());
         assert!(g.check_host(Some("LOCALHOST:4321")).is_ok());
-        for bad in [None, Some("127.0.0.1"), Some("127.0.0.1:80"), Some("evil.example:4321"), Some("127.0.0.1.evil.example:4321")] {
+        for bad in [
+            None,
+            Some("127.0.0.1"),
+            Some("127.0.0.1:80"),
+            Some("evil.example:4321"),
+            Some("127.0.0.1.evil.example:4321"),
+        ] {
             assert_eq!(g.check_host(bad), Err(Refusal::Host), "{bad:?}");
         }
         assert!(g.check_origin(None, None).is_ok());
-        assert!(g.check_origin(Some("http://localhost:4321"), Some("same-origin")).is_ok());
+        assert!(
+            g.check_origin(Some("http://localhost:4321"), Some("same-origin"))
+                .is_ok()
+        );
         assert!(g.check_origin(None, Some("none")).is_ok());
         for (o, s) in [
             (Some("http://evil.example"), None),
@@ -196,7 +219,10 @@ mod tests {
         let cookie = format!("a=b; pms_ui_4321={}", g.token());
         assert_eq!(g.admit(None, Some(&cookie)), Ok(Admission::Cookie));
         assert_eq!(g.admit(Some(g.token()), None), Ok(Admission::UrlToken));
-        assert_eq!(g.admit(Some("x"), Some("pms_ui_4322=x")), Err(Refusal::Token));
+        assert_eq!(
+            g.admit(Some("x"), Some("pms_ui_4322=x")),
+            Err(Refusal::Token)
+        );
         let other_port = format!("pms_ui_9999={}", g.token());
         assert_eq!(g.admit(None, Some(&other_port)), Err(Refusal::Token));
         assert!(g.check_csrf(Some(g.csrf())).is_ok());

@@ -136,7 +136,8 @@ pub fn page(tab: Tab, title: &str, footer: &str, body: &Html) -> String {
 /// Replaces each `{{name}}` of `template` with its slot; an unknown name is
 /// left out.
 fn fill(template: &str, slots: &[(&str, &Html)]) -> String {
-    let mut out = String::with_capacity(template.len() + slots.iter().map(|s| s.1.0.len()).sum::<usize>());
+    let mut out =
+        String::with_capacity(template.len() + slots.iter().map(|s| s.1.0.len()).sum::<usize>());
     let mut rest = template;
     while let Some(i) = rest.find("{{") {
         out.push_str(&rest[..i]);
@@ -178,8 +179,14 @@ mod tests {
         let mut body = Html::new();
         body.s("<p>").t("{{title}} stays text").s("</p>");
         let page = page(Tab::Lessons, "Lessons <x>", "pms", &body);
-        assert!(page.contains("<title>Lessons &lt;x&gt; · pms</title>"), "{page}");
+        assert!(
+            page.contains("<title>Lessons &lt;x&gt; · pms</title>"),
+            "{page}"
+        );
         assert!(page.contains("<a href=\"/lessons\" aria-current=\"page\">Lessons</a>"));
-        assert!(page.contains("<p>{{title}} stays text</p>"), "a slot's value is not refilled");
+        assert!(
+            page.contains("<p>{{title}} stays text</p>"),
+            "a slot's value is not refilled"
+        );
     }
 }

@@ -108,10 +108,7 @@ fn matcher(app: &App, prompt: &str) -> Html {
         Ok(c) => c,
         Err(e) => {
             h.s("<p class=\"notice err\">")
-                .t(format!(
-                    "{}: {e}",
-                    ws.lessons_index_path().display()
-                ))
+                .t(format!("{}: {e}", ws.lessons_index_path().display()))
                 .s("</p></section>");
             return h;
         }
@@ -136,7 +133,9 @@ fn matcher(app: &App, prompt: &str) -> Html {
         .s("</b> lesson(s) to this prompt.</p><table><thead><tr><th class=\"nowrap\">Score</th><th class=\"nowrap\">Added?</th><th>Lesson</th><th class=\"opt\">File</th></tr></thead><tbody>");
     for m in &all {
         let added = chosen.iter().any(|c| c.id == m.id);
-        h.s("<tr><td class=\"score nowrap\">").f(m.score, 2).s("</td><td class=\"nowrap\">");
+        h.s("<tr><td class=\"score nowrap\">")
+            .f(m.score, 2)
+            .s("</td><td class=\"nowrap\">");
         if added {
             h.s("<span class=\"status-ok\">yes</span>");
         } else if m.score < cfg.lesson_score_floor {
@@ -268,7 +267,10 @@ fn rule_card(app: &App, r: &Rule) -> Html {
         h.s("</ul>");
     }
     h.s("<p class=\"meta\"><a href=\"")
-        .t(form::link("/view", &[("uri", &r.file), ("hl", &r.line.to_string())]))
+        .t(form::link(
+            "/view",
+            &[("uri", &r.file), ("hl", &r.line.to_string())],
+        ))
         .s("#L")
         .n(r.line)
         .s("\">")
@@ -358,7 +360,11 @@ pub fn accept(app: &App, req: &Req) -> Reply {
 pub fn reject(app: &App, req: &Req) -> Reply {
     let id = req.form.given("id").unwrap_or("");
     match accept::reject(&app.ctx.ws, id) {
-        Ok(item) => done(&format!("Rejected {}: {}", item.id, item.text), false, "pending"),
+        Ok(item) => done(
+            &format!("Rejected {}: {}", item.id, item.text),
+            false,
+            "pending",
+        ),
         Err(e) => done(&e.to_string(), true, "pending"),
     }
 }
@@ -415,7 +421,9 @@ pub fn memory_accept(app: &App, req: &Req) -> Reply {
     let uri = f.given("uri").unwrap_or("");
     let Some(m) = listed_memory(app, uri) else {
         return done(
-            &format!("{uri} is not an auto-memory correction waiting here (already a lesson, or removed)."),
+            &format!(
+                "{uri} is not an auto-memory correction waiting here (already a lesson, or removed)."
+            ),
             true,
             "auto-memory",
         );
@@ -428,8 +436,8 @@ pub fn memory_accept(app: &App, req: &Req) -> Reply {
         source_ref: Some(uri),
         origin: None,
     };
-    let promoted =
-        Target::parse(ws, f.given("to")).and_then(|t| store::promote(ws, &new, &t, on_duplicate(f)));
+    let promoted = Target::parse(ws, f.given("to"))
+        .and_then(|t| store::promote(ws, &new, &t, on_duplicate(f)));
     let rule = match promoted {
         Ok(Promoted::Added(r)) | Ok(Promoted::Merged(r)) => r,
         Ok(Promoted::Duplicate(r)) => {

@@ -104,7 +104,11 @@ impl Server {
 
     /// The address to open, with the access token.
     pub fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/?token={}", self.port, self.app.guard.token())
+        format!(
+            "http://127.0.0.1:{}/?token={}",
+            self.port,
+            self.app.guard.token()
+        )
     }
 
     pub fn port(&self) -> u16 {
@@ -250,10 +254,10 @@ impl App {
         if let Err(r) = self.guard.check_host(Self::header(rq, "Host")) {
             return Reply::refused(r);
         }
-        if let Err(r) = self
-            .guard
-            .check_origin(Self::header(rq, "Origin"), Self::header(rq, "Sec-Fetch-Site"))
-        {
+        if let Err(r) = self.guard.check_origin(
+            Self::header(rq, "Origin"),
+            Self::header(rq, "Sec-Fetch-Site"),
+        ) {
             return Reply::refused(r);
         }
         let (path, query) = match rq.url().split_once('?') {
@@ -348,10 +352,24 @@ impl App {
             }
             (
                 _,
-                "/" | "/health" | "/lessons" | "/sessions" | "/view" | "/search"
-                | "/lessons/accept" | "/lessons/reject" | "/lessons/edit" | "/lessons/move"
-                | "/lessons/retire" | "/lessons/memory/accept" | "/lessons/memory/forget",
-            ) => self.error(Tab::Overview, 405, "That address does not take this method."),
+                "/"
+                | "/health"
+                | "/lessons"
+                | "/sessions"
+                | "/view"
+                | "/search"
+                | "/lessons/accept"
+                | "/lessons/reject"
+                | "/lessons/edit"
+                | "/lessons/move"
+                | "/lessons/retire"
+                | "/lessons/memory/accept"
+                | "/lessons/memory/forget",
+            ) => self.error(
+                Tab::Overview,
+                405,
+                "That address does not take this method.",
+            ),
             _ => self.error(Tab::Overview, 404, "No such page."),
         }
     }

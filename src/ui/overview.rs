@@ -29,7 +29,10 @@ pub fn page(app: &App, req: &Req) -> Reply {
     let layer0 = session_start::injection(ctx, "startup", &SessionState::default());
     let size = budget::len(&layer0);
     h.s("<section id=\"layer0\"><h2>What the agent is told at session start</h2>");
-    h.s("<p><b>").n(size).s("</b> of Claude Code's ").n(CLAUDE_CODE_CAP);
+    h.s("<p><b>")
+        .n(size)
+        .s("</b> of Claude Code's ")
+        .n(CLAUDE_CODE_CAP);
     h.s(" characters (pms packs at most <code>hooks.budget_chars</code> = ")
         .n(ctx.cfg.hooks.budget_chars)
         .s(").</p>");
@@ -154,7 +157,11 @@ fn index_section(app: &App) -> Html {
 }
 
 fn stat(h: &mut Html, label: &'static str, n: i64) {
-    h.s("<div class=\"stat\"><b>").n(n).s("</b>").s(label).s("</div>");
+    h.s("<div class=\"stat\"><b>")
+        .n(n)
+        .s("</b>")
+        .s(label)
+        .s("</div>");
 }
 
 /// "3 minutes ago", "2 days ago".

@@ -84,14 +84,18 @@ pub fn page(app: &App, req: &Req) -> Reply {
     let params = match request.parse(app.ctx.cfg.search.default_limit, MAX_LIMIT) {
         Ok(p) => p,
         Err(e) => {
-            h.s("<div class=\"notice err\">").t(e.to_string()).s("</div>");
+            h.s("<div class=\"notice err\">")
+                .t(e.to_string())
+                .s("</div>");
             return app.page(Tab::Search, "Search", &h);
         }
     };
     let conn = match db::open_ro(&app.ctx.ws.db_path()) {
         Ok(c) => c,
         Err(e) => {
-            h.s("<div class=\"notice err\">").t(e.to_string()).s("</div>");
+            h.s("<div class=\"notice err\">")
+                .t(e.to_string())
+                .s("</div>");
             return app.page(Tab::Search, "Search", &h);
         }
     };
@@ -134,7 +138,11 @@ pub fn page(app: &App, req: &Req) -> Reply {
         h.s("<div class=\"hit\"><div><a href=\"")
             .t(&href)
             .s("\">")
-            .t(hit.heading.as_deref().filter(|s| !s.is_empty()).unwrap_or(&hit.uri))
+            .t(hit
+                .heading
+                .as_deref()
+                .filter(|s| !s.is_empty())
+                .unwrap_or(&hit.uri))
             .s("</a></div><div class=\"meta\"><span class=\"score\">")
             .f(hit.score, 2)
             .s("</span> · <span class=\"badge\">")

@@ -142,7 +142,11 @@ fn highlight(spec: Option<&str>) -> Option<(u64, u64)> {
 pub fn view(app: &App, req: &Req) -> Reply {
     let q = &req.query;
     let Some(uri) = q.given("uri") else {
-        return app.error(Tab::Sessions, 400, "Which file? Pass uri=<path or cc://...>.");
+        return app.error(
+            Tab::Sessions,
+            400,
+            "Which file? Pass uri=<path or cc://...>.",
+        );
     };
     let hl = highlight(q.get("hl"));
     // Open a little before the highlighted lines, so they are read in context.
@@ -257,7 +261,10 @@ fn pager(page: &Page, hl: &str) -> Html {
     if page.from > 1 {
         let prev = page.from.saturating_sub(PAGE_LINES).max(1).to_string();
         h.s("<a href=\"")
-            .t(form::link("/view", &[("uri", &page.uri), ("from", &prev), ("hl", hl)]))
+            .t(form::link(
+                "/view",
+                &[("uri", &page.uri), ("from", &prev), ("hl", hl)],
+            ))
             .s("\">← Earlier lines</a>");
     }
     h.s("</span><span class=\"muted small\">lines ")
@@ -270,7 +277,10 @@ fn pager(page: &Page, hl: &str) -> Html {
     if page.more.is_some() {
         let next = (page.to + 1).max(page.from + 1).to_string();
         h.s("<a href=\"")
-            .t(form::link("/view", &[("uri", &page.uri), ("from", &next), ("hl", hl)]))
+            .t(form::link(
+                "/view",
+                &[("uri", &page.uri), ("from", &next), ("hl", hl)],
+            ))
             .s("\">Later lines →</a>");
     }
     h.s("</span></div>");

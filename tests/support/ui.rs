@@ -73,7 +73,9 @@ impl UiServer {
             .unwrap_or_else(|| panic!("unexpected first line: {first}"))
             .trim()
             .to_string();
-        let rest = url.strip_prefix("http://127.0.0.1:").expect("a 127.0.0.1 address");
+        let rest = url
+            .strip_prefix("http://127.0.0.1:")
+            .expect("a 127.0.0.1 address");
         let (port, tail) = rest.split_once('/').unwrap();
         let token = tail.strip_prefix("?token=").expect("a token").to_string();
         UiServer {
@@ -253,7 +255,11 @@ fn dechunk(mut b: &[u8]) -> Vec<u8> {
             return out;
         };
         let size = usize::from_str_radix(
-            String::from_utf8_lossy(&b[..eol]).split(';').next().unwrap().trim(),
+            String::from_utf8_lossy(&b[..eol])
+                .split(';')
+                .next()
+                .unwrap()
+                .trim(),
             16,
         )
         .unwrap_or(0);
@@ -279,7 +285,11 @@ pub fn furnished() -> (TestHome, Vec<String>) {
     let project = home.path(".claude/projects/-home-u-app");
     std::fs::create_dir_all(project.join("memory")).unwrap();
     let day = chrono::Utc::now() - chrono::Duration::days(1);
-    let ts = |min: i64| (day + chrono::Duration::minutes(min)).format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let ts = |min: i64| {
+        (day + chrono::Duration::minutes(min))
+            .format("%Y-%m-%dT%H:%M:%SZ")
+            .to_string()
+    };
     let lines = [
         json!({"type": "user", "timestamp": ts(0), "sessionId": "s1", "cwd": "/home/u/app",
                "message": {"role": "user", "content": format!("How should we shard the billing database? {HOSTILE}")}}),
@@ -305,7 +315,10 @@ pub fn furnished() -> (TestHome, Vec<String>) {
         "cargo fmt; </textarea><b>cue</b>; commit the rust code",
     ]);
     let candidates = [
-        ("correction", format!("You're right — {HOSTILE} never paste secrets in chat")),
+        (
+            "correction",
+            format!("You're right — {HOSTILE} never paste secrets in chat"),
+        ),
         (
             "method",
             "A simpler approach is to batch invoice writes in one transaction.".to_string(),

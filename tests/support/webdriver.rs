@@ -163,8 +163,7 @@ impl Browser<'_> {
     }
 
     pub fn goto(&self, url: &str) {
-        self.cmd("POST", "/url", Some(json!({"url": url})))
-            .unwrap();
+        self.cmd("POST", "/url", Some(json!({"url": url}))).unwrap();
     }
 
     pub fn current_url(&self) -> String {
@@ -227,7 +226,11 @@ impl Browser<'_> {
     pub fn wait_for_url(&self, part: &str) {
         let deadline = Instant::now() + Duration::from_secs(10);
         while !self.current_url().contains(part) {
-            assert!(Instant::now() < deadline, "{} never became …{part}…", self.current_url());
+            assert!(
+                Instant::now() < deadline,
+                "{} never became …{part}…",
+                self.current_url()
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
     }
@@ -238,8 +241,10 @@ impl Browser<'_> {
         self.cmd(
             "POST",
             "/execute/sync",
-            Some(json!({"script": "arguments[0].scrollIntoView({block: 'center'})",
-                        "args": [{ELEMENT: e}]})),
+            Some(
+                json!({"script": "arguments[0].scrollIntoView({block: 'center'})",
+                        "args": [{ELEMENT: e}]}),
+            ),
         )
         .unwrap();
         self.cmd("POST", &format!("/element/{e}/click"), Some(json!({})))
@@ -288,7 +293,10 @@ impl Browser<'_> {
     /// up to 6,000 px, for the shot) saved as `path`.
     pub fn screenshot(&self, path: &Path) {
         let rect = self.cmd("GET", "/window/rect", None).unwrap();
-        let (w, h) = (rect["width"].as_u64().unwrap(), rect["height"].as_u64().unwrap());
+        let (w, h) = (
+            rect["width"].as_u64().unwrap(),
+            rect["height"].as_u64().unwrap(),
+        );
         let page_h = self
             .run("return document.documentElement.scrollHeight")
             .as_u64()
@@ -315,7 +323,9 @@ impl Browser<'_> {
 
 impl Drop for Browser<'_> {
     fn drop(&mut self) {
-        let _ = self.driver.call("DELETE", &format!("/session/{}", self.id), None);
+        let _ = self
+            .driver
+            .call("DELETE", &format!("/session/{}", self.id), None);
     }
 }
 
