@@ -24,8 +24,8 @@ use pms::index::{db, indexer};
 const PMS: &str = env!("CARGO_BIN_EXE_pms");
 const RUNS: usize = 30;
 
-/// One GET; (time to first byte, total time, status line, body bytes).
-fn get(port: u16, cookie: &str, path: &str) -> (Duration, Duration, String, usize) {
+/// One GET; (time to first byte, total time, status line, the answer).
+fn get(port: u16, cookie: &str, path: &str) -> (Duration, Duration, String, String) {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     let req = format!(
         "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n"
@@ -40,7 +40,12 @@ fn get(port: u16, cookie: &str, path: &str) -> (Duration, Duration, String, usiz
     let total = t.elapsed();
     let head = String::from_utf8_lossy(&rest[..rest.len().min(40)]).into_owned();
     let status = format!("{}{}", first[0] as char, head.lines().next().unwrap_or(""));
-    (ttfb, total, status, rest.len() + 1)
+    (
+        ttfb,
+        total,
+        status,
+        String::from_utf8_lossy(&rest).into_owned(),
+    )
 }
 
 fn pct(v: &mut [Duration], p: f64) -> f64 {
@@ -124,9 +129,11 @@ fn main() {
         .spawn()
         .unwrap();
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    out.read_line(&mut line).unwrap();
+    // Keep reading: with its stdout closed, pms ui dies of SIGPIPE at its
+    // next line, as command-line tools do.
+    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
     let url = line.trim().strip_prefix("pms ui: ").unwrap().to_string();
     let rest = url.strip_prefix("http://127.0.0.1:").unwrap();
     let (port, tail) = rest.split_once('/').unwrap();
@@ -138,25 +145,30 @@ fn main() {
     println!(
         "overview, first request: TTFB {:.1} ms ({} KB)",
         cold.as_secs_f64() * 1e3,
-        bytes / 1024
+        bytes.len() / 1024
     );
-    for path in [
-        "/",
-        "/lessons",
-        "/lessons?prompt=check+the+database+migration+before+release",
-        "/sessions?days=366",
-        "/search?q=database+migration&mode=keyword",
-        "/view?uri=_me%2Flessons.md",
+    // Each page, and what it must show (so a fast page is not an empty one).
+    for (path, shows) in [
+        ("/", "What the agent is told"),
+        ("/lessons", "class=\"card\""),
+        (
+            "/lessons?prompt=check+the+database+migration+before+release",
+            "The hook would add",
+        ),
+        ("/sessions?days=366", "class=\"session\""),
+        ("/search?q=database+migration&mode=keyword", "class=\"hit\""),
+        ("/view?uri=_me%2Flessons.md", "class=\"lines\""),
     ] {
         let mut ttfb = Vec::new();
         let mut total = Vec::new();
         let mut size = 0;
         for _ in 0..RUNS {
-            let (a, b, status, bytes) = get(port, &cookie, path);
+            let (a, b, status, body) = get(port, &cookie, path);
             assert!(status.starts_with("HTTP/1.1 200"), "{path}: {status}");
+            assert!(body.contains(shows), "{path} does not show {shows:?}");
             ttfb.push(a);
             total.push(b);
-            size = bytes;
+            size = body.len();
         }
         println!(
             "{path:<62} TTFB p50 {:>6.1} ms, p95 {:>6.1} ms; total p50 {:>6.1} ms ({} KB)",
