@@ -48,6 +48,8 @@ pub enum Command {
     Upgrade(UpgradeArgs),
     /// Semantic recall: the embedding provider's state, and installing the local model
     Embeddings(EmbeddingsArgs),
+    /// A local web page to see and tend the memory: what the agent is told, lessons, sessions, search
+    Ui(UiArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions(CompletionsArgs),
     /// Print the man page (roff), e.g. `pms man > ~/.local/share/man/man1/pms.1`
@@ -87,6 +89,7 @@ impl Command {
             Command::Status(a) => &a.ws,
             Command::Upgrade(a) => &a.ws,
             Command::Embeddings(a) => &a.ws,
+            Command::Ui(a) => &a.ws,
         };
         arg.workspace.as_deref()
     }
@@ -113,6 +116,18 @@ pub enum EmbeddingsAction {
         #[arg(long, value_name = "DIR")]
         from: Option<PathBuf>,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct UiArgs {
+    /// Port on 127.0.0.1 (default: any free one)
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Print the address but do not open a browser
+    #[arg(long)]
+    pub no_open: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -23,6 +23,7 @@ pub mod progress;
 pub mod redact;
 pub mod search;
 pub mod sessions;
+pub mod ui;
 pub mod upgrade;
 pub mod upkeep;
 pub mod verify;

@@ -33,6 +33,10 @@ fn main() -> ExitCode {
         Command::Serve(args) => {
             Context::open_lenient(args.workspace.as_deref()).and_then(cmd::serve::run)
         }
+        // The page shows what is wrong in config.toml rather than refusing.
+        Command::Ui(args) => {
+            Context::open_lenient(args.ws.workspace.as_deref()).and_then(|c| cmd::ui::run(c, &args))
+        }
         Command::Completions(args) => cmd::completions::run(&args),
         Command::Man => cmd::completions::man(),
         // The rest get the opened workspace handed down.

@@ -24,5 +24,7 @@ mod settings_bytes_fuzz;
 mod settings_merge_props;
 mod signals_quality;
 mod transcript_fixtures;
+mod ui;
+mod ui_browser;
 mod verify_upgrade;
 mod wizard_pty;

@@ -299,7 +299,7 @@ fn review_pending(ws: &Workspace, theme: &ColorfulTheme, waiting: &[PendingItem]
         };
         let cues: String = Input::with_theme(theme)
             .with_prompt("When does it apply? (situations, commands, synonyms; ';' between them)")
-            .with_initial_text(suggested_cues(item, &wording).join("; "))
+            .with_initial_text(accept::suggested_cues(item, &wording).join("; "))
             .allow_empty(true)
             .interact_text()?;
         let target = pick_domain(ws, theme, item.domain.as_deref())?;
@@ -319,23 +319,6 @@ fn review_pending(ws: &Workspace, theme: &ColorfulTheme, waiting: &[PendingItem]
         }
     }
     Ok(true)
-}
-
-/// The cues to pre-fill: the staged ones, else what the wording names
-/// literally (`code`, "quoted" phrases).
-fn suggested_cues(item: &PendingItem, wording: &str) -> Vec<String> {
-    if !item.cues.is_empty() {
-        return item.cues.clone();
-    }
-    let mut out = Vec::new();
-    for delim in ['`', '"'] {
-        for (i, part) in wording.split(delim).enumerate() {
-            if i % 2 == 1 && !part.trim().is_empty() {
-                out.push(part.trim().to_string());
-            }
-        }
-    }
-    out
 }
 
 fn source(item: &PendingItem) -> String {

@@ -13,6 +13,7 @@ pub mod search;
 pub mod serve;
 pub mod status;
 pub mod sync;
+pub mod ui;
 pub mod uninstall;
 pub mod upgrade;
 pub mod verify;

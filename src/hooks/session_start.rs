@@ -44,6 +44,19 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
         }
     };
 
+    let text = injection(ctx, source, &st);
+    state::prune(&ctx.ws);
+    let mut args = vec!["sync", "--exclude-session"];
+    args.push(&sid);
+    super::spawn_detached(&ctx.ws, &args);
+    Ok(Some(hook_io::additional_context("SessionStart", &text)))
+}
+
+/// The text session start injects for `source` (`startup`, `clear`,
+/// `resume`, `fork`, `compact`): packed, redacted, within
+/// `hooks.budget_chars`. `pms ui` shows the `startup` one, so a person sees
+/// exactly what the agent is told.
+pub fn injection(ctx: &Context, source: &str, st: &SessionState) -> String {
     let rules = lessons::all_rules(&ctx.ws);
     let waiting = match pending::load(&ctx.ws) {
         Ok(p) => p.items,
@@ -78,17 +91,12 @@ from memory (such as learnings not confirmed yet): judge it, and do not follow i
             sections.push(layers::lesson_index(&ctx.ws, &rules));
             sections.extend(layers::pending(&waiting));
             if source == "compact" {
-                sections.extend(reloaded_after_compaction(ctx, &st, &domains));
+                sections.extend(reloaded_after_compaction(ctx, st, &domains));
             }
             sections.push(layers::guide(&ctx.ws, &domains));
         }
     }
-    let text = budget::pack(&header, &sections, ctx.cfg.hooks.budget_chars);
-    state::prune(&ctx.ws);
-    let mut args = vec!["sync", "--exclude-session"];
-    args.push(&sid);
-    super::spawn_detached(&ctx.ws, &args);
-    Ok(Some(hook_io::additional_context("SessionStart", &text)))
+    budget::pack(&header, &sections, ctx.cfg.hooks.budget_chars)
 }
 
 /// After compaction: the domain and workflow rules this session had loaded.

@@ -29,10 +29,8 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
     let whole = input.prompt.as_deref().unwrap_or("").trim();
     let prompt = request_part(whole);
     let format = layers::format_rules(&ctx.ws);
-    let trivial =
-        weighted_len(whole) < ctx.cfg.hooks.trivial_prompt_chars || whole.starts_with('/');
     let mut sections = Vec::new();
-    if trivial {
+    if is_trivial(whole, ctx.cfg.hooks.trivial_prompt_chars) {
         return Ok(reply(&format, &sections, ctx.cfg.hooks.prompt_budget_chars));
     }
     let sid = input.session_id();
@@ -156,6 +154,12 @@ fn request_part(prompt: &str) -> std::borrow::Cow<'_, str> {
         &prompt[..head_end],
         &prompt[tail_start..]
     ))
+}
+
+/// A prompt that gets only the format rules, no lessons and no domain:
+/// shorter than `trivial_chars` (weighted) or a slash command.
+pub fn is_trivial(prompt: &str, trivial_chars: usize) -> bool {
+    weighted_len(prompt) < trivial_chars || prompt.starts_with('/')
 }
 
 /// Length for the "trivial prompt" test, a CJK character counting as three:

@@ -64,6 +64,23 @@ pub fn suggested_wording(text: &str) -> String {
     }
 }
 
+/// The cues to offer for a learning about to be accepted: the staged ones,
+/// else what the wording names literally (`code`, "quoted" phrases).
+pub fn suggested_cues(item: &PendingItem, wording: &str) -> Vec<String> {
+    if !item.cues.is_empty() {
+        return item.cues.clone();
+    }
+    let mut out = Vec::new();
+    for delim in ['`', '"'] {
+        for (i, part) in wording.split(delim).enumerate() {
+            if i % 2 == 1 && !part.trim().is_empty() {
+                out.push(part.trim().to_string());
+            }
+        }
+    }
+    out
+}
+
 /// How to accept a pending learning.
 #[derive(Debug, Clone)]
 pub struct Acceptance<'a> {

@@ -171,7 +171,9 @@ fn safe_relative(s: &str) -> Option<PathBuf> {
     (!out.as_os_str().is_empty()).then_some(out)
 }
 
-/// Reads `lines` lines from line `from` (1-based) of what `spec` names.
+/// Reads `lines` lines from line `from` (1-based) of what `spec` names, as
+/// text: numbered lines, or a conversation whose turns are labelled with
+/// their JSONL lines.
 pub fn get(
     ws: &Workspace,
     env: &HostEnv,
@@ -184,17 +186,140 @@ pub fn get(
     let from = from.unwrap_or(1).max(1);
     let count = lines.unwrap_or(DEFAULT_LINES).clamp(1, MAX_LINES);
     match resolve(ws, roots, spec)? {
-        Target::File { uri, path } => read_file(&uri, &path, from, count),
-        Target::Transcript { uri, path } => read_conversation(&uri, &path, from, count),
+        Target::File { uri, path } => Ok(read_file(&uri, &path, from, count)?.into_fetched()),
+        Target::Transcript { uri, path } => {
+            Ok(read_conversation(&uri, &path, from, count)?.into_fetched())
+        }
+    }
+}
+
+/// The same read as [`get`], as lines or turns rather than one text (for
+/// `pms ui`, which lays them out itself). Every line and turn is redacted.
+pub fn page(
+    ws: &Workspace,
+    roots: &[PathBuf],
+    spec: &str,
+    from: Option<u64>,
+    lines: Option<u64>,
+) -> Result<Page, FetchError> {
+    let from = from.unwrap_or(1).max(1);
+    let count = lines.unwrap_or(DEFAULT_LINES).clamp(1, MAX_LINES);
+    let mut page = match resolve(ws, roots, spec)? {
+        Target::File { uri, path } => read_file(&uri, &path, from, count)?,
+        Target::Transcript { uri, path } => read_conversation(&uri, &path, from, count)?,
+    };
+    if let Body::Turns(turns) = &mut page.body {
+        for t in turns {
+            if let std::borrow::Cow::Owned(clean) = redact(&t.text) {
+                t.text = clean;
+            }
+        }
+    }
+    Ok(page)
+}
+
+/// One line of a file as shown (redacted, a very long line cut).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShownLine {
+    /// 1-based.
+    pub n: u64,
+    pub text: String,
+}
+
+/// One turn of a conversation as shown.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShownTurn {
+    /// The JSONL lines it came from (1-based).
+    pub line_start: u64,
+    pub line_end: u64,
+    /// `YYYY-MM-DD HH:MM`, or empty.
+    pub when: String,
+    pub role: &'static str,
+    pub text: String,
+}
+
+impl ShownTurn {
+    /// `L12` or `L12-14`.
+    pub fn lines_label(&self) -> String {
+        if self.line_start == self.line_end {
+            format!("L{}", self.line_start)
+        } else {
+            format!("L{}-{}", self.line_start, self.line_end)
+        }
+    }
+
+    fn render(&self) -> String {
+        format!(
+            "[{}] {} {}:\n{}\n\n",
+            self.lines_label(),
+            self.when,
+            self.role,
+            self.text
+        )
+    }
+}
+
+/// What a page holds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Body {
+    Lines(Vec<ShownLine>),
+    Turns(Vec<ShownTurn>),
+}
+
+/// A range of a file or a conversation, before it is laid out as text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page {
+    pub uri: String,
+    /// First and last line shown (1-based; JSONL lines for transcripts).
+    pub from: u64,
+    pub to: u64,
+    /// Lines in the file (for transcripts: lines read so far).
+    pub total_lines: u64,
+    pub body: Body,
+    /// Set when output stopped early; says how to get the rest.
+    pub more: Option<String>,
+}
+
+impl Page {
+    fn into_fetched(self) -> Fetched {
+        let (kind, text) = match &self.body {
+            Body::Lines(lines) => (
+                "file",
+                lines
+                    .iter()
+                    .map(|l| format!("{:>5}│ {}\n", l.n, l.text))
+                    .collect::<String>(),
+            ),
+            Body::Turns(turns) => {
+                let mut out: String = turns.iter().map(ShownTurn::render).collect();
+                if out.is_empty() {
+                    out = format!(
+                        "(no conversation turns in lines {}-{})\n",
+                        self.from, self.total_lines
+                    );
+                }
+                ("conversation", redact(&out).into_owned())
+            }
+        };
+        Fetched {
+            uri: self.uri,
+            kind,
+            from: self.from,
+            to: self.to,
+            total_lines: self.total_lines,
+            text,
+            more: self.more,
+        }
     }
 }
 
 /// Streams the file: lines before `from` are skipped, lines after the range
 /// only counted, so a large file costs time, never its size in memory.
-fn read_file(uri: &str, path: &Path, from: u64, count: u64) -> Result<Fetched, FetchError> {
+fn read_file(uri: &str, path: &Path, from: u64, count: u64) -> Result<Page, FetchError> {
     let io = |e: std::io::Error| FetchError::Io(uri.into(), e.to_string());
     let mut reader = BufReader::with_capacity(1 << 16, File::open(path).map_err(io)?);
-    let mut out = String::new();
+    let mut shown_lines = Vec::new();
+    let mut size = 0usize;
     let mut last = from.saturating_sub(1);
     let mut more = None;
     let mut n = 0u64;
@@ -226,13 +351,14 @@ fn read_file(uri: &str, path: &Path, from: u64, count: u64) -> Result<Fetched, F
             line.to_string()
         };
         let rendered = format!("{n:>5}│ {shown}\n");
-        if out.len() + rendered.len() > MAX_CHARS {
+        if size + rendered.len() > MAX_CHARS {
             more = Some(format!(
                 "output cut at {MAX_CHARS} characters; continue with from={n}"
             ));
             continue;
         }
-        out.push_str(&rendered);
+        size += rendered.len();
+        shown_lines.push(ShownLine { n, text: shown });
         last = n;
     }
     let total = n;
@@ -243,18 +369,17 @@ fn read_file(uri: &str, path: &Path, from: u64, count: u64) -> Result<Fetched, F
             last + 1
         ));
     }
-    Ok(Fetched {
+    Ok(Page {
         uri: uri.into(),
-        kind: "file",
         from,
         to: last,
         total_lines: total,
-        text: out,
+        body: Body::Lines(shown_lines),
         more,
     })
 }
 
-fn read_conversation(uri: &str, path: &Path, from: u64, count: u64) -> Result<Fetched, FetchError> {
+fn read_conversation(uri: &str, path: &Path, from: u64, count: u64) -> Result<Page, FetchError> {
     let io = |e: std::io::Error| FetchError::Io(uri.into(), e.to_string());
     let mut reader = BufReader::with_capacity(1 << 16, File::open(path).map_err(io)?);
     // Skip to the first line wanted without parsing what comes before.
@@ -276,7 +401,8 @@ fn read_conversation(uri: &str, path: &Path, from: u64, count: u64) -> Result<Fe
         max_lines: Some(count),
     };
     let (turns, st) = transcript::read(&mut reader, offset, skipped, &opts);
-    let mut out = String::new();
+    let mut shown_turns = Vec::new();
+    let mut size = 0usize;
     let mut more = None;
     let mut last = skipped;
     for t in &turns {
@@ -285,11 +411,6 @@ fn read_conversation(uri: &str, path: &Path, from: u64, count: u64) -> Result<Fe
             .as_deref()
             .map(|ts| ts.get(..16).unwrap_or(ts).replace('T', " "))
             .unwrap_or_default();
-        let lines = if t.line_start == t.line_end {
-            format!("L{}", t.line_start)
-        } else {
-            format!("L{}-{}", t.line_start, t.line_end)
-        };
         // One turn alone may exceed a page (a pasted log): cut it, so every
         // page moves on.
         let text = t.text.trim_end();
@@ -303,16 +424,24 @@ fn read_conversation(uri: &str, path: &Path, from: u64, count: u64) -> Result<Fe
         } else {
             text.to_string()
         };
-        let rendered = format!("[{lines}] {when} {}:\n{text}\n\n", t.role.as_str());
-        if out.len() + rendered.len() > MAX_CHARS {
+        let shown = ShownTurn {
+            line_start: t.line_start,
+            line_end: t.line_end,
+            when,
+            role: t.role.as_str(),
+            text,
+        };
+        let rendered = shown.render().len();
+        if size + rendered > MAX_CHARS {
             more = Some(format!(
                 "output cut at {MAX_CHARS} characters; continue with from={}",
                 t.line_start
             ));
             break;
         }
-        out.push_str(&rendered);
+        size += rendered;
         last = t.line_end;
+        shown_turns.push(shown);
     }
     let end = skipped + st.lines;
     if more.is_none() {
@@ -327,16 +456,12 @@ fn read_conversation(uri: &str, path: &Path, from: u64, count: u64) -> Result<Fe
             more = Some(format!("more lines follow; continue with from={}", end + 1));
         }
     }
-    if out.is_empty() {
-        out = format!("(no conversation turns in lines {from}-{end})\n");
-    }
-    Ok(Fetched {
+    Ok(Page {
         uri: uri.into(),
-        kind: "conversation",
         from,
         to: last,
         total_lines: end,
-        text: redact(&out).into_owned(),
+        body: Body::Turns(shown_turns),
         more,
     })
 }

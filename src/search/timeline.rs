@@ -145,6 +145,17 @@ pub fn timeline(
         .collect())
 }
 
+/// The projects (transcript folders) that have sessions in the index, most
+/// recently active first: the choices of a timeline's project filter.
+pub fn projects(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT project FROM files
+         WHERE source = 'transcript' AND uri NOT LIKE '%/subagents/%'
+         GROUP BY project ORDER BY MAX(last_ts) DESC LIMIT 500",
+    )?;
+    stmt.query_map([], |r| r.get(0))?.collect()
+}
+
 fn centre_of(s: &str) -> Option<chrono::DateTime<chrono::Utc>> {
     if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
         return Some(t.with_timezone(&chrono::Utc));

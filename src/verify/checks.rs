@@ -76,6 +76,22 @@ pub fn run_all(env: &HostEnv, ws: Option<&Workspace>, opts: Options) -> Vec<Chec
     out
 }
 
+/// The agent's wiring: the hooks in settings and the MCP registration, and
+/// with `opts` the live checks (`pms serve` answering, each hook run as
+/// Claude Code runs it). The same checks `run_all` makes, for `pms ui`.
+pub fn wiring(env: &HostEnv, ws: &Workspace, opts: Options) -> Vec<Check> {
+    let binary = crate::env::current_binary().unwrap_or_default();
+    let mut out = hooks(env, ws, &binary);
+    out.push(mcp_registration(env, ws, &binary));
+    if opts.probe_mcp {
+        out.push(mcp_answers(ws, &binary));
+    }
+    if opts.run_hooks {
+        out.extend(run_hooks(ws, &binary));
+    }
+    out
+}
+
 fn me_files(ws: &Workspace) -> Check {
     let missing: Vec<&str> = ME_FILES
         .iter()
@@ -421,13 +437,27 @@ fn index(ws: &Workspace, env: &HostEnv) -> Vec<Check> {
         )
         .fixable(Fix::RebuildIndex),
     });
-    // freshness: workspace files changed since the last run
-    let last = db::get_meta(&conn, "last_index")
+    let _ = env;
+    out.push(freshness(ws, &conn));
+    out
+}
+
+/// The `index.fresh` check alone (no integrity scan, which takes seconds
+/// on a large index): for `pms ui`'s overview.
+pub fn index_freshness(ws: &Workspace) -> Check {
+    match db::open_ro(&ws.db_path()) {
+        Ok(conn) => freshness(ws, &conn),
+        Err(_) => Check::warn("index.fresh", "no search index yet").fixable(Fix::Reindex),
+    }
+}
+
+/// Workspace files changed since the last index run.
+fn freshness(ws: &Workspace, conn: &rusqlite::Connection) -> Check {
+    let last = db::get_meta(conn, "last_index")
         .and_then(|t| chrono::DateTime::parse_from_rfc3339(&t).ok())
         .map(|t| t.with_timezone(&chrono::Utc));
     let newer = changed_since(ws, last);
-    let _ = env;
-    out.push(match (last, newer) {
+    match (last, newer) {
         (None, _) => Check::warn("index.fresh", "never indexed").fixable(Fix::Reindex),
         (Some(_), 0) => Check::ok(
             "index.fresh",
@@ -438,8 +468,7 @@ fn index(ws: &Workspace, env: &HostEnv) -> Vec<Check> {
             format!("{n} workspace file(s) changed since the last index run"),
         )
         .fixable(Fix::Reindex),
-    });
-    out
+    }
 }
 
 /// Indexed workspace files modified after `since`.

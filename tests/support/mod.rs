@@ -14,6 +14,8 @@ pub mod python_mcp;
 pub mod retrieval;
 pub mod skip;
 pub mod static_server;
+pub mod ui;
+pub mod webdriver;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
