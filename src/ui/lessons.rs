@@ -10,7 +10,7 @@ use super::{App, Reply, Req};
 use crate::claude::auto_memory::{self, Memory};
 use crate::hooks::user_prompt;
 use crate::lessons::accept::{self, Acceptance, Accepted};
-use crate::lessons::index_file::{self, Selection};
+use crate::lessons::index_file::{self, Selection, Strength};
 use crate::lessons::pending::{self, PendingItem};
 use crate::lessons::store::{self, Change, NewRule, OnDuplicate, Promoted, Target};
 use crate::lessons::{self, Rule, split_cues};
@@ -99,10 +99,7 @@ fn matcher(app: &App, prompt: &str) -> Html {
             .n(cfg.trivial_prompt_chars)
             .s(", or a slash command): it gets the format rules only, no lessons. Scores for it anyway:</p>");
     }
-    let how = Selection {
-        floor: cfg.lesson_score_floor,
-        max: cfg.lessons_per_prompt,
-    };
+    let how = Selection::from_config(cfg);
     let ws = &app.ctx.ws;
     let chosen = match index_file::matching(ws, prompt, how) {
         Ok(c) => c,
@@ -116,14 +113,7 @@ fn matcher(app: &App, prompt: &str) -> Html {
     // The same matcher without the floor and the limit, for the near misses
     // (rules under 0.4 × the best score are left out by the matcher itself).
     let index = std::fs::read_to_string(ws.lessons_index_path()).unwrap_or_default();
-    let all = index_file::select(
-        &index,
-        prompt,
-        Selection {
-            floor: 0.0,
-            max: SCOREBOARD,
-        },
-    );
+    let all = index_file::select(&index, prompt, Selection::sure(0.0, SCOREBOARD));
     if all.is_empty() {
         h.s("<p>No lesson shares a key term with this prompt.</p></section>");
         return h;
@@ -132,13 +122,15 @@ fn matcher(app: &App, prompt: &str) -> Html {
         .n(chosen.len())
         .s("</b> lesson(s) to this prompt.</p><table><thead><tr><th class=\"nowrap\">Score</th><th class=\"nowrap\">Added?</th><th>Lesson</th><th class=\"opt\">File</th></tr></thead><tbody>");
     for m in &all {
-        let added = chosen.iter().any(|c| c.id == m.id);
         h.s("<tr><td class=\"score nowrap\">")
             .f(m.score, 2)
             .s("</td><td class=\"nowrap\">");
-        if added {
+        let strength = chosen.iter().find(|c| c.id == m.id).map(|c| c.strength);
+        if strength == Some(Strength::Applies) {
             h.s("<span class=\"status-ok\">yes</span>");
-        } else if m.score < cfg.lesson_score_floor {
+        } else if strength == Some(Strength::MayApply) {
+            h.s("<span class=\"status-ok\">yes, as one that may apply</span>");
+        } else if m.score < cfg.lesson_hint_floor {
             h.s("<span class=\"muted\">no: under the floor</span>");
         } else {
             h.s("<span class=\"muted\">no: past the limit</span>");
@@ -153,7 +145,7 @@ fn matcher(app: &App, prompt: &str) -> Html {
             .t(&m.file)
             .s("</code></td></tr>");
     }
-    h.s("</tbody></table><p class=\"small muted\">Rules scoring under 0.4 × the best are never added and not listed. Cues count like the rule's own words; a cue of several words found whole counts again.</p></section>");
+    h.s("</tbody></table><p class=\"small muted\">Rules scoring under 0.4 × the best are never added and not listed. Each shared word counts by how rare it is among the lessons and in English; the best-covered cue (or the text) counts half again. Lessons at or above <code>hooks.lesson_score_floor</code> are added as rules to follow, those at or above <code>hooks.lesson_hint_floor</code> as rules that may apply.</p></section>");
     h
 }
 
