@@ -84,9 +84,11 @@ fn matcher(app: &App, prompt: &str) -> Html {
     let mut h = Html::new();
     h.s("<section id=\"match\"><h2>Which lessons would this prompt get?</h2><form method=\"get\" action=\"/lessons#match\"><label for=\"prompt\">A prompt, as you would type it to the agent</label><textarea id=\"prompt\" name=\"prompt\" rows=\"2\">")
         .t(prompt)
-        .s("</textarea><div class=\"actions\"><button>Match</button><span class=\"small muted\">Floor <code>hooks.lesson_score_floor</code> = ")
+        .s("</textarea><div class=\"actions\"><button>Match</button><span class=\"small muted\">Floors <code>hooks.lesson_score_floor</code> = ")
         .f(cfg.lesson_score_floor, 1)
-        .s(", at most <code>hooks.lessons_per_prompt</code> = ")
+        .s(" (applies), <code>hooks.lesson_hint_floor</code> = ")
+        .f(cfg.lesson_hint_floor, 1)
+        .s(" (may apply), at most <code>hooks.lessons_per_prompt</code> = ")
         .n(cfg.lessons_per_prompt)
         .s("</span></div></form>");
     let prompt = prompt.trim();
