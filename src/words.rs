@@ -353,28 +353,72 @@ pub fn stem(w: &str) -> String {
 /// A question about what something is or means, not a request to do work:
 /// "what does set -euo pipefail mean?", "git rebase 和 merge 有什么区别".
 /// Such a prompt needs no rule about doing the work, nor a domain's rules.
+///
+/// Plain string tests, not a regex: compiling the equivalent pattern was a
+/// third of the per-prompt hook's instructions.
 pub fn asks_what_something_is(prompt: &str) -> bool {
-    static CONCEPT: LazyLock<regex::Regex> = LazyLock::new(|| {
-        regex::Regex::new(
-            r"(?ix)
-            ^\s*(?:\w+\s*[:,]\s*)?
-            (?: what(?:'s|\s+is|\s+are|\s+does|\s+do)\s+(?:the\s+)?(?:difference|meaning|point|purpose)
-              | what(?:'s|\s+is|\s+are)\s+(?:a|an)\s
-              | what\s+does\s
-              | what\s+do\s+(?:\w+\s+)?mean
-              | why\s+(?:does|do|is|are|did)\s
-              | how\s+does\s
-              | explain\s
-              | can\s+you\s+explain
-              | when\s+should\s+i\s+use
-              | is\s+it\s+(?:true|ok|okay|possible)\s )
-            | \bdifference\s+between\b
-            | \bwhat\s+(?:does|do)\s+(?:that|it|this|they)\s+mean
-            | 有什么区别|什么区别|区别是什么|什么意思|是什么|为什么|怎么理解|用英文怎么说",
-        )
-        .expect("the concept-question pattern is valid")
-    });
-    CONCEPT.is_match(prompt)
+    const OPENINGS: &[&str] = &[
+        "what's the difference",
+        "what is the difference",
+        "what are the differences",
+        "what's the meaning",
+        "what is the meaning",
+        "what's the point",
+        "what is the point",
+        "what's the purpose",
+        "what is the purpose",
+        "what's a ",
+        "what's an ",
+        "what is a ",
+        "what is an ",
+        "what does ",
+        "why does ",
+        "why do ",
+        "why is ",
+        "why are ",
+        "why did ",
+        "how does ",
+        "explain ",
+        "can you explain",
+        "could you explain",
+        "when should i use",
+        "is it true ",
+        "is it ok ",
+        "is it okay ",
+        "is it possible ",
+    ];
+    const ANYWHERE: &[&str] = &[
+        "difference between",
+        "what does that mean",
+        "what does it mean",
+        "what does this mean",
+        "what do they mean",
+        "有什么区别",
+        "什么区别",
+        "区别是什么",
+        "什么意思",
+        "是什么",
+        "为什么",
+        "怎么理解",
+        "用英文怎么说",
+    ];
+    let lower: String = prompt
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
+    if ANYWHERE.iter().any(|p| lower.contains(p)) {
+        return true;
+    }
+    // "Swift: when should I use a struct?" asks too: one leading word and a
+    // colon or comma may come first.
+    let start = match lower.split_once([':', ',']) {
+        Some((head, rest)) if !head.contains(' ') => rest.trim_start(),
+        _ => lower.as_str(),
+    };
+    OPENINGS
+        .iter()
+        .any(|o| start.starts_with(o) || lower.starts_with(o))
 }
 
 /// How common a word is in everyday English, from its SCOWL size tier.
