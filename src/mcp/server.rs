@@ -261,7 +261,8 @@ impl Memory {
 
     fn memory_search_context(&self, a: ContextArgs) -> Result<CallToolResult, McpError> {
         let roots = transcript_roots(&self.ctx.env, &self.ctx.cfg);
-        let uri = match fetch::resolve(&self.ctx.ws, &roots, &a.source) {
+        let logs = crate::index::discover::AgentLogs::of(&self.ctx.env, &self.ctx.ws);
+        let uri = match fetch::resolve(&self.ctx.ws, &roots, &logs, &a.source) {
             Ok(fetch::Target::File { uri, .. }) | Ok(fetch::Target::Transcript { uri, .. }) => uri,
             Err(e) => return fail(e.to_string()),
         };

@@ -44,15 +44,10 @@ static OPEN_ITEM: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)((?-u:\b)todo(?-u:\b)|(?-u:\b)next steps?(?-u:\b)|(?-u:\b)follow[- ]up(?-u:\b)|(?-u:\b)still (?:need|to do|open)(?-u:\b)|(?-u:\b)open question(?-u:\b)|(?-u:\b)not yet(?-u:\b)|(?-u:\b)later(?-u:\b)|(?-u:\b)remaining(?-u:\b)|待办|下一步|后续|还需要|尚未|待确认)").expect("valid")
 });
 
-/// The `cc://` reference of a transcript path: its project folder and file.
+/// The address of a transcript path: `cc://<project folder>/<file>` for
+/// Claude Code, `codex://…` and `openclaw://…` for the other agents.
 pub fn transcript_ref(transcript_path: &Path) -> Option<String> {
-    let file = transcript_path.file_name()?.to_string_lossy().into_owned();
-    let folder = transcript_path
-        .parent()?
-        .file_name()?
-        .to_string_lossy()
-        .into_owned();
-    Some(format!("cc://{folder}/{file}"))
+    crate::index::discover::transcript_uri(transcript_path)
 }
 
 /// Reads a whole transcript into facts.
@@ -73,11 +68,20 @@ pub fn facts_from_transcript(path: &Path, session_id: &str) -> std::io::Result<S
             .session_id
             .clone()
             .unwrap_or_else(|| session_id.to_string()),
-        project: path
-            .parent()
-            .and_then(|p| p.file_name())
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
+        // Claude Code's folder is the project; the other agents' paths say
+        // nothing about it, their cwd does (named the way Claude Code would).
+        project: match transcript_ref(path) {
+            Some(uri) if !uri.starts_with("cc://") => st
+                .cwd
+                .as_deref()
+                .map(crate::claude::project_folder_name)
+                .unwrap_or_default(),
+            _ => path
+                .parent()
+                .and_then(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        },
         cwd: st.cwd,
         start: st.first_timestamp,
         end: st.last_timestamp,

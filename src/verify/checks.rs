@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::{Check, Fix};
+use crate::agent::Agent;
 use crate::claude::json_file::JsonFile;
 use crate::claude::mcp_registration as mcp;
 use crate::claude::settings::{self, HOOK_EVENTS};
@@ -57,8 +58,17 @@ pub fn run_all(env: &HostEnv, ws: Option<&Workspace>, opts: Options) -> Vec<Chec
     out.push(root_block(ws));
     out.extend(config_check(ws));
     out.push(domains(ws));
-    out.extend(hooks(env, ws, &binary));
-    out.push(mcp_registration(env, ws, &binary));
+    let agents = wiring::wired_agents(ws);
+    if agents.contains(&Agent::Claude) {
+        out.extend(hooks(env, ws, &binary));
+        out.push(mcp_registration(env, ws, &binary));
+    }
+    if agents.contains(&Agent::Codex) {
+        out.extend(codex_checks(env, ws, &binary));
+    }
+    if agents.contains(&Agent::OpenClaw) {
+        out.extend(openclaw_checks(env, ws, &binary));
+    }
     if opts.probe_mcp {
         out.push(mcp_answers(ws, &binary));
     }
@@ -69,11 +79,167 @@ pub fn run_all(env: &HostEnv, ws: Option<&Workspace>, opts: Options) -> Vec<Chec
     if opts.run_hooks {
         out.extend(run_hooks(ws, &binary));
     }
-    out.push(cli("claude", "claude", wiring::claude_cli()));
-    if InstallRecord::load(ws).is_some_and(|r| r.codex_config.is_some()) {
-        out.push(cli("codex", "codex", wiring::codex_cli()));
+    for a in agents {
+        let id = match a {
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+            Agent::OpenClaw => "openclaw",
+        };
+        out.push(cli(id, a.program(), a.cli()));
     }
     out
+}
+
+/// Codex: pms's hooks in hooks.json, whether Codex trusts them and runs
+/// hooks at all, and the MCP server in config.toml.
+fn codex_checks(env: &HostEnv, ws: &Workspace, binary: &Path) -> Vec<Check> {
+    use crate::codex::{config as cfg, hooks as ch};
+    let record = InstallRecord::load(ws);
+    let hooks_path = record
+        .as_ref()
+        .and_then(|r| r.codex.as_ref())
+        .map_or_else(|| ch::hooks_path(&env.codex_home), |c| c.hooks.clone());
+    let config_path = env.codex_config();
+    let shown = env.display(&hooks_path);
+    let mut out = Vec::new();
+    let doc = match JsonFile::load(&hooks_path) {
+        Ok(f) => f.doc,
+        Err(e) => {
+            return vec![
+                Check::fail("codex.hooks", e.to_string())
+                    .hint("correct the JSON, then `pms verify --fix`"),
+            ];
+        }
+    };
+    let mine = settings::installed_handlers(&doc);
+    let mut problems = Vec::new();
+    for e in ch::CODEX_EVENTS {
+        let want = ch::handler(binary, &ws.root, &e);
+        match mine.iter().find(|(ev, _)| ev == e.name) {
+            None => problems.push(format!("{} missing", e.name)),
+            Some((_, h)) if h["command"] != want["command"] => problems.push(format!(
+                "{} runs {}",
+                e.name,
+                h["command"].as_str().unwrap_or("?")
+            )),
+            Some(_) => {}
+        }
+    }
+    let dups = mine.len().saturating_sub(ch::CODEX_EVENTS.len());
+    if dups > 0 && problems.is_empty() {
+        problems.push(format!("{dups} duplicate handler(s)"));
+    }
+    out.push(if problems.is_empty() {
+        Check::ok(
+            "codex.hooks",
+            format!("all five hooks in {shown}, running this binary on this workspace"),
+        )
+    } else {
+        Check::fail(
+            "codex.hooks",
+            format!("in {shown}: {}", problems.join("; ")),
+        )
+        .fixable(Fix::MergeHooks)
+    });
+    let states = cfg::hook_states(&config_path);
+    let trust = ch::trust(&hooks_path, &doc, &states);
+    let not: Vec<String> = trust
+        .iter()
+        .filter(|(_, t)| *t != ch::Trust::Trusted)
+        .map(|(e, t)| {
+            let why = match t {
+                ch::Trust::Untrusted => "not reviewed",
+                ch::Trust::Modified => "changed since reviewed",
+                ch::Trust::Disabled => "turned off",
+                ch::Trust::Trusted => "",
+            };
+            format!("{e} ({why})")
+        })
+        .collect();
+    if !trust.is_empty() {
+        out.push(if not.is_empty() {
+            Check::ok("codex.trust", "Codex trusts all five pms hooks")
+        } else {
+            Check::warn(
+                "codex.trust",
+                format!(
+                    "Codex runs no hook it has not been told to trust: {}",
+                    not.join(", ")
+                ),
+            )
+            .hint("start `codex` and choose \"Trust all and continue\" when it asks to review hooks (or type /hooks and trust the pms hooks)")
+        });
+    }
+    out.push(match cfg::hooks_feature(&config_path) {
+        cfg::HooksFeature::On => Check::ok("codex.feature", "Codex's hooks feature is on"),
+        cfg::HooksFeature::Off(keys) => Check::warn(
+            "codex.feature",
+            format!(
+                "{} turns hooks off ([features] {} = false): Codex gets the memory tools only",
+                env.display(&config_path),
+                keys.join(", ")
+            ),
+        )
+        .hint("set it to true, or `pms init --agent codex --enable-codex-hooks`"),
+    });
+    let want_args: Vec<String> = vec![
+        "serve".into(),
+        "--workspace".into(),
+        ws.root.to_string_lossy().into_owned(),
+    ];
+    out.push(match cfg::registered_server(&config_path) {
+        Some((cmd, args)) if Path::new(&cmd) == binary && args == want_args => Check::ok(
+            "codex.mcp",
+            "[mcp_servers.pms] runs this binary on this workspace",
+        ),
+        Some((cmd, _)) => Check::fail(
+            "codex.mcp",
+            format!("[mcp_servers.pms] points elsewhere: {cmd}"),
+        )
+        .fixable(Fix::RegisterMcp),
+        None => Check::fail(
+            "codex.mcp",
+            format!("no [mcp_servers.pms] in {}", env.display(&config_path)),
+        )
+        .fixable(Fix::RegisterMcp),
+    });
+    out
+}
+
+/// OpenClaw: the plugin's files and its entry in openclaw.json.
+fn openclaw_checks(env: &HostEnv, ws: &Workspace, binary: &Path) -> Vec<Check> {
+    let h = crate::openclaw::health(env, binary, &ws.root);
+    let dir = env.display(&crate::openclaw::plugin_dir(env));
+    vec![
+        if h.stale_files.is_empty() {
+            Check::ok(
+                "openclaw.plugin",
+                format!("the pms plugin in {dir} runs this binary on this workspace"),
+            )
+        } else {
+            Check::fail(
+                "openclaw.plugin",
+                format!(
+                    "in {dir}, missing or out of date: {}",
+                    h.stale_files.join(", ")
+                ),
+            )
+            .fixable(Fix::MergeHooks)
+        },
+        if h.config_problems.is_empty() {
+            Check::ok(
+                "openclaw.config",
+                format!(
+                    "plugin `pms` enabled with conversation access in {}",
+                    env.display(&env.openclaw_config)
+                ),
+            )
+        } else {
+            Check::fail("openclaw.config", h.config_problems.join("; "))
+                .fixable(Fix::MergeHooks)
+                .hint("restart the gateway after a change (`openclaw gateway restart`)")
+        },
+    ]
 }
 
 fn me_files(ws: &Workspace) -> Check {
