@@ -8,6 +8,7 @@ mod support;
 mod cli_conventions;
 mod crash;
 mod e2e_claude;
+mod e2e_codex;
 mod embeddings;
 mod hooks;
 mod index_search;

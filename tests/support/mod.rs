@@ -7,7 +7,9 @@
 #![allow(dead_code)]
 
 pub mod claude_code;
+pub mod codex_cli;
 pub mod fake_api;
+pub mod fake_responses;
 pub mod models;
 pub mod pip;
 pub mod python_mcp;
