@@ -132,7 +132,10 @@ fn codex_gets_identity_lessons_search_and_summaries() {
         bodies[0].contains("pms memory for Ada Lovelace") && bodies[0].contains("Ada Lovelace"),
         "identity is not in the first request"
     );
-    assert!(bodies[0].contains("\"mcp__pms\""), "the pms tools are not offered");
+    assert!(
+        bodies[0].contains("\"mcp__pms\""),
+        "the pms tools are not offered"
+    );
     let answered = bodies
         .iter()
         .find(|b| b.contains("function_call_output"))
@@ -152,7 +155,10 @@ fn codex_gets_identity_lessons_search_and_summaries() {
         &[BYPASS],
     );
     let later = api.bodies()[before..].join("\n");
-    assert!(later.contains(&lesson_id), "the matching lesson is not in the request");
+    assert!(
+        later.contains(&lesson_id),
+        "the matching lesson is not in the request"
+    );
     assert!(later.contains("Lessons that apply"));
     eprintln!("e2e codex: two sessions in {} ms", t.elapsed().as_millis());
 
@@ -163,7 +169,10 @@ fn codex_gets_identity_lessons_search_and_summaries() {
         sums.iter().all(|s| s.contains("transcript_ref: codex://")),
         "{sums:?}"
     );
-    assert!(sums.iter().any(|s| s.contains("billing rewrite")), "{sums:?}");
+    assert!(
+        sums.iter().any(|s| s.contains("billing rewrite")),
+        "{sums:?}"
+    );
     assert_eq!(hook_log(&home), "", "hooks logged errors");
 
     // The rollouts are indexed as conversations and rendered by `pms get`.
@@ -178,8 +187,14 @@ fn codex_gets_identity_lessons_search_and_summaries() {
         got.contains("user:\nWhat codename did we pick for the billing rewrite?"),
         "{got}"
     );
-    assert!(got.contains("[tool mcp__pms__memory_search] TANGERINE"), "{got}");
-    assert!(!got.contains("pms memory for Ada"), "injected context rendered as conversation");
+    assert!(
+        got.contains("[tool mcp__pms__memory_search] TANGERINE"),
+        "{got}"
+    );
+    assert!(
+        !got.contains("pms memory for Ada"),
+        "injected context rendered as conversation"
+    );
 
     // verify: everything wired, trust still to give (the bypass flag was
     // this test's, not the user's).
@@ -273,16 +288,24 @@ fn codex_hooks_feature_is_turned_on_only_when_asked() {
     let api = FakeResponses::start(vec![]);
     let off = "\n[features]\nhooks = false  # I turned these off\n";
     let (home, work, user_config) = installed(&bin, &api, off);
-    assert!(std::fs::read_to_string(home.path(".codex/config.toml"))
-        .unwrap()
-        .contains("hooks = false  # I turned these off"));
+    assert!(
+        std::fs::read_to_string(home.path(".codex/config.toml"))
+            .unwrap()
+            .contains("hooks = false  # I turned these off")
+    );
     assert_eq!(check(&verify(&home), "codex.feature")["status"], "warn");
     exec(&home, &bin, &work, "hello with hooks off", &[BYPASS]);
-    assert!(!api.bodies()[0].contains("pms memory for"), "hooks ran while off");
+    assert!(
+        !api.bodies()[0].contains("pms memory for"),
+        "hooks ran while off"
+    );
 
     home.init(&["--agent", "codex", "--enable-codex-hooks"]);
     let text = std::fs::read_to_string(home.path(".codex/config.toml")).unwrap();
-    assert!(text.contains("hooks = true  # I turned these off"), "{text}");
+    assert!(
+        text.contains("hooks = true  # I turned these off"),
+        "{text}"
+    );
     assert_eq!(check(&verify(&home), "codex.feature")["status"], "ok");
     let before = api.bodies().len();
     exec(&home, &bin, &work, "hello with hooks on", &[BYPASS]);

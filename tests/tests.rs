@@ -9,6 +9,7 @@ mod cli_conventions;
 mod crash;
 mod e2e_claude;
 mod e2e_codex;
+mod e2e_openclaw;
 mod embeddings;
 mod hooks;
 mod index_search;

@@ -220,8 +220,10 @@ fn stream(out: &mut TcpStream, turn: &Turn) -> std::io::Result<()> {
     for (i, item) in turn.items.iter().enumerate() {
         events.push(json!({"type": "response.output_item.added", "output_index": i, "item": item}));
         if let Some(t) = item.pointer("/content/0/text") {
-            events.push(json!({"type": "response.output_text.delta", "output_index": i,
-                "item_id": item["id"], "content_index": 0, "delta": t}));
+            events.push(
+                json!({"type": "response.output_text.delta", "output_index": i,
+                "item_id": item["id"], "content_index": 0, "delta": t}),
+            );
         }
         events.push(json!({"type": "response.output_item.done", "output_index": i, "item": item}));
     }
@@ -234,7 +236,10 @@ fn stream(out: &mut TcpStream, turn: &Turn) -> std::io::Result<()> {
     for (n, e) in events.into_iter().enumerate() {
         let mut e = e;
         e["sequence_number"] = json!(n);
-        body.push_str(&format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap()));
+        body.push_str(&format!(
+            "event: {}\ndata: {e}\n\n",
+            e["type"].as_str().unwrap()
+        ));
     }
     write!(
         out,

@@ -11,6 +11,7 @@ pub mod codex_cli;
 pub mod fake_api;
 pub mod fake_responses;
 pub mod models;
+pub mod openclaw_cli;
 pub mod pip;
 pub mod python_mcp;
 pub mod retrieval;
