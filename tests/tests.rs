@@ -5,6 +5,7 @@
 
 mod support;
 
+mod agents;
 mod cli_conventions;
 mod crash;
 mod e2e_claude;

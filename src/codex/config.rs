@@ -108,8 +108,21 @@ pub fn register(
     } else {
         None
     };
-    durable::write_atomic(path, after.as_bytes()).map_err(io)?;
+    durable::write_atomic(path, with_line_ends_of(path, after).as_bytes()).map_err(io)?;
     Ok((true, backup))
+}
+
+/// toml_edit keeps every byte of a document but its line ends: it writes
+/// `\n` where the file had `\r\n`. A file that used CRLF gets it back.
+fn with_line_ends_of(path: &Path, text: String) -> String {
+    let crlf = std::fs::read(path)
+        .map(|b| b.windows(2).any(|w| w == b"\r\n"))
+        .unwrap_or(false);
+    if crlf {
+        text.replace("\r\n", "\n").replace('\n', "\r\n")
+    } else {
+        text
+    }
 }
 
 /// Sets `key`, keeping the comment that decorated its old value.
@@ -223,7 +236,7 @@ fn write_if_changed(path: &Path, doc: &DocumentMut, before: &str) -> Result<bool
     }
     let io = |source| CodexError::Io(crate::error::FileError::new(path, source));
     durable::backup(path).map_err(io)?;
-    durable::write_atomic(path, after.as_bytes()).map_err(io)?;
+    durable::write_atomic(path, with_line_ends_of(path, after).as_bytes()).map_err(io)?;
     Ok(true)
 }
 
@@ -241,7 +254,7 @@ pub fn unregister(path: &Path) -> Result<bool, CodexError> {
     }
     let io = |source| CodexError::Io(crate::error::FileError::new(path, source));
     durable::backup(path).map_err(io)?;
-    durable::write_atomic(path, doc.to_string().as_bytes()).map_err(io)?;
+    durable::write_atomic(path, with_line_ends_of(path, doc.to_string()).as_bytes()).map_err(io)?;
     Ok(true)
 }
 
@@ -322,6 +335,22 @@ mod tests {
             std::fs::read_to_string(&p).unwrap().trim_end(),
             user.trim_end()
         );
+    }
+
+    #[test]
+    fn crlf_files_keep_their_line_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("config.toml");
+        let user = USER.replace('\n', "\r\n");
+        std::fs::write(&p, &user).unwrap();
+        register(&p, Path::new("/bin/pms"), Path::new("/w")).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(
+            text.starts_with(&user) && !text.replace("\r\n", "").contains('\n'),
+            "{text:?}"
+        );
+        assert!(unregister(&p).unwrap());
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), user);
     }
 
     #[test]
