@@ -602,11 +602,12 @@ fn apply_codex(
 ) -> Result<CodexSummary> {
     let hooks_changed = c.hooks.is_dirty();
     let hooks_backup = c.hooks.save()?;
-    let (mcp_changed, _) = codex::config::register(&c.config, binary, &ws.root)?;
-    let mut feature_turned_on = false;
-    if let (true, HooksFeature::Off(keys)) = (c.turn_feature_on, &c.feature) {
-        feature_turned_on = codex::config::set_features(&c.config, keys, true)?;
-    }
+    let features_on = match (&c.feature, c.turn_feature_on) {
+        (HooksFeature::Off(keys), true) => keys.clone(),
+        _ => Vec::new(),
+    };
+    let (mcp_changed, _) = codex::config::register(&c.config, binary, &ws.root, &features_on)?;
+    let feature_turned_on = !features_on.is_empty();
     let untrusted = codex_untrusted(env, record);
     Ok(CodexSummary {
         hooks_path: c.hooks.path.clone(),
@@ -720,10 +721,10 @@ fn unwire_codex(config: &Path, hooks_path: &Path, c: &CodexRecord, recorded: boo
                 f.save()?;
             }
         }
-        codex::config::remove_hook_states(config, &trust_keys)?;
+        removed |= codex::config::unwire(config, &trust_keys, &c.features_turned_on)?;
+        return Ok(removed);
     }
-    removed |= codex::config::unregister(config)?;
-    codex::config::set_features(config, &c.features_turned_on, false)?;
+    removed |= codex::config::unwire(config, &[], &c.features_turned_on)?;
     Ok(removed)
 }
 

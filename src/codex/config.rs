@@ -67,16 +67,41 @@ pub fn registered_server(path: &Path) -> Option<(String, Vec<String>)> {
     Some((command, args))
 }
 
-/// Adds or updates `[mcp_servers.pms]`. Returns the backup made, and whether
-/// anything changed.
+/// Adds or updates `[mcp_servers.pms]`, and sets the `[features]` keys in
+/// `features_on` to true (the user agreed to turn Codex's hooks on), in one
+/// write: the file holds the old bytes or the new, never half of it.
+/// Returns whether anything changed, and the backup made.
 pub fn register(
     path: &Path,
     binary: &Path,
     workspace: &Path,
+    features_on: &[String],
 ) -> Result<(bool, Option<PathBuf>), CodexError> {
     check(path)?;
     let (mut doc, existed) = load(path)?;
     let before = doc.to_string();
+    add_server(&mut doc, path, binary, workspace)?;
+    turn_features(&mut doc, features_on, true);
+    let after = doc.to_string();
+    if after == before {
+        return Ok((false, None));
+    }
+    let io = |source| CodexError::Io(crate::error::FileError::new(path, source));
+    let backup = if existed {
+        Some(durable::backup(path).map_err(io)?)
+    } else {
+        None
+    };
+    durable::write_atomic(path, with_line_ends_of(path, after).as_bytes()).map_err(io)?;
+    Ok((true, backup))
+}
+
+fn add_server(
+    doc: &mut DocumentMut,
+    path: &Path,
+    binary: &Path,
+    workspace: &Path,
+) -> Result<(), CodexError> {
     if !doc.contains_key("mcp_servers") {
         let mut t = Table::new();
         t.set_implicit(true);
@@ -98,18 +123,7 @@ pub fn register(
         args.push(a);
     }
     set_keeping_decor(pms, "args", value(args));
-    let after = doc.to_string();
-    if after == before {
-        return Ok((false, None));
-    }
-    let io = |source| CodexError::Io(crate::error::FileError::new(path, source));
-    let backup = if existed {
-        Some(durable::backup(path).map_err(io)?)
-    } else {
-        None
-    };
-    durable::write_atomic(path, with_line_ends_of(path, after).as_bytes()).map_err(io)?;
-    Ok((true, backup))
+    Ok(())
 }
 
 /// toml_edit keeps every byte of a document but its line ends: it writes
@@ -169,6 +183,11 @@ pub fn set_features(path: &Path, keys: &[String], on: bool) -> Result<bool, Code
         return Ok(false);
     }
     let before = doc.to_string();
+    turn_features(&mut doc, keys, on);
+    write_if_changed(path, &doc, &before)
+}
+
+fn turn_features(doc: &mut DocumentMut, keys: &[String], on: bool) {
     if let Some(features) = doc.get_mut("features").and_then(Item::as_table_like_mut) {
         for k in keys {
             if features.get(k).and_then(Item::as_bool) == Some(!on) {
@@ -176,7 +195,6 @@ pub fn set_features(path: &Path, keys: &[String], on: bool) -> Result<bool, Code
             }
         }
     }
-    write_if_changed(path, &doc, &before)
 }
 
 /// The `[hooks.state]` entries: trust key → (enabled, trusted_hash).
@@ -213,6 +231,14 @@ pub fn remove_hook_states(path: &Path, keys: &[String]) -> Result<bool, CodexErr
         return Ok(false);
     }
     let before = doc.to_string();
+    remove_states(&mut doc, keys);
+    write_if_changed(path, &doc, &before)
+}
+
+fn remove_states(doc: &mut DocumentMut, keys: &[String]) {
+    if keys.is_empty() {
+        return;
+    }
     if let Some(hooks) = doc.get_mut("hooks").and_then(Item::as_table_like_mut) {
         if let Some(state) = hooks.get_mut("state").and_then(Item::as_table_like_mut) {
             for k in keys {
@@ -226,7 +252,32 @@ pub fn remove_hook_states(path: &Path, keys: &[String]) -> Result<bool, CodexErr
             doc.remove("hooks");
         }
     }
-    write_if_changed(path, &doc, &before)
+}
+
+/// Takes pms out of `config.toml` in one write: `[mcp_servers.pms]`, the
+/// trust entries of its hooks (`trust_keys`), and the `[features]` keys pms
+/// had turned on set back to false. Returns whether the MCP server was there.
+pub fn unwire(
+    path: &Path,
+    trust_keys: &[String],
+    features_off: &[String],
+) -> Result<bool, CodexError> {
+    let (mut doc, existed) = load(path)?;
+    if !existed {
+        return Ok(false);
+    }
+    let before = doc.to_string();
+    let had_server = remove_server(&mut doc);
+    remove_states(&mut doc, trust_keys);
+    turn_features(&mut doc, features_off, false);
+    write_if_changed(path, &doc, &before)?;
+    Ok(had_server)
+}
+
+fn remove_server(doc: &mut DocumentMut) -> bool {
+    doc.get_mut("mcp_servers")
+        .and_then(Item::as_table_like_mut)
+        .is_some_and(|servers| servers.remove("pms").is_some())
 }
 
 fn write_if_changed(path: &Path, doc: &DocumentMut, before: &str) -> Result<bool, CodexError> {
@@ -242,20 +293,7 @@ fn write_if_changed(path: &Path, doc: &DocumentMut, before: &str) -> Result<bool
 
 /// Removes `[mcp_servers.pms]`. Returns whether it was there.
 pub fn unregister(path: &Path) -> Result<bool, CodexError> {
-    let (mut doc, existed) = load(path)?;
-    if !existed {
-        return Ok(false);
-    }
-    let Some(servers) = doc.get_mut("mcp_servers").and_then(Item::as_table_like_mut) else {
-        return Ok(false);
-    };
-    if servers.remove("pms").is_none() {
-        return Ok(false);
-    }
-    let io = |source| CodexError::Io(crate::error::FileError::new(path, source));
-    durable::backup(path).map_err(io)?;
-    durable::write_atomic(path, with_line_ends_of(path, doc.to_string()).as_bytes()).map_err(io)?;
-    Ok(true)
+    unwire(path, &[], &[])
 }
 
 #[cfg(test)]
@@ -269,7 +307,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("config.toml");
         std::fs::write(&p, USER).unwrap();
-        let (changed, backup) = register(&p, Path::new("/bin/pms"), Path::new("/w")).unwrap();
+        let (changed, backup) = register(&p, Path::new("/bin/pms"), Path::new("/w"), &[]).unwrap();
         assert!(changed && backup.is_some());
         let text = std::fs::read_to_string(&p).unwrap();
         assert!(text.starts_with(USER), "user text changed:\n{text}");
@@ -282,7 +320,7 @@ mod tests {
                 vec!["serve".into(), "--workspace".into(), "/w".into()]
             ))
         );
-        let (changed, _) = register(&p, Path::new("/bin/pms"), Path::new("/w")).unwrap();
+        let (changed, _) = register(&p, Path::new("/bin/pms"), Path::new("/w"), &[]).unwrap();
         assert!(!changed, "second run changes nothing");
         assert!(unregister(&p).unwrap());
         assert_eq!(std::fs::read_to_string(&p).unwrap(), USER);
@@ -343,7 +381,7 @@ mod tests {
         let p = dir.path().join("config.toml");
         let user = USER.replace('\n', "\r\n");
         std::fs::write(&p, &user).unwrap();
-        register(&p, Path::new("/bin/pms"), Path::new("/w")).unwrap();
+        register(&p, Path::new("/bin/pms"), Path::new("/w"), &[]).unwrap();
         let text = std::fs::read_to_string(&p).unwrap();
         assert!(
             text.starts_with(&user) && !text.replace("\r\n", "").contains('\n'),
@@ -359,7 +397,7 @@ mod tests {
         let p = dir.path().join("config.toml");
         std::fs::write(&p, "model = ").unwrap();
         assert!(matches!(
-            register(&p, Path::new("/p"), Path::new("/w")),
+            register(&p, Path::new("/p"), Path::new("/w"), &[]),
             Err(CodexError::Invalid { .. })
         ));
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "model = ");
