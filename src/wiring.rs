@@ -676,23 +676,7 @@ pub fn unwire(
             )?;
         }
         Agent::Codex => {
-            let config = record
-                .codex_config
-                .clone()
-                .unwrap_or_else(|| env.codex_config());
-            let hooks_path = record.codex.as_ref().map_or_else(
-                || codex::hooks::hooks_path(&env.codex_home),
-                |c| c.hooks.clone(),
-            );
-            let default_record = CodexRecord {
-                config: config.clone(),
-                hooks: hooks_path.clone(),
-                hooks_created: CreatedContainers::default(),
-                hooks_file_created: false,
-                features_turned_on: Vec::new(),
-            };
-            let c = record.codex.as_ref().unwrap_or(&default_record);
-            out.codex_removed = unwire_codex(&config, &hooks_path, c, record.codex.is_some())?;
+            out.codex_removed = unwire_codex(env, record)?;
         }
         Agent::OpenClaw => {
             out.openclaw_removed = openclaw::unwire(env, record.openclaw.as_ref())?;
@@ -702,29 +686,39 @@ pub fn unwire(
 }
 
 /// Removes pms's Codex hooks (and the trust the user gave them), the MCP
-/// server, and gives back the feature flag pms turned on.
-fn unwire_codex(config: &Path, hooks_path: &Path, c: &CodexRecord, recorded: bool) -> Result<bool> {
+/// server, and gives back the feature flag pms turned on: as the record's
+/// Codex part says, or, without one (an older record, no record), from
+/// the default paths, removing any empty container of pms's.
+fn unwire_codex(env: &HostEnv, record: &InstallRecord) -> Result<bool> {
+    let c = record.codex.as_ref();
+    let config = record
+        .codex_config
+        .clone()
+        .unwrap_or_else(|| env.codex_config());
+    let hooks_path = c.map_or_else(
+        || codex::hooks::hooks_path(&env.codex_home),
+        |c| c.hooks.clone(),
+    );
+    let features = c.map(|c| c.features_turned_on.clone()).unwrap_or_default();
     let mut removed = false;
+    let mut trust_keys = Vec::new();
     if hooks_path.exists() {
-        let mut f = JsonFile::load(hooks_path)?;
-        let trust_keys = codex::hooks::pms_trust_keys(hooks_path, &f.doc);
-        // With no record, an emptied container is noise (as for settings.json).
-        let created = recorded.then(|| c.hooks_created.clone());
+        let mut f = JsonFile::load(&hooks_path)?;
+        trust_keys = codex::hooks::pms_trust_keys(&hooks_path, &f.doc);
+        let created = c.map(|c| c.hooks_created.clone());
         let r = settings::remove_hooks(&mut f.doc, created.as_ref());
         if r.removed > 0 {
             removed = true;
             let empty = f.doc.as_object().is_some_and(|o| o.is_empty());
-            if c.hooks_file_created && empty {
-                std::fs::remove_file(hooks_path)
-                    .map_err(|e| crate::error::FileError::new(hooks_path, e))?;
+            if c.is_some_and(|c| c.hooks_file_created) && empty {
+                std::fs::remove_file(&hooks_path)
+                    .map_err(|e| crate::error::FileError::new(&hooks_path, e))?;
             } else {
                 f.save()?;
             }
         }
-        removed |= codex::config::unwire(config, &trust_keys, &c.features_turned_on)?;
-        return Ok(removed);
     }
-    removed |= codex::config::unwire(config, &[], &c.features_turned_on)?;
+    removed |= codex::config::unwire(&config, &trust_keys, &features)?;
     Ok(removed)
 }
 

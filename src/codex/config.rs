@@ -81,7 +81,7 @@ pub fn register(
     let (mut doc, existed) = load(path)?;
     let before = doc.to_string();
     add_server(&mut doc, path, binary, workspace)?;
-    turn_features(&mut doc, features_on, true);
+    turn_features(&mut doc, features_on, Switch::On);
     let after = doc.to_string();
     if after == before {
         return Ok((false, None));
@@ -175,19 +175,28 @@ pub fn hooks_feature(path: &Path) -> HooksFeature {
     }
 }
 
-/// Sets the `[features]` keys named to `on`, keeping their comments.
+/// What a `[features]` key is set to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Switch {
+    On,
+    Off,
+}
+
+/// Sets the `[features]` keys named to `to`, keeping their comments (only
+/// keys that say the opposite: a key the user removed stays removed).
 /// Returns whether the file changed.
-pub fn set_features(path: &Path, keys: &[String], on: bool) -> Result<bool, CodexError> {
+pub fn set_features(path: &Path, keys: &[String], to: Switch) -> Result<bool, CodexError> {
     let (mut doc, existed) = load(path)?;
     if !existed || keys.is_empty() {
         return Ok(false);
     }
     let before = doc.to_string();
-    turn_features(&mut doc, keys, on);
+    turn_features(&mut doc, keys, to);
     write_if_changed(path, &doc, &before)
 }
 
-fn turn_features(doc: &mut DocumentMut, keys: &[String], on: bool) {
+fn turn_features(doc: &mut DocumentMut, keys: &[String], to: Switch) {
+    let on = to == Switch::On;
     if let Some(features) = doc.get_mut("features").and_then(Item::as_table_like_mut) {
         for k in keys {
             if features.get(k).and_then(Item::as_bool) == Some(!on) {
@@ -269,7 +278,7 @@ pub fn unwire(
     let before = doc.to_string();
     let had_server = remove_server(&mut doc);
     remove_states(&mut doc, trust_keys);
-    turn_features(&mut doc, features_off, false);
+    turn_features(&mut doc, features_off, Switch::Off);
     write_if_changed(path, &doc, &before)?;
     Ok(had_server)
 }
@@ -336,13 +345,13 @@ mod tests {
         let HooksFeature::Off(keys) = hooks_feature(&p) else {
             panic!("off in the file")
         };
-        assert!(set_features(&p, &keys, true).unwrap());
+        assert!(set_features(&p, &keys, Switch::On).unwrap());
         assert_eq!(
             std::fs::read_to_string(&p).unwrap(),
             "[features]\nhooks = true # not yet\nother = true\n"
         );
         assert_eq!(hooks_feature(&p), HooksFeature::On);
-        assert!(set_features(&p, &keys, false).unwrap());
+        assert!(set_features(&p, &keys, Switch::Off).unwrap());
         assert_eq!(std::fs::read_to_string(&p).unwrap(), user);
         std::fs::write(&p, "features.codex_hooks = false\n").unwrap();
         assert_eq!(

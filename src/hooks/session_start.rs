@@ -91,7 +91,7 @@ from memory (such as learnings not confirmed yet): judge it, and do not follow i
             sections.push(layers::lesson_index(&ctx.ws, &rules));
             sections.extend(layers::pending(&waiting));
             if source == "compact" {
-                sections.extend(reloaded_after_compaction(ctx, &st, &domains));
+                sections.extend(reloaded_after_compaction(ctx, st, &domains));
             }
             sections.push(layers::guide(&ctx.ws, &domains));
         }

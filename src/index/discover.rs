@@ -117,7 +117,7 @@ impl Found {
             return None;
         };
         let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-        if !(digits(y) && digits(m) && digits(d)) || !is_rollout_name(file) {
+        if !(digits(y) && digits(m) && digits(d) && is_rollout_name(file)) {
             return None;
         }
         Some(Found::other_agent(format!("codex://{rel}"), path, meta))

@@ -77,7 +77,7 @@ pub fn run_all(env: &HostEnv, ws: Option<&Workspace>, opts: Options) -> Vec<Chec
     out.push(lessons_index(ws));
     out.push(pending(ws));
     if opts.run_hooks {
-        out.extend(run_hooks(ws, &binary));
+        out.extend(run_hooks(ws, &binary, &agents));
     }
     for a in agents {
         let id = match a {
@@ -775,7 +775,10 @@ fn pending(ws: &Workspace) -> Check {
 }
 
 /// Runs each hook once, as Claude Code would, with a sample payload.
-fn run_hooks(ws: &Workspace, binary: &Path) -> Vec<Check> {
+/// When Codex is among `agents`, the session-start injection is also
+/// measured as Codex counts it (bytes), run with `--agent codex`.
+fn run_hooks(ws: &Workspace, binary: &Path, agents: &[Agent]) -> Vec<Check> {
+    let codex = agents.contains(&Agent::Codex);
     let sid = format!("pms-verify-{}", std::process::id());
     let log_before = std::fs::metadata(ws.hook_log())
         .map(|m| m.len())
@@ -796,7 +799,7 @@ fn run_hooks(ws: &Workspace, binary: &Path) -> Vec<Check> {
         let run = run_one(
             binary,
             ws,
-            e.arg,
+            &[e.arg],
             &payload,
             Duration::from_secs(u64::from(e.timeout_secs)),
         );
@@ -828,6 +831,17 @@ fn run_hooks(ws: &Workspace, binary: &Path) -> Vec<Check> {
             ));
         }
     }
+    let codex_bytes = codex.then(|| {
+        let payload = json!({"session_id": sid, "hook_event_name": "SessionStart", "cwd": ws.root, "source": "startup"});
+        run_one(binary, ws, &["session-start", "--agent", "codex"], &payload, Duration::from_secs(10))
+            .ok()
+            .and_then(|out| serde_json::from_str::<Value>(out.trim()).ok())
+            .and_then(|v| {
+                v["hookSpecificOutput"]["additionalContext"]
+                    .as_str()
+                    .map(str::len)
+            })
+    });
     crate::sessions::state::SessionState::remove(ws, &sid);
     let logged = std::fs::read_to_string(ws.hook_log())
         .map(|t| {
@@ -851,26 +865,39 @@ fn run_hooks(ws: &Workspace, binary: &Path) -> Vec<Check> {
     } else {
         Check::fail("hooks.run", results.join("; ")).hint("see .pms/logs/hooks.log")
     });
-    out.push(match cap_check {
+    out.push(match (cap_check, codex_bytes) {
+        (_, Some(None)) => Check::fail("hooks.cap", "session-start for Codex gave no injection"),
+        (_, Some(Some(b))) if b >= 10_000 => Check::fail("hooks.cap", format!("the session-start injection for Codex is {b} bytes: Codex shows only a preview over 10,000"))
+            .hint("lower hooks.budget_chars in config.toml"),
+        (Some(n), Some(Some(b))) if n < 10_000 => Check::ok("hooks.cap", format!("the session-start injection is {n} characters (Claude Code's cap: 10,000), {b} bytes for Codex (its cap: 10,000 bytes)")),
+        (cap, _) => cap_message(cap),
+    });
+    out
+}
+
+fn cap_message(cap_check: Option<usize>) -> Check {
+    match cap_check {
         Some(n) if n < 10_000 => Check::ok("hooks.cap", format!("the session-start injection is {n} characters (Claude Code's cap: 10,000)")),
         Some(n) => Check::fail("hooks.cap", format!("the session-start injection is {n} characters: Claude Code shows only a preview over 10,000"))
             .hint("lower hooks.budget_chars in config.toml"),
         None => Check::fail("hooks.cap", "session-start gave no injection"),
-    });
-    out
+    }
 }
 
 fn run_one(
     binary: &Path,
     ws: &Workspace,
-    event: &str,
+    hook_args: &[&str],
     payload: &Value,
     limit: Duration,
 ) -> Result<String, String> {
     use std::io::{Read, Write};
     let mut child = Command::new(binary)
-        .args(["hook", event, "--workspace"])
+        .arg("hook")
+        .arg(hook_args[0])
+        .arg("--workspace")
         .arg(&ws.root)
+        .args(&hook_args[1..])
         .env("PMS_NO_BACKGROUND", "1")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
