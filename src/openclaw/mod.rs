@@ -49,6 +49,16 @@ pub enum OpenClawError {
     Io(#[from] crate::error::FileError),
 }
 
+impl OpenClawError {
+    /// A file that is not JSON gets the JSON5 hint; an I/O error is itself.
+    fn from_json(e: JsonFileError) -> OpenClawError {
+        match e {
+            JsonFileError::Io(io) => OpenClawError::Io(io),
+            other => OpenClawError::Config(other),
+        }
+    }
+}
+
 /// `~/.openclaw/extensions/pms`.
 pub fn plugin_dir(env: &HostEnv) -> PathBuf {
     env.openclaw_dir.join("extensions").join(PLUGIN_ID)
@@ -131,7 +141,7 @@ pub struct OpenClawPlan {
 pub fn plan(env: &HostEnv, binary: &Path, workspace: &Path) -> Result<OpenClawPlan, OpenClawError> {
     crate::durable::check_writable(&env.openclaw_config)
         .map_err(|e| crate::error::FileError::new(&env.openclaw_config, e))?;
-    let mut config = JsonFile::load(&env.openclaw_config).map_err(OpenClawError::Config)?;
+    let mut config = JsonFile::load(&env.openclaw_config).map_err(OpenClawError::from_json)?;
     let creates = merge_entry(&mut config)?;
     let dir = plugin_dir(env);
     let files = plugin_files(binary, workspace);
@@ -295,7 +305,7 @@ impl OpenClawPlan {
 
     pub fn apply(mut self) -> Result<OpenClawSummary, OpenClawError> {
         let changed = self.config.is_dirty();
-        let backup = self.config.save().map_err(OpenClawError::Config)?;
+        let backup = self.config.save().map_err(OpenClawError::from_json)?;
         for (name, text) in &self.files {
             let p = self.plugin_dir.join(name);
             if self.stale_files.contains(name) {
@@ -333,7 +343,7 @@ pub fn unwire(env: &HostEnv, record: Option<&OpenClawRecord>) -> Result<bool, Op
     if !config_path.exists() {
         return Ok(removed);
     }
-    let mut f = JsonFile::load(&config_path).map_err(OpenClawError::Config)?;
+    let mut f = JsonFile::load(&config_path).map_err(OpenClawError::from_json)?;
     let root = f.object_mut();
     let Some(Value::Object(plugins)) = root.get_mut("plugins") else {
         return Ok(removed);
@@ -364,7 +374,7 @@ pub fn unwire(env: &HostEnv, record: Option<&OpenClawRecord>) -> Result<bool, Op
             .map_err(|e| crate::error::FileError::new(&config_path, e))?;
         return Ok(true);
     }
-    f.save().map_err(OpenClawError::Config)?;
+    f.save().map_err(OpenClawError::from_json)?;
     Ok(removed)
 }
 
