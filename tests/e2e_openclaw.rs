@@ -79,6 +79,7 @@ fn openclaw_gateway_gets_identity_lessons_search_and_summaries() {
     let work = home.path("project");
     std::fs::create_dir_all(&work).unwrap();
     let recorded = home.path("hook-payloads");
+    let _heavy = crate::support::cpu_heavy();
     let mut gw = Gateway::start(
         &home,
         &bin,

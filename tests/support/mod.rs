@@ -209,6 +209,15 @@ pub fn write_script(path: &Path, body: &str) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
+/// Taken by a test that keeps the machine's cores busy for a long while
+/// (the OpenClaw gateway: Node on both cores for its start-up) and by the
+/// tests that bound a hook's wall-clock time, so that those measure pms,
+/// not the gateway beside them. Other tests run alongside either.
+pub fn cpu_heavy() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The binary's canonical path, as init writes it into settings.
 pub static PMS_CANONICAL: std::sync::LazyLock<String> =
     std::sync::LazyLock::new(|| std::fs::canonicalize(PMS).unwrap().display().to_string());
