@@ -171,9 +171,15 @@ pub struct InitArgs {
     /// Load the memory in every session (user) or only inside the workspace
     #[arg(long, value_enum)]
     pub scope: Option<ScopeArg>,
-    /// Do not register with Codex even when `codex` is on PATH
+    /// The agents to wire, comma-separated: claude, codex, openclaw (default: every one whose CLI is on PATH)
+    #[arg(long = "agent", value_delimiter = ',', value_name = "AGENTS")]
+    pub agents: Option<Vec<String>>,
+    /// Leave Codex out even when `codex` is on PATH (same as leaving it out of --agent)
     #[arg(long)]
     pub no_codex: bool,
+    /// When your Codex config turns hooks off ([features] hooks = false), turn them on
+    #[arg(long)]
+    pub enable_codex_hooks: bool,
     /// Show what would change, change nothing
     #[arg(long)]
     pub dry_run: bool,
@@ -191,6 +197,14 @@ pub struct HookArgs {
     pub event: String,
     #[command(flatten)]
     pub ws: WorkspaceArg,
+    /// The agent running the hook: claude (default), codex or openclaw
+    #[arg(long, default_value = "claude", value_parser = parse_agent)]
+    pub agent: crate::agent::Agent,
+}
+
+fn parse_agent(s: &str) -> Result<crate::agent::Agent, String> {
+    crate::agent::Agent::parse(s)
+        .ok_or_else(|| format!("unknown agent {s:?} (claude, codex, openclaw)"))
 }
 
 #[derive(Debug, Args)]

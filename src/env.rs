@@ -1,5 +1,5 @@
-//! Where things live on this machine: the home directory, Claude Code's and
-//! Codex's configuration, and pms's own pointer to the workspace.
+//! Where things live on this machine: the home directory, the configuration
+//! of Claude Code, Codex and OpenClaw, and pms's own pointer to the workspace.
 //!
 //! Everything is derived from environment variables once, in
 //! [`HostEnv::from_process`], so tests can point every path at a temporary
@@ -31,6 +31,12 @@ pub struct HostEnv {
     pub claude_json: PathBuf,
     /// `$CODEX_HOME` or `~/.codex`.
     pub codex_home: PathBuf,
+    /// OpenClaw's state folder: `$OPENCLAW_STATE_DIR`, else `.openclaw` in
+    /// `$OPENCLAW_HOME` (or HOME). Holds `extensions/` (plugins).
+    pub openclaw_dir: PathBuf,
+    /// OpenClaw's config: `$OPENCLAW_CONFIG_PATH`, else `openclaw.json` in
+    /// [`HostEnv::openclaw_dir`].
+    pub openclaw_config: PathBuf,
     /// `$XDG_CONFIG_HOME/pms` or `~/.config/pms`: remembers where the workspace is.
     pub pms_config_dir: PathBuf,
     /// `$XDG_CACHE_HOME/pms` or `~/.cache/pms`: downloaded embedding models.
@@ -68,6 +74,14 @@ impl HostEnv {
             None => home.join(".claude.json"),
         };
         let codex_home = var("CODEX_HOME").unwrap_or_else(|| home.join(".codex"));
+        let openclaw_dir = var("OPENCLAW_STATE_DIR").unwrap_or_else(|| {
+            var("OPENCLAW_HOME")
+                .filter(|h| h.is_absolute())
+                .unwrap_or_else(|| home.clone())
+                .join(".openclaw")
+        });
+        let openclaw_config =
+            var("OPENCLAW_CONFIG_PATH").unwrap_or_else(|| openclaw_dir.join("openclaw.json"));
         let pms_config_dir = var("XDG_CONFIG_HOME")
             .unwrap_or_else(|| home.join(".config"))
             .join("pms");
@@ -79,6 +93,8 @@ impl HostEnv {
             claude_dir,
             claude_json,
             codex_home,
+            openclaw_dir,
+            openclaw_config,
             pms_config_dir,
             pms_cache_dir,
         })
@@ -94,6 +110,11 @@ impl HostEnv {
 
     pub fn codex_config(&self) -> PathBuf {
         self.codex_home.join("config.toml")
+    }
+
+    /// Where Codex writes its session logs (`YYYY/MM/DD/rollout-*.jsonl`).
+    pub fn codex_sessions(&self) -> PathBuf {
+        self.codex_home.join("sessions")
     }
 
     /// The file `pms init` writes so that commands run outside the workspace

@@ -12,12 +12,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::claude::json_file::JsonFile;
-use crate::claude::settings;
-use crate::claude::{codex, mcp_registration as mcp};
+use crate::agent::Agent;
 use crate::durable;
 use crate::env::HostEnv;
-use crate::wiring::{self, Choices, InstallRecord, Scope, WirePlan, WireSummary};
+use crate::wiring::{
+    self, Choices, CodexHooksFeature, InstallRecord, Scope, WirePlan, WireSummary,
+};
 use crate::workspace::Workspace;
 use crate::workspace::scaffold::{self, Answers, PlannedFile, ScaffoldPlan};
 
@@ -26,7 +26,9 @@ pub struct InitOptions {
     pub answers: Answers,
     pub workspace: PathBuf,
     pub scope: Scope,
-    pub codex: bool,
+    /// The agents to wire (Claude Code, Codex, OpenClaw).
+    pub agents: Vec<Agent>,
+    pub codex_hooks_feature: CodexHooksFeature,
     pub binary: PathBuf,
 }
 
@@ -46,7 +48,8 @@ pub fn plan(env: HostEnv, opts: InitOptions, today: &str) -> Result<InstallPlan>
     let choices = Choices {
         binary: opts.binary,
         scope: opts.scope,
-        codex: opts.codex.then(|| env.codex_config()),
+        agents: opts.agents,
+        codex_hooks_feature: opts.codex_hooks_feature,
     };
     let wiring = wiring::plan(&env, &ws, choices)?;
     Ok(InstallPlan {
@@ -120,50 +123,40 @@ pub struct UninstallSummary {
     pub hooks_removed: Vec<(PathBuf, usize)>,
     pub mcp_removed: bool,
     pub codex_removed: bool,
+    pub openclaw_removed: bool,
 }
 
-/// Removes pms's hooks (from both scopes' settings) and its MCP
-/// registrations. The workspace and the pointer to it stay (so `pms
-/// uninstall --purge` or `pms init` later still find it); [`purge`] removes
-/// both.
+/// Removes pms's wiring from every agent: hooks (from both scopes'
+/// settings), MCP registrations, Codex's hooks and the trust given them,
+/// OpenClaw's plugin, each as the install record says it was made (and,
+/// without one, whatever of pms's is found). The workspace and the pointer
+/// to it stay (so `pms uninstall --purge` or `pms init` later still find
+/// it); [`purge`] removes both.
 pub fn uninstall(env: &HostEnv, ws: Option<&Workspace>) -> Result<UninstallSummary> {
     let mut summary = UninstallSummary::default();
-    let record = ws.and_then(InstallRecord::load);
-    let mut paths = vec![env.user_settings()];
-    if let Some(ws) = ws {
-        paths.push(ws.local_settings());
+    let record = ws
+        .and_then(InstallRecord::load)
+        .unwrap_or_else(|| InstallRecord {
+            pms_version: String::new(),
+            binary: PathBuf::new(),
+            scope: Scope::User,
+            settings_path: env.user_settings(),
+            created: Default::default(),
+            claude_mcp: false,
+            claude_json_created: Default::default(),
+            codex_config: None,
+            agents: None,
+            codex: None,
+            openclaw: None,
+            installed_at: String::new(),
+        });
+    for agent in Agent::ALL {
+        let u = wiring::unwire(env, ws, &record, agent)?;
+        summary.hooks_removed.extend(u.hooks_removed);
+        summary.mcp_removed |= u.mcp_removed;
+        summary.codex_removed |= u.codex_removed;
+        summary.openclaw_removed |= u.openclaw_removed;
     }
-    if let Some(r) = &record
-        && !paths.contains(&r.settings_path)
-    {
-        paths.push(r.settings_path.clone());
-    }
-    for p in paths {
-        if !p.exists() {
-            continue;
-        }
-        let mut f = JsonFile::load(&p)?;
-        let created = record
-            .as_ref()
-            .filter(|r| r.settings_path == p)
-            .map(|r| r.created.clone());
-        let r = settings::remove_hooks(&mut f.doc, created.as_ref());
-        if r.removed > 0 {
-            f.save()?;
-            summary.hooks_removed.push((p, r.removed));
-        }
-    }
-    let created = record
-        .as_ref()
-        .map(|r| r.claude_json_created)
-        .unwrap_or_default();
-    summary.mcp_removed =
-        mcp::unregister(&env.claude_json, wiring::claude_cli().as_deref(), created)?;
-    let codex_path = record
-        .as_ref()
-        .and_then(|r| r.codex_config.clone())
-        .unwrap_or_else(|| env.codex_config());
-    summary.codex_removed = codex::unregister(&codex_path)?;
     if let Some(ws) = ws {
         let _ = std::fs::remove_file(ws.install_record_path());
     }

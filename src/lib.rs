@@ -1,12 +1,14 @@
-//! pms: a personal memory system for Claude Code.
+//! pms: a personal memory system for Claude Code, Codex and OpenClaw.
 //!
 //! The binary (`src/main.rs`) parses the command line and calls into the
 //! modules here; docs/architecture.md maps them and the data flowing between
 //! them.
 
+pub mod agent;
 pub mod claude;
 pub mod cli;
 pub mod cmd;
+pub mod codex;
 pub mod context;
 pub mod durable;
 pub mod embed;
@@ -19,6 +21,7 @@ pub mod lessons;
 pub mod log;
 pub mod mcp;
 pub mod notes;
+pub mod openclaw;
 pub mod progress;
 pub mod redact;
 pub mod search;

@@ -96,8 +96,8 @@ fn with_workspace(command: Command) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// `pms hook <event> [--workspace|-w <dir>]` parsed by hand; anything else
-/// (including `--help`) goes through clap.
+/// `pms hook <event> [--workspace|-w <dir>] [--agent <name>]` parsed by hand;
+/// anything else (including `--help`) goes through clap.
 fn fast_hook() -> Option<ExitCode> {
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     if args.first().map(|a| a == "hook") != Some(true) {
@@ -107,12 +107,20 @@ fn fast_hook() -> Option<ExitCode> {
     if event.starts_with('-') {
         return None;
     }
-    let workspace = match &args[2..] {
-        [] => None,
-        [flag, dir] if flag == "--workspace" || flag == "-w" => Some(std::path::PathBuf::from(dir)),
-        _ => return None,
-    };
-    pms::hooks::run(&event, workspace.as_deref());
+    let mut workspace = None;
+    let mut agent = pms::agent::Agent::Claude;
+    let mut rest = args[2..].iter();
+    while let Some(flag) = rest.next() {
+        let value = rest.next()?;
+        if flag == "--workspace" || flag == "-w" {
+            workspace = Some(std::path::PathBuf::from(value));
+        } else if flag == "--agent" {
+            agent = pms::agent::Agent::parse(value.to_str()?)?;
+        } else {
+            return None;
+        }
+    }
+    pms::hooks::run(&event, workspace.as_deref(), agent);
     Some(ExitCode::SUCCESS)
 }
 

@@ -237,9 +237,12 @@ pub fn sweep(env: &HostEnv, ws: Option<&Workspace>) -> usize {
         env.claude_dir.clone(),
         env.codex_home.clone(),
         env.pms_config_dir.clone(),
+        crate::openclaw::plugin_dir(env),
     ];
-    if let Some(d) = env.claude_json.parent() {
-        dirs.push(d.to_path_buf());
+    for file in [&env.claude_json, &env.openclaw_config] {
+        if let Some(d) = file.parent() {
+            dirs.push(d.to_path_buf());
+        }
     }
     if let Some(ws) = ws {
         workspace_dirs(&ws.root, 0, &mut dirs);

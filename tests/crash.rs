@@ -31,6 +31,23 @@ use crate::support::TestHome;
 /// array included: issue 18's init kill lost exactly those).
 const USER_SETTINGS: &str = "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"Stop\": []\n  },\n  \"permissions\": {\"allow\": [\"Bash(ls:*)\"]}\n}\n";
 const USER_CLAUDE_JSON: &str = "{\"numStartups\": 3, \"projects\": {}}\n";
+/// The user's Codex and OpenClaw files, for the scenario that wires all
+/// three agents.
+const USER_CODEX_CONFIG: &str = "# mine\nmodel = \"o5\"\n\n[features]\nhooks = false\n";
+const USER_CODEX_HOOKS: &str =
+    "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"notify\"}]}]}}\n";
+const USER_OPENCLAW: &str = "{\n  \"plugins\": {\"allow\": [\"telegram\"]}\n}\n";
+
+/// User files any scenario may touch: each must hold its old or new bytes.
+fn user_files(home: &TestHome) -> Vec<PathBuf> {
+    vec![
+        home.settings(),
+        home.path(".claude.json"),
+        home.path(".codex/config.toml"),
+        home.path(".codex/hooks.json"),
+        home.path(".openclaw/openclaw.json"),
+    ]
+}
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Fault {
@@ -98,7 +115,24 @@ fn user_home() -> TestHome {
     std::fs::create_dir_all(home.path(".claude")).unwrap();
     std::fs::write(home.settings(), USER_SETTINGS).unwrap();
     std::fs::write(home.path(".claude.json"), USER_CLAUDE_JSON).unwrap();
+    std::fs::create_dir_all(home.path(".codex")).unwrap();
+    std::fs::write(home.path(".codex/config.toml"), USER_CODEX_CONFIG).unwrap();
+    std::fs::write(home.path(".codex/hooks.json"), USER_CODEX_HOOKS).unwrap();
+    std::fs::create_dir_all(home.path(".openclaw")).unwrap();
+    std::fs::write(home.path(".openclaw/openclaw.json"), USER_OPENCLAW).unwrap();
     home
+}
+
+/// `pms init` wiring Claude Code, Codex (turning its hooks on) and OpenClaw.
+fn run_init_all(home: &TestHome, env: &[(&str, String)]) -> Output {
+    let mut args = init_args(home);
+    args.extend(
+        ["--agent", "claude,codex,openclaw", "--enable-codex-hooks"]
+            .iter()
+            .map(|s| s.to_string()),
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    pms_env(home, &args, env)
 }
 
 fn init_args(home: &TestHome) -> Vec<String> {
@@ -179,10 +213,19 @@ fn owned_files_parse(home: &TestHome) {
         t.parse::<toml_edit::DocumentMut>()
             .expect("config.toml parses");
     }
-    for p in [home.settings(), home.path(".claude.json")] {
+    for p in [
+        home.settings(),
+        home.path(".claude.json"),
+        home.path(".codex/hooks.json"),
+        home.path(".openclaw/openclaw.json"),
+    ] {
         if let Ok(t) = std::fs::read_to_string(&p) {
             serde_json::from_str::<Value>(&t).unwrap_or_else(|e| panic!("{p:?}: {e}\n{t}"));
         }
+    }
+    if let Ok(t) = std::fs::read_to_string(home.path(".codex/config.toml")) {
+        t.parse::<toml_edit::DocumentMut>()
+            .expect("Codex's config.toml parses");
     }
     if let Ok(t) = std::fs::read_to_string(ws.join("_me/lessons.md")) {
         assert_eq!(t.matches("<!-- pms:lessons:begin").count(), 1, "{t}");
@@ -323,6 +366,31 @@ fn scenarios() -> Vec<Scenario> {
                     std::fs::read_to_string(home.path(".claude.json")).unwrap(),
                     USER_CLAUDE_JSON
                 );
+            },
+        },
+        Scenario {
+            name: "init (three agents)",
+            prepare: |_| {},
+            act: run_init_all,
+            next: |home| {
+                assert!(run_init_all(home, &[]).status.success(), "init runs again");
+                home.ok(&["uninstall", "--yes"]);
+            },
+            check: |home, _| {
+                for (rel, text) in [
+                    (".claude/settings.json", USER_SETTINGS),
+                    (".claude.json", USER_CLAUDE_JSON),
+                    (".codex/config.toml", USER_CODEX_CONFIG),
+                    (".codex/hooks.json", USER_CODEX_HOOKS),
+                    (".openclaw/openclaw.json", USER_OPENCLAW),
+                ] {
+                    assert_eq!(
+                        std::fs::read_to_string(home.path(rel)).unwrap(),
+                        text,
+                        "uninstall gives back {rel}"
+                    );
+                }
+                assert!(!home.path(".openclaw/extensions/pms").exists());
             },
         },
         Scenario {
@@ -790,7 +858,7 @@ fn invariants(
     what: &str,
 ) {
     owned_files_parse(home);
-    for user_file in [home.settings(), home.path(".claude.json")] {
+    for user_file in user_files(home) {
         let rel = user_file.strip_prefix(home.home()).unwrap();
         let full = after_full
             .get(&reference.home().join(rel))

@@ -666,6 +666,7 @@ fn broken_inputs_fail_open() {
 
 #[test]
 fn session_end_does_not_wait_for_a_stdin_that_never_closes() {
+    let _timed = crate::support::cpu_heavy();
     let s = setup();
     let mut child = s.home.spawn_hook("session-end");
     let _stdin_kept_open = child.stdin.take();
@@ -701,6 +702,7 @@ fn list(dir: &Path) -> Vec<PathBuf> {
 /// nothing or one JSON object on stdout, within its time.
 #[test]
 fn the_bad_input_set_fails_open_in_bounded_time() {
+    let _timed = crate::support::cpu_heavy();
     let s = setup();
     let fifo = s.home.path("fifo.jsonl");
     let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();

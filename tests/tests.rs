@@ -5,10 +5,13 @@
 
 mod support;
 
+mod agents;
 mod cli_conventions;
 mod crash;
 mod domain_triggers;
 mod e2e_claude;
+mod e2e_codex;
+mod e2e_openclaw;
 mod embeddings;
 mod hooks;
 mod index_search;

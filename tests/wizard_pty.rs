@@ -64,14 +64,16 @@ fn typing_answers_into_the_wizard_builds_the_workspace() {
     key(&mut p, "\r");
     p.exp_string("Where should the workspace live?").unwrap();
     p.send_line(ws.to_str().unwrap()).unwrap();
+    p.exp_string("Wire the memory into which agents?").unwrap();
+    p.exp_string("Claude Code (not found on PATH)").unwrap();
+    key(&mut p, "\r");
     p.exp_string("Load the memory in").unwrap();
     key(&mut p, "\r");
     p.exp_string("This is what pms will do").unwrap();
     p.exp_string("Apply these changes?").unwrap();
     key(&mut p, "y");
     p.exp_string("pms is set up").unwrap();
-    p.exp_string("Found 1 Claude Code conversation file(s)")
-        .unwrap();
+    p.exp_string("Found 1 past conversation file(s)").unwrap();
     p.exp_string("Index them now").unwrap();
     key(&mut p, "y");
     p.exp_string("Claude Code history: 1 session(s) in 1 project(s)")
@@ -122,6 +124,9 @@ fn declining_the_summary_changes_nothing() {
     }
     p.exp_string("Where should the workspace live?").unwrap();
     p.send_line(ws.to_str().unwrap()).unwrap();
+    p.exp_string("Wire the memory into which agents?").unwrap();
+    p.exp_string("Claude Code (not found on PATH)").unwrap();
+    key(&mut p, "\r");
     p.exp_string("Load the memory in").unwrap();
     key(&mut p, "\r");
     p.exp_string("Apply these changes?").unwrap();

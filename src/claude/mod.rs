@@ -1,10 +1,10 @@
-//! Everything that speaks Claude Code's (and Codex's) formats: settings.json
-//! hooks, MCP registration, the hook stdin/stdout contract, and transcripts.
+//! Everything that speaks Claude Code's formats: settings.json hooks, MCP
+//! registration, the hook stdin/stdout contract (which Codex shares), and
+//! transcripts (the reader also takes Codex rollouts, see `crate::codex`).
 //! The contract these follow is in ../shared/docs/claude-code-integration.md
 //! (summarised in docs/architecture.md).
 
 pub mod auto_memory;
-pub mod codex;
 pub mod hook_io;
 pub mod json_edit;
 pub mod json_file;

@@ -1,5 +1,7 @@
 //! Reading Claude Code transcripts (`~/.claude/projects/<folder>/<session>.jsonl`)
-//! into the turns a person would search for.
+//! into the turns a person would search for. Codex rollouts are read by the
+//! same function: their lines are told apart by their shape and handed to
+//! [`crate::codex::rollout`].
 //!
 //! What is kept: user prompts, assistant text (one turn per API message: the
 //! lines that share a `message.id` are joined), tool calls reduced to the
@@ -156,6 +158,20 @@ pub fn read(
         st.end_offset = offset;
         let bytes = &buf[..n - 1];
         if bytes.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        if crate::codex::rollout::is_rollout_line(bytes) {
+            if !crate::codex::rollout::take_line(
+                bytes,
+                line_no,
+                line_start,
+                opts.tool_result_chars,
+                &mut st,
+                &mut turns,
+                &mut tool_names,
+            ) {
+                st.malformed += 1;
+            }
             continue;
         }
         if !is_conversation_line(bytes) {
@@ -349,11 +365,12 @@ fn assistant_text(
 
 /// `[tool Bash] ls -la`: the tool and the argument a person would remember.
 pub fn describe_tool_use(name: &str, input: &Value) -> String {
-    const KEYS: [&str; 10] = [
+    const KEYS: [&str; 11] = [
         "file_path",
         "notebook_path",
         "path",
         "command",
+        "cmd",
         "pattern",
         "url",
         "query",

@@ -11,12 +11,14 @@ use dialoguer::theme::ColorfulTheme;
 use dialoguer::{Confirm, Input, MultiSelect, Select};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::agent::Agent;
 use crate::cli::{InitArgs, ScopeArg};
+use crate::codex::config::HooksFeature;
 use crate::context::Context;
 use crate::env::{self, HostEnv};
 use crate::install::{self, InitOptions};
 use crate::upkeep::{self, IndexLock, ModelDownload};
-use crate::wiring::{self, Scope};
+use crate::wiring::{self, CodexHooksFeature, Scope};
 use crate::workspace::domains::{self, DomainSpec};
 use crate::workspace::scaffold::Answers;
 
@@ -75,7 +77,7 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
     let summary = apply_with_bar(plan)?;
     print_summary(&env, &ws_root, &summary);
     bootstrap_index(&asker, &env, &ws_root, args.no_index)?;
-    print_next(&env, &ws_root, scope);
+    print_next(&env, &ws_root, scope, &summary);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -159,18 +161,16 @@ fn ask(
         &default_dir,
     )?;
     let workspace = absolute(env, &dir_raw)?;
-    let scope = pick_scope(asker, args.scope, previous.record.as_ref().map(|r| r.scope))?;
-    let codex_on_path = wiring::codex_cli().is_some();
-    let codex = if args.no_codex || !codex_on_path {
-        false
+    let agents = pick_agents(asker, args, previous.record.as_ref())?;
+    let scope = if agents.contains(&Agent::Claude) {
+        pick_scope(asker, args.scope, previous.record.as_ref().map(|r| r.scope))?
     } else {
-        // The question defaults to the last answer; unattended (--yes), a
-        // codex on PATH is registered unless --no-codex says otherwise.
-        let before = previous.record.as_ref().map(|r| r.codex_config.is_some());
-        asker.confirm(
-            "`codex` is on PATH. Register the memory tools with Codex too?",
-            !asker.interactive || before.unwrap_or(true),
-        )?
+        args.scope.map_or(Scope::User, scope_of)
+    };
+    let codex_hooks_feature = if agents.contains(&Agent::Codex) {
+        codex_feature(asker, env, args.enable_codex_hooks)?
+    } else {
+        CodexHooksFeature::Leave
     };
     Ok(InitOptions {
         answers: Answers {
@@ -182,7 +182,8 @@ fn ask(
         },
         workspace,
         scope,
-        codex,
+        agents,
+        codex_hooks_feature,
         binary: env::current_binary().context("finding the pms binary's own path")?,
     })
 }
@@ -263,61 +264,114 @@ fn print_summary(env: &HostEnv, ws_root: &Path, summary: &install::InstallSummar
         summary.files_kept.len()
     );
     let wired = &summary.wiring;
-    let settings_path = &wired.settings_path;
-    let hooks_line = if wired.settings_changed {
-        match &wired.settings_backup {
-            Some(b) => format!(
-                "merged into {} (backup: {})",
-                env.display(settings_path),
-                env.display(b)
-            ),
-            None => format!("written to {}", env.display(settings_path)),
-        }
-    } else {
-        format!("already in {}", env.display(settings_path))
-    };
-    println!("  Hooks       {hooks_line}");
-    if let Some(m) = &wired.mcp {
-        use crate::claude::mcp_registration::{Status, Via};
-        let how = match (m.status, m.via) {
-            (Status::Unchanged, _) => "already registered".to_string(),
-            (_, Via::ClaudeCli) => "registered with `claude mcp add-json`".into(),
-            (_, Via::File) => format!("registered in {}", env.display(&env.claude_json)),
+    if let Some(c) = &wired.claude {
+        let hooks_line = if c.settings_changed {
+            match &c.settings_backup {
+                Some(b) => format!(
+                    "merged into {} (backup: {})",
+                    env.display(&c.settings_path),
+                    env.display(b)
+                ),
+                None => format!("written to {}", env.display(&c.settings_path)),
+            }
+        } else {
+            format!("already in {}", env.display(&c.settings_path))
         };
-        println!("  MCP server  `pms` {how}");
-        if let Some(b) = &m.backup {
-            println!("              (backup: {})", env.display(b));
-        }
-        if let Some(note) = &m.note {
-            println!("              ({note})");
+        println!("  Hooks       {hooks_line}");
+        if let Some(m) = &c.mcp {
+            use crate::claude::mcp_registration::{Status, Via};
+            let how = match (m.status, m.via) {
+                (Status::Unchanged, _) => "already registered".to_string(),
+                (_, Via::ClaudeCli) => "registered with `claude mcp add-json`".into(),
+                (_, Via::File) => format!("registered in {}", env.display(&env.claude_json)),
+            };
+            println!("  MCP server  `pms` {how}");
+            if let Some(b) = &m.backup {
+                println!("              (backup: {})", env.display(b));
+            }
+            if let Some(note) = &m.note {
+                println!("              ({note})");
+            }
         }
     }
-    if let Some(changed) = wired.codex_changed {
+    if let Some(c) = &wired.codex {
+        let hooks = match (c.hooks_changed, &c.hooks_backup) {
+            (false, _) => format!("already in {}", env.display(&c.hooks_path)),
+            (true, Some(b)) => format!(
+                "merged into {} (backup: {})",
+                env.display(&c.hooks_path),
+                env.display(b)
+            ),
+            (true, None) => format!("written to {}", env.display(&c.hooks_path)),
+        };
+        println!("  Codex       hooks {hooks}");
         println!(
-            "  Codex       {}",
-            if changed {
-                "registered in ~/.codex/config.toml"
+            "              MCP server {} in {}",
+            if c.mcp_changed {
+                "registered"
             } else {
                 "already registered"
-            }
+            },
+            env.display(&env.codex_config())
+        );
+        if c.feature_turned_on {
+            println!("              hooks feature turned on in config.toml");
+        } else if c.feature_off {
+            println!(
+                "              hooks are OFF in your config.toml ([features]): Codex gets the memory tools only"
+            );
+        }
+    }
+    if let Some(o) = &wired.openclaw {
+        println!(
+            "  OpenClaw    plugin in {} ({} file(s) written); enabled in {}",
+            env.display(&o.plugin_dir),
+            o.files_written,
+            env.display(&o.config_path)
+        );
+    }
+    for a in &wired.unwired {
+        println!(
+            "  {:<11} pms's wiring removed (not chosen this time)",
+            a.title()
         );
     }
 }
 
-fn print_next(env: &HostEnv, ws_root: &Path, scope: Scope) {
+fn print_next(env: &HostEnv, ws_root: &Path, scope: Scope, summary: &install::InstallSummary) {
     println!("\nNext:");
     println!(
         "  1. Fill in {}/_me/profile.md and writing-style.md: they load in every session.",
         env.display(ws_root)
     );
-    match scope {
-        Scope::User => println!(
-            "  2. Start Claude Code anywhere (`claude`): it knows who you are from the first message."
-        ),
-        Scope::Workspace => println!(
-            "  2. Start Claude Code inside the workspace (`cd {} && claude`).",
-            env.display(ws_root)
-        ),
+    let mut n = 2;
+    if summary.wiring.claude.is_some() {
+        match scope {
+            Scope::User => println!(
+                "  {n}. Start Claude Code anywhere (`claude`): it knows who you are from the first message."
+            ),
+            Scope::Workspace => println!(
+                "  {n}. Start Claude Code inside the workspace (`cd {} && claude`).",
+                env.display(ws_root)
+            ),
+        }
+        n += 1;
+    }
+    if let Some(c) = &summary.wiring.codex {
+        if c.untrusted > 0 {
+            println!(
+                "  {n}. Codex runs hooks only once you have reviewed them: start `codex`, and when it says \"Hooks need review\", choose \"Trust all and continue\" (or type /hooks and trust the {} pms hooks). Until then Codex gets the memory tools only; `pms verify` tells you when it is done.",
+                c.untrusted
+            );
+        } else {
+            println!("  {n}. Start `codex`: your memory loads in every session.");
+        }
+        n += 1;
+    }
+    if summary.wiring.openclaw.is_some() {
+        println!(
+            "  {n}. Restart the OpenClaw gateway (`openclaw gateway restart`) so it loads the pms plugin."
+        );
     }
 }
 
@@ -329,13 +383,16 @@ fn bootstrap_index(asker: &Asker, env: &HostEnv, ws_root: &Path, skip: bool) -> 
     }
     let ctx = Context::for_workspace(env.clone(), crate::workspace::Workspace::new(ws_root));
     let roots = crate::index::indexer::transcript_roots(&ctx.env, &ctx.cfg);
-    let found = crate::index::discover::transcripts(&roots);
+    let mut found = crate::index::discover::transcripts(&roots);
+    found.extend(crate::index::discover::agent_transcripts(
+        &crate::index::discover::AgentLogs::of(&ctx.env, &ctx.ws),
+    ));
     let (files, bytes) = (found.len(), found.iter().map(|f| f.size).sum::<u64>());
     let question = if files == 0 {
         "Build the search index of your workspace now?".to_string()
     } else {
         format!(
-            "Found {files} Claude Code conversation file(s) ({:.1} MB). Index them now so they are searchable?",
+            "Found {files} past conversation file(s) ({:.1} MB). Index them now so they are searchable?",
             bytes as f64 / 1e6
         )
     };
@@ -506,12 +563,90 @@ fn pick_tone(asker: &Asker, flag: Option<String>, before: Option<&str>) -> Resul
     }
 }
 
+fn scope_of(s: ScopeArg) -> Scope {
+    match s {
+        ScopeArg::User => Scope::User,
+        ScopeArg::Workspace => Scope::Workspace,
+    }
+}
+
+/// The agents to wire: `--agent`, else the question (ticked: the agents
+/// wired before, or on a first run every agent whose CLI is on PATH), else
+/// those on PATH; `--no-codex` takes Codex out.
+fn pick_agents(
+    asker: &Asker,
+    args: &InitArgs,
+    previous: Option<&wiring::InstallRecord>,
+) -> Result<Vec<Agent>> {
+    let mut agents = match &args.agents {
+        Some(list) => crate::agent::parse_list(list).map_err(anyhow::Error::msg)?,
+        None if asker.interactive => {
+            let found = Agent::found_on_path();
+            let items: Vec<String> = Agent::ALL
+                .iter()
+                .map(|a| {
+                    let where_ = if a.cli().is_some() {
+                        "found on PATH"
+                    } else {
+                        "not found on PATH"
+                    };
+                    format!("{} ({where_})", a.title())
+                })
+                .collect();
+            let ticked = previous.map_or(found, |r| r.agents());
+            let defaults: Vec<bool> = Agent::ALL.iter().map(|a| ticked.contains(a)).collect();
+            MultiSelect::with_theme(asker.theme)
+                .with_prompt(
+                    "Wire the memory into which agents? (space to toggle, enter to confirm)",
+                )
+                .items(&items)
+                .defaults(&defaults)
+                .interact()?
+                .into_iter()
+                .map(|i| Agent::ALL[i])
+                .collect()
+        }
+        None => Agent::found_on_path(),
+    };
+    if args.no_codex {
+        agents.retain(|a| *a != Agent::Codex);
+        if args.agents.is_none() && agents.is_empty() {
+            agents.push(Agent::Claude); // as when no agent is on PATH
+        }
+    }
+    if agents.is_empty() {
+        bail!(
+            "no agent to wire pms into.\n  Fix: choose at least one: --agent claude, codex or openclaw"
+        );
+    }
+    Ok(agents)
+}
+
+/// Codex's hooks feature, when the user's config turns it off: turned on
+/// only with `--enable-codex-hooks` or the user's yes.
+fn codex_feature(asker: &Asker, env: &HostEnv, flag: bool) -> Result<CodexHooksFeature> {
+    let HooksFeature::Off(keys) = crate::codex::config::hooks_feature(&env.codex_config()) else {
+        return Ok(CodexHooksFeature::Leave);
+    };
+    let yes = flag
+        || (asker.interactive
+            && asker.confirm(
+                &format!(
+                    "Your Codex config turns hooks off ([features] {} = false), so Codex would get the memory tools but not your profile or lessons. Turn hooks on?",
+                    keys.join(", ")
+                ),
+                true,
+            )?);
+    Ok(if yes {
+        CodexHooksFeature::TurnOn
+    } else {
+        CodexHooksFeature::Leave
+    })
+}
+
 fn pick_scope(asker: &Asker, flag: Option<ScopeArg>, before: Option<Scope>) -> Result<Scope> {
     if let Some(s) = flag {
-        return Ok(match s {
-            ScopeArg::User => Scope::User,
-            ScopeArg::Workspace => Scope::Workspace,
-        });
+        return Ok(scope_of(s));
     }
     let before = before.unwrap_or(Scope::User);
     if !asker.interactive {

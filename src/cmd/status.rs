@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
+use crate::agent::Agent;
 use crate::cli::StatusArgs;
 use crate::context::Context;
 use crate::verify::status::Snapshot;
@@ -20,7 +21,9 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<ExitCode> {
         env.display(&s.workspace),
         s.domains.join(", ")
     );
+    let claude = s.agents.iter().any(|a| a.agent == Agent::Claude);
     match &s.settings_error {
+        _ if !claude => {}
         Some(e) => println!(
             "Hooks      {} {e}",
             console::style("settings unreadable:").red().bold()
@@ -35,16 +38,50 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<ExitCode> {
             println!("Hooks      {n} in {}", env.display(&s.settings));
         }
     }
-    println!(
-        "MCP        {}",
-        if s.mcp_registered {
-            console::style("`pms` registered with Claude Code").green()
-        } else {
-            console::style("not registered (pms verify --fix)")
-                .red()
-                .bold()
-        }
-    );
+    if claude {
+        println!(
+            "MCP        {}",
+            if s.mcp_registered {
+                console::style("`pms` registered with Claude Code").green()
+            } else {
+                console::style("not registered (pms verify --fix)")
+                    .red()
+                    .bold()
+            }
+        );
+    }
+    for a in s.agents.iter().filter(|a| a.agent != Agent::Claude) {
+        let line = match a.agent {
+            Agent::OpenClaw if a.hooks == 5 => {
+                console::style("plugin in place, with the `pms` MCP server".to_string()).green()
+            }
+            Agent::OpenClaw => {
+                console::style("plugin missing or out of date (pms verify --fix)".to_string())
+                    .red()
+                    .bold()
+            }
+            _ => {
+                let mut t = format!(
+                    "{}/5 hooks, MCP {}",
+                    a.hooks,
+                    if a.mcp_registered {
+                        "registered"
+                    } else {
+                        "not registered"
+                    }
+                );
+                if let Some(n) = a.untrusted.filter(|n| *n > 0) {
+                    t.push_str(&format!("; {n} hook(s) not trusted yet (codex, /hooks)"));
+                }
+                if a.hooks == 5 && a.mcp_registered && a.untrusted.unwrap_or(0) == 0 {
+                    console::style(t).green()
+                } else {
+                    console::style(t).yellow()
+                }
+            }
+        };
+        println!("{:<10} {line}", a.agent.title());
+    }
     let ix = &s.index;
     println!(
         "Index      {} chunks from {} files, {:.1} MB, last run {}",

@@ -18,7 +18,7 @@ pub fn run(args: &UninstallArgs) -> Result<ExitCode> {
     if !args.yes && std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
         let ok = dialoguer::Confirm::new()
             .with_prompt(
-                "Remove pms's hooks and its MCP server from Claude Code (and Codex)? Your workspace stays",
+                "Remove pms's hooks, plugin and MCP server from Claude Code, Codex and OpenClaw? Your workspace stays",
             )
             .default(true)
             .interact()?;
@@ -35,10 +35,17 @@ pub fn run(args: &UninstallArgs) -> Result<ExitCode> {
         println!("Removed the `pms` MCP server from Claude Code");
     }
     if summary.codex_removed {
-        println!("Removed [mcp_servers.pms] from Codex's config");
+        println!("Removed pms's hooks and [mcp_servers.pms] from Codex");
     }
-    if summary.hooks_removed.is_empty() && !summary.mcp_removed && !summary.codex_removed {
-        println!("pms was not wired into Claude Code or Codex; nothing to remove.");
+    if summary.openclaw_removed {
+        println!("Removed the pms plugin from OpenClaw");
+    }
+    if summary.hooks_removed.is_empty()
+        && !summary.mcp_removed
+        && !summary.codex_removed
+        && !summary.openclaw_removed
+    {
+        println!("pms was not wired into Claude Code, Codex or OpenClaw; nothing to remove.");
     }
     match (&ws, args.purge) {
         (Some(ws), true) => {

@@ -4,8 +4,11 @@
 //! and a file path, so every injection is packed into a budget below that:
 //! sections in priority order, each whole if it fits, otherwise cut at a line
 //! boundary with a note saying what was left out and where to read it.
-//! Lengths are counted in UTF-16 code units, as Claude Code (JavaScript)
-//! counts characters.
+//! Lengths are counted as the agent counts them: UTF-16 code units for
+//! Claude Code (JavaScript string length), bytes for Codex, whose cap is
+//! also 10,000 but in bytes (see [`crate::agent::Agent::length_unit`]).
+
+use crate::agent::LengthUnit;
 
 /// Whose words a section is, as the model must read them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,9 +101,23 @@ pub fn neutralise(text: &str) -> String {
     out
 }
 
-/// Characters as Claude Code counts them.
+/// What [`len`] counts in this process: set once by the hook runner for the
+/// agent that runs it ([`crate::agent::Agent::length_unit`]); UTF-16 code
+/// units (Claude Code's measure) when never set.
+static UNIT: std::sync::OnceLock<LengthUnit> = std::sync::OnceLock::new();
+
+/// Makes every budget in this process count in `unit`. A hook process serves
+/// one agent, so the first call wins.
+pub fn set_length_unit(unit: LengthUnit) {
+    let _ = UNIT.set(unit);
+}
+
+/// A text's length as the agent reading it counts it.
 pub fn len(s: &str) -> usize {
-    s.encode_utf16().count()
+    match UNIT.get().copied().unwrap_or(LengthUnit::Utf16Units) {
+        LengthUnit::Utf16Units => s.encode_utf16().count(),
+        LengthUnit::Utf8Bytes => s.len(),
+    }
 }
 
 /// Room kept for the closing note about what did not fit.

@@ -1,5 +1,8 @@
-//! `pms hook <event>`: what Claude Code runs at session start, on every
-//! prompt, after every reply, before compaction and at session end.
+//! `pms hook <event>`: what the agent runs at session start, on every
+//! prompt, after every reply, before compaction and at session end. Claude
+//! Code and Codex run it directly (the same payload and output shape, see
+//! docs/architecture.md); OpenClaw through pms's plugin, whose events
+//! [`crate::openclaw::hook`] translates both ways.
 //!
 //! Hooks fail open. Whatever goes wrong (no workspace, a broken file, a
 //! panic) the process exits 0 with no output, so a conversation is never
@@ -21,6 +24,7 @@ use std::time::Duration;
 use anyhow::{Result, anyhow};
 use serde_json::Value;
 
+use crate::agent::Agent;
 use crate::claude::hook_io::{self, HookInput};
 use crate::context::Context;
 use crate::workspace::Workspace;
@@ -64,15 +68,17 @@ pub fn log(ctx: &Context, event: Event, msg: &str) {
     crate::log::append(Some(&ctx.ws.root), event.as_str(), msg);
 }
 
-/// Runs the hook for `event` and writes its output, if any. Never fails.
-pub fn run(event: &str, workspace: Option<&Path>) {
+/// Runs the hook for `event` on behalf of `agent` and writes its output, if
+/// any. Never fails.
+pub fn run(event: &str, workspace: Option<&Path>, agent: Agent) {
     // Payloads close stdin at once; the deadline only matters when Claude
     // Code keeps the pipe open (seen at SessionEnd).
     let deadline = if event == "session-end" { 1_000 } else { 3_000 };
     let raw = hook_io::read_stdin_with_deadline(Duration::from_millis(deadline));
     record_payload(event, &raw);
+    budget::set_length_unit(agent.length_unit());
     std::panic::set_hook(Box::new(|_| {})); // a panic is logged below, not printed
-    let outcome = std::panic::catch_unwind(|| dispatch(event, workspace, &raw));
+    let outcome = std::panic::catch_unwind(|| dispatch(event, workspace, &raw, agent));
     let error = match outcome {
         Ok(Ok(Some(out))) => {
             hook_io::write_json(&out);
@@ -107,7 +113,12 @@ fn record_payload(event: &str, raw: &str) {
     }
 }
 
-fn dispatch(event: &str, workspace: Option<&Path>, raw: &str) -> Result<Option<Value>> {
+fn dispatch(
+    event: &str,
+    workspace: Option<&Path>,
+    raw: &str,
+    agent: Agent,
+) -> Result<Option<Value>> {
     let Some(event) = Event::parse(event) else {
         return Err(anyhow!(
             "unknown hook event {event:?} (expected session-start, user-prompt, stop, pre-compact or session-end)"
@@ -118,17 +129,24 @@ fn dispatch(event: &str, workspace: Option<&Path>, raw: &str) -> Result<Option<V
     for e in &ctx.cfg_problems {
         log(&ctx, event, &format!("{e} (using the defaults for it)"));
     }
-    let input = HookInput::from_json(raw);
+    let input = match agent {
+        Agent::OpenClaw => crate::openclaw::hook::input(&ctx, event, raw)?,
+        Agent::Claude | Agent::Codex => HookInput::from_json(raw),
+    };
     if matches!(event, Event::Stop | Event::PreCompact | Event::SessionEnd) {
         check_transcript(&ctx, event, &input);
     }
-    match event {
-        Event::SessionStart => session_start::run(&ctx, &input),
-        Event::UserPrompt => user_prompt::run(&ctx, &input),
-        Event::Stop => stop::run(&ctx, &input),
-        Event::PreCompact => pre_compact::run(&ctx, &input),
-        Event::SessionEnd => session_end::run(&ctx, &input),
-    }
+    let out = match event {
+        Event::SessionStart => session_start::run(&ctx, &input)?,
+        Event::UserPrompt => user_prompt::run(&ctx, &input)?,
+        Event::Stop => stop::run(&ctx, &input)?,
+        Event::PreCompact => pre_compact::run(&ctx, &input)?,
+        Event::SessionEnd => session_end::run(&ctx, &input)?,
+    };
+    Ok(match agent {
+        Agent::OpenClaw => crate::openclaw::hook::output(&ctx, event, &input, out),
+        Agent::Claude | Agent::Codex => out,
+    })
 }
 
 /// The hooks that read the transcript carry on without one they cannot

@@ -21,7 +21,6 @@ use crate::lessons::{self, pending};
 use crate::sessions::state::{self, SessionState};
 
 pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
-    let source = input.source.as_deref().unwrap_or("startup");
     let sid = input.session_id();
     let st = SessionState::update(&ctx.ws, &sid, |st| {
         if st.started.is_none() {
@@ -44,7 +43,8 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
         }
     };
 
-    let text = injection(ctx, source, &st);
+    let source = input.source.as_deref().unwrap_or("startup");
+    let text = layer0(ctx, source, &st);
     state::prune(&ctx.ws);
     let mut args = vec!["sync", "--exclude-session"];
     args.push(&sid);
@@ -52,11 +52,13 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
     Ok(Some(hook_io::additional_context("SessionStart", &text)))
 }
 
-/// The text session start injects for `source` (`startup`, `clear`,
+/// Layer 0 for a session started by `source` (`startup`, `clear`,
 /// `resume`, `fork`, `compact`): packed, redacted, within
-/// `hooks.budget_chars`. `pms ui` shows the `startup` one, so a person sees
-/// exactly what the agent is told.
-pub fn injection(ctx: &Context, source: &str, st: &SessionState) -> String {
+/// `hooks.budget_chars`; no side effects. `pms ui` shows the `startup` one,
+/// so a person sees exactly what the agent is told; OpenClaw's plugin asks
+/// for it on every prompt (it goes into the system prompt, which OpenClaw
+/// rebuilds each turn).
+pub fn layer0(ctx: &Context, source: &str, st: &SessionState) -> String {
     let rules = lessons::all_rules(&ctx.ws);
     let waiting = match pending::load(&ctx.ws) {
         Ok(p) => p.items,

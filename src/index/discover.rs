@@ -11,7 +11,13 @@
 //! Transcript rules: `*.jsonl` under `<root>/<project folder>/`, at most
 //! [`MAX_TRANSCRIPT_DEPTH`] folders below it (subagents' transcripts live in
 //! `<session>/subagents/`), outside `tool-results/` and `memory/`; a file
-//! reachable from two roots counts once, under the first.
+//! reachable from two roots counts once, under the first. The other agents'
+//! conversations ([`AgentLogs`]): Codex's rollouts,
+//! `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl` (`codex://YYYY/MM/DD/
+//! <file>`), and the OpenClaw conversations pms's plugin recorded,
+//! `.pms/openclaw/<agent>/<session>.jsonl` (`openclaw://<agent>/<file>`).
+//! Their project is not in their path: the indexer derives it from the cwd
+//! they record, as Claude Code names its project folders.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -24,6 +30,35 @@ use crate::workspace::Workspace;
 const MAX_DEPTH: usize = 12;
 /// Deepest folder level below a project folder walked for transcripts.
 const MAX_TRANSCRIPT_DEPTH: usize = 4;
+
+/// Where the other agents' conversations are.
+#[derive(Debug, Clone)]
+pub struct AgentLogs {
+    /// Codex's `sessions/` folder.
+    pub codex: PathBuf,
+    /// pms's records of OpenClaw conversations.
+    pub openclaw: PathBuf,
+}
+
+impl AgentLogs {
+    pub fn of(env: &crate::env::HostEnv, ws: &Workspace) -> AgentLogs {
+        AgentLogs {
+            codex: env.codex_sessions(),
+            openclaw: ws.openclaw_logs(),
+        }
+    }
+
+    /// The file a `codex://` or `openclaw://` address names, if `uri` is one
+    /// (None for any other address; the path is not checked).
+    pub fn resolve(&self, uri: &str) -> Option<(PathBuf, String)> {
+        if let Some(rel) = uri.strip_prefix("codex://") {
+            Some((self.codex.clone(), rel.to_string()))
+        } else {
+            uri.strip_prefix("openclaw://")
+                .map(|rel| (self.openclaw.clone(), rel.to_string()))
+        }
+    }
+}
 
 /// A file the index covers.
 #[derive(Debug, Clone)]
@@ -68,6 +103,54 @@ impl Found {
             size: meta.len(),
             mtime_ns: mtime_ns(meta),
         })
+    }
+
+    /// A Codex rollout under `root`: `<root>/YYYY/MM/DD/rollout-*.jsonl`.
+    fn codex(root: &Path, path: &Path, meta: &std::fs::Metadata) -> Option<Found> {
+        let rel = path
+            .strip_prefix(root)
+            .ok()?
+            .to_string_lossy()
+            .replace('\\', "/");
+        let parts: Vec<&str> = rel.split('/').collect();
+        let [y, m, d, file] = parts.as_slice() else {
+            return None;
+        };
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        if !(digits(y) && digits(m) && digits(d) && is_rollout_name(file)) {
+            return None;
+        }
+        Some(Found::other_agent(format!("codex://{rel}"), path, meta))
+    }
+
+    /// An OpenClaw conversation pms recorded: `<root>/<agent>/<session>.jsonl`.
+    fn openclaw(root: &Path, path: &Path, meta: &std::fs::Metadata) -> Option<Found> {
+        let rel = path
+            .strip_prefix(root)
+            .ok()?
+            .to_string_lossy()
+            .replace('\\', "/");
+        let parts: Vec<&str> = rel.split('/').collect();
+        let [_agent, file] = parts.as_slice() else {
+            return None;
+        };
+        if !file.ends_with(".jsonl") {
+            return None;
+        }
+        Some(Found::other_agent(format!("openclaw://{rel}"), path, meta))
+    }
+
+    fn other_agent(uri: String, path: &Path, meta: &std::fs::Metadata) -> Found {
+        Found {
+            uri,
+            abs: path.to_path_buf(),
+            source: Source::Transcript,
+            // Set from the cwd the file records, when it is indexed.
+            project: String::new(),
+            size: meta.len(),
+            mtime_ns: mtime_ns(meta),
+            subagent: false,
+        }
     }
 
     /// An auto-memory file under `root`: `<root>/<project>/memory/<name>.md`.
@@ -200,6 +283,73 @@ pub fn transcripts(roots: &[PathBuf]) -> Vec<Found> {
     out
 }
 
+/// `rollout-<time>-<id>.jsonl`.
+pub fn is_rollout_name(file: &str) -> bool {
+    file.starts_with("rollout-") && file.ends_with(".jsonl")
+}
+
+/// Codex's rollouts and the recorded OpenClaw conversations.
+pub fn agent_transcripts(logs: &AgentLogs) -> Vec<Found> {
+    fn walk(dir: &Path, depth: usize, max: usize, files: &mut Vec<PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let Ok(ft) = e.file_type() else { continue };
+            if ft.is_dir() && depth < max {
+                walk(&e.path(), depth + 1, max, files);
+            } else if ft.is_file() && depth == max {
+                files.push(e.path());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut files = Vec::new();
+    walk(&logs.codex, 0, 3, &mut files);
+    for p in files.drain(..) {
+        if let Ok(meta) = std::fs::metadata(&p)
+            && let Some(f) = Found::codex(&logs.codex, &p, &meta)
+        {
+            out.push(f);
+        }
+    }
+    walk(&logs.openclaw, 0, 1, &mut files);
+    for p in files {
+        if let Ok(meta) = std::fs::metadata(&p)
+            && let Some(f) = Found::openclaw(&logs.openclaw, &p, &meta)
+        {
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// The address of a transcript file: `codex://…` for a Codex rollout
+/// (`…/YYYY/MM/DD/rollout-*.jsonl`), `openclaw://…` for a recorded
+/// OpenClaw conversation (`…/.pms/openclaw/<agent>/<file>`), else Claude
+/// Code's `cc://<folder>/<file>`. Decided from the path's shape, which each
+/// agent fixes, so it needs no roots.
+pub fn transcript_uri(path: &Path) -> Option<String> {
+    let names: Vec<String> = path
+        .components()
+        .rev()
+        .take(5)
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let file = names.first()?;
+    let digits = |s: &String| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if is_rollout_name(file) && names.len() >= 4 && names[1..4].iter().all(digits) {
+        return Some(format!(
+            "codex://{}/{}/{}/{file}",
+            names[3], names[2], names[1]
+        ));
+    }
+    if names.len() >= 4 && names[2] == "openclaw" && names[3] == ".pms" {
+        return Some(format!("openclaw://{}/{file}", names[1]));
+    }
+    Some(format!("cc://{}/{file}", names.get(1)?))
+}
+
 /// Claude Code's auto-memory files under `roots`
 /// (`<root>/<project>/memory/*.md`, its `MEMORY.md` index left out).
 pub fn auto_memory(roots: &[PathBuf]) -> Vec<Found> {
@@ -218,12 +368,16 @@ pub fn auto_memory(roots: &[PathBuf]) -> Vec<Found> {
 
 /// One path as the walks would have found it (None: the index does not
 /// cover it).
-pub fn classify(ws: &Workspace, roots: &[PathBuf], path: &Path) -> Option<Found> {
+pub fn classify(ws: &Workspace, roots: &[PathBuf], logs: &AgentLogs, path: &Path) -> Option<Found> {
     let meta = std::fs::metadata(path).ok().filter(|m| m.is_file())?;
     if path.extension().is_some_and(|x| x == "jsonl") {
-        return roots
-            .iter()
-            .find_map(|root| Found::transcript(root, path, &meta));
+        return Found::codex(&logs.codex, path, &meta)
+            .or_else(|| Found::openclaw(&logs.openclaw, path, &meta))
+            .or_else(|| {
+                roots
+                    .iter()
+                    .find_map(|root| Found::transcript(root, path, &meta))
+            });
     }
     if let Some(f) = roots
         .iter()
@@ -258,11 +412,23 @@ mod tests {
         assert_eq!(markdown_source("product/prd.txt"), None);
     }
 
+    fn walked_files(ws: &Workspace, roots: &[PathBuf], logs: &AgentLogs) -> Vec<Found> {
+        workspace(ws)
+            .into_iter()
+            .chain(transcripts(roots))
+            .chain(agent_transcripts(logs))
+            .collect()
+    }
+
     #[test]
     fn walks_and_classify_agree() {
         let dir = tempfile::tempdir().unwrap();
         let ws = Workspace::new(dir.path().join("ws"));
         let roots = vec![dir.path().join("projects")];
+        let logs = AgentLogs {
+            codex: dir.path().join("codex/sessions"),
+            openclaw: ws.openclaw_logs(),
+        };
         for rel in [
             "ws/product/a.md",
             "ws/sessions/s.md",
@@ -274,6 +440,10 @@ mod tests {
             "projects/-p/s1/tool-results/t.jsonl",
             "projects/-p/memory/m.jsonl",
             "projects/-p/notes.txt",
+            "codex/sessions/2026/11/25/rollout-2026-11-25T08-03-48-01a211bb-79d6-7f93-ba77-17680efe70eb.jsonl",
+            "codex/sessions/2026/11/25/notes.jsonl",
+            "codex/sessions/2026/11/rollout-x.jsonl",
+            "ws/.pms/openclaw/main/s1.jsonl",
         ] {
             let p = dir.path().join(rel);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -282,6 +452,7 @@ mod tests {
         let mut walked: Vec<String> = workspace(&ws)
             .into_iter()
             .chain(transcripts(&roots))
+            .chain(agent_transcripts(&logs))
             .map(|f| f.uri)
             .collect();
         walked.sort();
@@ -291,6 +462,8 @@ mod tests {
                 "a/b/c/d/e.md",
                 "cc://-p/s1.jsonl",
                 "cc://-p/s1/subagents/agent-1.jsonl",
+                "codex://2026/11/25/rollout-2026-11-25T08-03-48-01a211bb-79d6-7f93-ba77-17680efe70eb.jsonl",
+                "openclaw://main/s1.jsonl",
                 "product/a.md",
                 "sessions/s.md"
             ]
@@ -300,18 +473,27 @@ mod tests {
             "ws/node_modules/r.md",
             "projects/-p/s1/tool-results/t.jsonl",
             "projects/-p/memory/m.jsonl",
+            "codex/sessions/2026/11/25/notes.jsonl",
         ] {
             assert!(
-                classify(&ws, &roots, &dir.path().join(rel)).is_none(),
+                classify(&ws, &roots, &logs, &dir.path().join(rel)).is_none(),
                 "{rel}"
             );
         }
         let sub = classify(
             &ws,
             &roots,
+            &logs,
             &dir.path().join("projects/-p/s1/subagents/agent-1.jsonl"),
         )
         .unwrap();
         assert!(sub.subagent && sub.project == "-p");
+        for f in walked_files(&ws, &roots, &logs) {
+            let again = classify(&ws, &roots, &logs, &f.abs).expect("classify agrees");
+            assert_eq!(again.uri, f.uri);
+            if f.source == Source::Transcript && !f.subagent {
+                assert_eq!(transcript_uri(&f.abs), Some(f.uri.clone()));
+            }
+        }
     }
 }

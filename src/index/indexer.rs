@@ -113,6 +113,9 @@ pub fn run(
     let roots = transcript_roots(env, cfg);
     let mut found = discover::workspace(ws);
     found.extend(discover::transcripts(&roots));
+    found.extend(discover::agent_transcripts(&discover::AgentLogs::of(
+        env, ws,
+    )));
     if crate::claude::auto_memory::enabled(env) {
         found.extend(discover::auto_memory(&roots));
     }
@@ -130,9 +133,10 @@ pub fn run_paths(
     paths: &[PathBuf],
 ) -> Result<IndexReport, IndexError> {
     let roots = transcript_roots(env, cfg);
+    let logs = discover::AgentLogs::of(env, ws);
     let mut found = Vec::new();
     for p in paths {
-        if let Some(f) = discover::classify(ws, &roots, p) {
+        if let Some(f) = discover::classify(ws, &roots, &logs, p) {
             found.push(f);
         }
     }
@@ -641,6 +645,17 @@ fn index_transcript(
         Some(t) => (t.byte_start, t.line_start - 1),
         None => (st.end_offset, start_line + st.lines),
     };
+    // Codex and OpenClaw conversations are filed under the project their
+    // cwd names, as Claude Code names its folders, so a project filter finds
+    // a project's work whichever agent did it.
+    if f.project.is_empty()
+        && let Some(cwd) = &st.cwd
+    {
+        tx.execute(
+            "UPDATE files SET project = ?1 WHERE id = ?2 AND project = ''",
+            params![crate::claude::project_folder_name(cwd), file_id],
+        )?;
+    }
     let hash = head_hash(&f.abs, st.end_offset).unwrap_or(0);
     tx.execute(
         "UPDATE files SET size = ?1, mtime_ns = ?2, content_hash = ?3, indexed_offset = ?4,

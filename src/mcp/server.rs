@@ -26,10 +26,10 @@ use crate::search::{self, Request, SearchParams, fetch};
 /// Shown to the agent with the tool names (Claude Code defers MCP tool
 /// schemas, so this is what tells it when to reach for them). Under 2 KB.
 pub const INSTRUCTIONS: &str = "pms is the user's personal memory: their notes and domain rules, confirmed lessons, \
-session summaries, and every past Claude Code conversation. Search it before answering anything about past work, \
+session summaries, and every past conversation (Claude Code, Codex, OpenClaw). Search it before answering anything about past work, \
 decisions, people, preferences or \"what did we do about X\" (including \"yesterday\", \"last week\"), and before \
 redoing work that may have been done. memory_search finds files and conversations (paths like product/CLAUDE.md, \
-or cc://<project>/<session>.jsonl for a conversation). memory_search_context looks for the best passages inside one \
+or a cc://, codex:// or openclaw:// URI for a conversation). memory_search_context looks for the best passages inside one \
 of them. memory_get reads the original text around a hit by line range: quote it rather than guessing. \
 memory_timeline lists past sessions by day (\"what did I do last week?\") with no query. memory_save keeps a note \
 the user asks you to remember. Session summaries (sessions/*.md) carry a transcript_ref pointing to the full conversation. Learnings staged from past \
@@ -261,7 +261,8 @@ impl Memory {
 
     fn memory_search_context(&self, a: ContextArgs) -> Result<CallToolResult, McpError> {
         let roots = transcript_roots(&self.ctx.env, &self.ctx.cfg);
-        let uri = match fetch::resolve(&self.ctx.ws, &roots, &a.source) {
+        let logs = crate::index::discover::AgentLogs::of(&self.ctx.env, &self.ctx.ws);
+        let uri = match fetch::resolve(&self.ctx.ws, &roots, &logs, &a.source) {
             Ok(fetch::Target::File { uri, .. }) | Ok(fetch::Target::Transcript { uri, .. }) => uri,
             Err(e) => return fail(e.to_string()),
         };
@@ -486,7 +487,7 @@ impl MemoryServer {
     }
 
     #[tool(
-        description = "Search the user's memory (notes, lessons, session summaries, past Claude Code conversations). Returns ranked hits with path or cc:// URI, line range, score, source, date and a snippet.",
+        description = "Search the user's memory (notes, lessons, session summaries, past conversations with Claude Code, Codex and OpenClaw). Returns ranked hits with path or conversation URI, line range, score, source, date and a snippet.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn memory_search(
@@ -549,7 +550,7 @@ impl MemoryServer {
     }
 
     #[tool(
-        description = "The user's past Claude Code sessions by day and project, with each session's title and its conversation URI: for \"what did I do last week?\", \"what was I working on around March 3?\", or what happened around a hit. No query needed.",
+        description = "The user's past sessions (Claude Code, Codex, OpenClaw) by day and project, with each session's title and its conversation URI: for \"what did I do last week?\", \"what was I working on around March 3?\", or what happened around a hit. No query needed.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn memory_timeline(

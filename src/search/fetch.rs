@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use crate::claude::transcript::{self, ReadOptions};
 use crate::env::HostEnv;
+use crate::index::discover::AgentLogs;
 use crate::redact::redact;
 use crate::workspace::Workspace;
 
@@ -75,10 +76,39 @@ pub enum Target {
     Transcript { uri: String, path: PathBuf },
 }
 
-/// Resolves `spec` (workspace path, absolute path inside the workspace, or
-/// `cc://<folder>/<session>.jsonl`) to a file, refusing escapes.
-pub fn resolve(ws: &Workspace, roots: &[PathBuf], spec: &str) -> Result<Target, FetchError> {
+/// Resolves `spec` (workspace path, absolute path inside the workspace,
+/// `cc://<folder>/<session>.jsonl`, or another agent's conversation,
+/// `codex://YYYY/MM/DD/rollout-….jsonl`, `openclaw://<agent>/<session>.jsonl`)
+/// to a file, refusing escapes.
+pub fn resolve(
+    ws: &Workspace,
+    roots: &[PathBuf],
+    logs: &AgentLogs,
+    spec: &str,
+) -> Result<Target, FetchError> {
     let spec = spec.trim();
+    if let Some((root, rel)) = logs.resolve(spec) {
+        let rel_path = safe_relative(&rel).ok_or_else(|| FetchError::Escapes(spec.into()))?;
+        if rel_path.extension().is_none_or(|e| e != "jsonl") {
+            return Err(FetchError::NotFound(spec.into()));
+        }
+        let root_c = root
+            .canonicalize()
+            .map_err(|_| FetchError::NotFound(spec.into()))?;
+        let p = root
+            .join(&rel_path)
+            .canonicalize()
+            .map_err(|_| FetchError::NotFound(spec.into()))?;
+        if !p.starts_with(&root_c) {
+            return Err(FetchError::Escapes(spec.into()));
+        }
+        check_file(&p, spec)?;
+        let scheme = &spec[..spec.find("://").unwrap_or(0) + 3];
+        return Ok(Target::Transcript {
+            uri: format!("{scheme}{}", rel.trim_start_matches('/')),
+            path: p,
+        });
+    }
     if let Some(rel) = spec.strip_prefix("cc://") {
         let rel_path = safe_relative(rel).ok_or_else(|| FetchError::Escapes(spec.into()))?;
         // A conversation, or an auto-memory file (`<project>/memory/<name>.md`).
@@ -182,10 +212,9 @@ pub fn get(
     from: Option<u64>,
     lines: Option<u64>,
 ) -> Result<Fetched, FetchError> {
-    let _ = env;
     let from = from.unwrap_or(1).max(1);
     let count = lines.unwrap_or(DEFAULT_LINES).clamp(1, MAX_LINES);
-    match resolve(ws, roots, spec)? {
+    match resolve(ws, roots, &AgentLogs::of(env, ws), spec)? {
         Target::File { uri, path } => Ok(read_file(&uri, &path, from, count)?.into_fetched()),
         Target::Transcript { uri, path } => {
             Ok(read_conversation(&uri, &path, from, count)?.into_fetched())
@@ -197,6 +226,7 @@ pub fn get(
 /// `pms ui`, which lays them out itself). Every line and turn is redacted.
 pub fn page(
     ws: &Workspace,
+    env: &HostEnv,
     roots: &[PathBuf],
     spec: &str,
     from: Option<u64>,
@@ -204,7 +234,7 @@ pub fn page(
 ) -> Result<Page, FetchError> {
     let from = from.unwrap_or(1).max(1);
     let count = lines.unwrap_or(DEFAULT_LINES).clamp(1, MAX_LINES);
-    let mut page = match resolve(ws, roots, spec)? {
+    let mut page = match resolve(ws, roots, &AgentLogs::of(env, ws), spec)? {
         Target::File { uri, path } => read_file(&uri, &path, from, count)?,
         Target::Transcript { uri, path } => read_conversation(&uri, &path, from, count)?,
     };
@@ -524,6 +554,9 @@ mod tests {
     #[test]
     fn escapes_are_refused() {
         let (d, ws, roots) = setup();
+        let env = HostEnv::with_home(d.path().to_path_buf(), |_| None).unwrap();
+        std::fs::create_dir_all(env.codex_sessions().join("2026/11/25")).unwrap();
+        std::fs::create_dir_all(ws.openclaw_logs().join("main")).unwrap();
         let outside = d.path().join("secret.txt");
         for bad in [
             "../secret.txt",
@@ -531,20 +564,23 @@ mod tests {
             outside.to_str().unwrap(),
             "cc://../secret.txt",
             "cc://-w-p/../../secret.txt",
+            "codex://2026/../../../secret.txt",
+            "codex://../../secret.txt",
+            "openclaw://main/../../../../secret.txt",
             "/etc/passwd",
         ] {
-            let err = resolve(&ws, &roots, bad).unwrap_err();
+            let err = resolve(&ws, &roots, &AgentLogs::of(&env, &ws), bad).unwrap_err();
             assert!(
                 matches!(err, FetchError::Escapes(_) | FetchError::NotFound(_)),
                 "{bad}: {err:?}"
             );
         }
         assert!(matches!(
-            resolve(&ws, &roots, ".pms/install.json"),
+            resolve(&ws, &roots, &AgentLogs::of(&env, &ws), ".pms/install.json"),
             Err(FetchError::Internal(_))
         ));
         assert!(matches!(
-            resolve(&ws, &roots, "_me"),
+            resolve(&ws, &roots, &AgentLogs::of(&env, &ws), "_me"),
             Err(FetchError::IsDir(_))
         ));
     }
@@ -552,10 +588,11 @@ mod tests {
     #[test]
     fn symlinks_out_of_the_workspace_are_refused() {
         let (d, ws, roots) = setup();
+        let env = HostEnv::with_home(d.path().to_path_buf(), |_| None).unwrap();
         std::os::unix::fs::symlink(d.path().join("secret.txt"), ws.root.join("_me/link.md"))
             .unwrap();
         assert_eq!(
-            resolve(&ws, &roots, "_me/link.md").unwrap_err(),
+            resolve(&ws, &roots, &AgentLogs::of(&env, &ws), "_me/link.md").unwrap_err(),
             FetchError::Escapes("_me/link.md".into())
         );
     }

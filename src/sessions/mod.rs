@@ -1,4 +1,4 @@
-//! A Claude Code session's life as pms sees it: the per-session state the
+//! A session's life as pms sees it (Claude Code's, Codex's or OpenClaw's): the per-session state the
 //! hooks keep (`state`), the summary written when it ends (`summary`), and
 //! finishing it: one [`finish_session`] for a session that ended (the
 //! SessionEnd hook) and for one that ended without saying so (a closed
@@ -119,13 +119,13 @@ pub fn recover(ctx: &Context, exclude: Option<&str>) -> Result<usize> {
     let idle = Duration::from_secs(u64::from(ctx.cfg.sessions.crash_idle_minutes) * 60);
     let covered = covered_bytes(&ctx.ws.sessions_dir());
     let mut n = 0;
-    for (path, size) in recent_transcripts(
-        &transcript_roots(&ctx.env, &ctx.cfg),
-        SystemTime::now(),
-        window,
-        idle,
-    ) {
-        let Some(sid) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
+    let found = discover::transcripts(&transcript_roots(&ctx.env, &ctx.cfg))
+        .into_iter()
+        .chain(discover::agent_transcripts(&discover::AgentLogs::of(
+            &ctx.env, &ctx.ws,
+        )));
+    for (path, size) in recent_transcripts(found, SystemTime::now(), window, idle) {
+        let Some(sid) = session_id_of(&path) else {
             continue;
         };
         if Some(sid.as_str()) == exclude || covered.get(&sid).is_some_and(|c| *c >= size) {
@@ -157,10 +157,20 @@ fn covered_bytes(dir: &Path) -> HashMap<String, u64> {
     out
 }
 
+/// The session a transcript file belongs to: its name without `.jsonl`
+/// (Claude Code, OpenClaw), or the id at the end of a Codex rollout's name.
+fn session_id_of(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_string_lossy();
+    if discover::is_rollout_name(&name) {
+        return crate::codex::rollout::session_id_of(&name).map(str::to_string);
+    }
+    path.file_stem().map(|s| s.to_string_lossy().into_owned())
+}
+
 /// Main-session transcripts (not subagents) modified within `window` and
 /// untouched for `idle`, with their sizes.
 fn recent_transcripts(
-    roots: &[PathBuf],
+    found: impl Iterator<Item = discover::Found>,
     now: SystemTime,
     window: Duration,
     idle: Duration,
@@ -170,8 +180,7 @@ fn recent_transcripts(
         .map(|d| d.as_nanos() as i64)
         .unwrap_or(0);
     let (window_ns, idle_ns) = (window.as_nanos() as i64, idle.as_nanos() as i64);
-    discover::transcripts(roots)
-        .into_iter()
+    found
         .filter(|f| !f.subagent)
         .filter(|f| (idle_ns..=window_ns).contains(&(now_ns - f.mtime_ns)))
         .map(|f| (f.abs, f.size))

@@ -44,15 +44,10 @@ static OPEN_ITEM: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)((?-u:\b)todo(?-u:\b)|(?-u:\b)next steps?(?-u:\b)|(?-u:\b)follow[- ]up(?-u:\b)|(?-u:\b)still (?:need|to do|open)(?-u:\b)|(?-u:\b)open question(?-u:\b)|(?-u:\b)not yet(?-u:\b)|(?-u:\b)later(?-u:\b)|(?-u:\b)remaining(?-u:\b)|待办|下一步|后续|还需要|尚未|待确认)").expect("valid")
 });
 
-/// The `cc://` reference of a transcript path: its project folder and file.
+/// The address of a transcript path: `cc://<project folder>/<file>` for
+/// Claude Code, `codex://…` and `openclaw://…` for the other agents.
 pub fn transcript_ref(transcript_path: &Path) -> Option<String> {
-    let file = transcript_path.file_name()?.to_string_lossy().into_owned();
-    let folder = transcript_path
-        .parent()?
-        .file_name()?
-        .to_string_lossy()
-        .into_owned();
-    Some(format!("cc://{folder}/{file}"))
+    crate::index::discover::transcript_uri(transcript_path)
 }
 
 /// Reads a whole transcript into facts.
@@ -73,11 +68,20 @@ pub fn facts_from_transcript(path: &Path, session_id: &str) -> std::io::Result<S
             .session_id
             .clone()
             .unwrap_or_else(|| session_id.to_string()),
-        project: path
-            .parent()
-            .and_then(|p| p.file_name())
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
+        // Claude Code's folder is the project; the other agents' paths say
+        // nothing about it, their cwd does (named the way Claude Code would).
+        project: match transcript_ref(path) {
+            Some(uri) if !uri.starts_with("cc://") => st
+                .cwd
+                .as_deref()
+                .map(crate::claude::project_folder_name)
+                .unwrap_or_default(),
+            _ => path
+                .parent()
+                .and_then(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        },
         cwd: st.cwd,
         start: st.first_timestamp,
         end: st.last_timestamp,
@@ -306,7 +310,19 @@ pub fn summary_path(ws: &Workspace, f: &SessionFacts) -> PathBuf {
         .map(|t| t.format("%Y%m%d-%H%M").to_string())
         .unwrap_or_else(|| chrono::Utc::now().format("%Y%m%d-%H%M").to_string());
     let short = short_id(&f.session_id);
-    ws.sessions_dir().join(format!("{stamp}-{short}.md"))
+    let path = ws.sessions_dir().join(format!("{stamp}-{short}.md"));
+    if !path.exists() {
+        return path;
+    }
+    // Another session's summary has the name: ids that start alike (Codex's
+    // are UUIDv7, whose first letters are the time) started in the same
+    // minute. The whole id tells them apart.
+    let full: String = f
+        .session_id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
+    ws.sessions_dir().join(format!("{stamp}-{full}.md"))
 }
 
 /// The first eight letters and digits of a session id, which end a summary's
@@ -325,13 +341,20 @@ pub fn find_summary(ws: &Workspace, session_id: &str) -> Option<PathBuf> {
     if short.is_empty() {
         return None;
     }
+    let full: String = session_id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
     std::fs::read_dir(ws.sessions_dir())
         .ok()?
         .flatten()
         .map(|e| e.path())
         .find(|p| {
             p.file_name()
-                .map(|n| n.to_string_lossy().ends_with(&format!("-{short}.md")))
+                .map(|n| {
+                    let n = n.to_string_lossy();
+                    n.ends_with(&format!("-{short}.md")) || n.ends_with(&format!("-{full}.md"))
+                })
                 .unwrap_or(false)
                 && std::fs::read_to_string(p)
                     .map(|t| t.contains(&format!("session_id: {session_id}\n")))
@@ -369,6 +392,25 @@ pub fn prune(ws: &Workspace, keep: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sessions_whose_ids_start_alike_keep_their_own_summaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(dir.path());
+        // Two Codex sessions (UUIDv7 ids) started in the same minute.
+        let facts = |id: &str| SessionFacts {
+            session_id: id.into(),
+            start: Some("2026-11-25T08:48:48.552Z".into()),
+            turns: vec![turn(Role::User, &format!("prompt of {id}"), 1)],
+            ..SessionFacts::default()
+        };
+        let a = write(&ws, &facts("01a211e4-ab90-7dc1-9d8e-f2372179182c")).unwrap();
+        let b = write(&ws, &facts("01a211e4-b0c2-7e00-8a11-0c0ffee00000")).unwrap();
+        assert_ne!(a, b);
+        let again = write(&ws, &facts("01a211e4-b0c2-7e00-8a11-0c0ffee00000")).unwrap();
+        assert_eq!(again, b, "a session's summary is found again by its id");
+        assert_eq!(std::fs::read_dir(ws.sessions_dir()).unwrap().count(), 2);
+    }
 
     fn turn(role: Role, text: &str, line: u64) -> Turn {
         Turn {

@@ -6,7 +6,7 @@
 //! path: `pms hook` is dispatched before the command line is even parsed.
 //!
 //! Every page calls the same library functions as the CLI and the MCP
-//! server: the session-start injection (`hooks::session_start::injection`),
+//! server: the session-start injection (`hooks::session_start::layer0`),
 //! the verify checks, the lessons store and accept flow, the per-prompt
 //! matcher, the timeline, the search request and `memory_get`'s reader.
 //!

@@ -26,7 +26,7 @@ pub fn page(app: &App, req: &Req) -> Reply {
     }
 
     // Layer 0, exactly as the session-start hook builds it for a new session.
-    let layer0 = session_start::injection(ctx, "startup", &SessionState::default());
+    let layer0 = session_start::layer0(ctx, "startup", &SessionState::default());
     let size = budget::len(&layer0);
     h.s("<section id=\"layer0\"><h2>What the agent is told at session start</h2>");
     h.s("<p><b>")

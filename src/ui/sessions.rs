@@ -156,7 +156,14 @@ pub fn view(app: &App, req: &Req) -> Reply {
         .unwrap_or(1)
         .max(1);
     let roots = transcript_roots(&app.ctx.env, &app.ctx.cfg);
-    let page = match fetch::page(&app.ctx.ws, &roots, uri, Some(from), Some(PAGE_LINES)) {
+    let page = match fetch::page(
+        &app.ctx.ws,
+        &app.ctx.env,
+        &roots,
+        uri,
+        Some(from),
+        Some(PAGE_LINES),
+    ) {
         Ok(p) => p,
         Err(e) => {
             let status = match e {

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::{Check, Fix};
+use crate::agent::Agent;
 use crate::claude::json_file::JsonFile;
 use crate::claude::mcp_registration as mcp;
 use crate::claude::settings::{self, HOOK_EVENTS};
@@ -57,8 +58,8 @@ pub fn run_all(env: &HostEnv, ws: Option<&Workspace>, opts: Options) -> Vec<Chec
     out.push(root_block(ws));
     out.extend(config_check(ws));
     out.push(domains(ws));
-    out.extend(hooks(env, ws, &binary));
-    out.push(mcp_registration(env, ws, &binary));
+    let agents = wiring::wired_agents(ws);
+    out.extend(agent_wiring(env, ws, &binary, &agents));
     if opts.probe_mcp {
         out.push(mcp_answers(ws, &binary));
     }
@@ -67,29 +68,201 @@ pub fn run_all(env: &HostEnv, ws: Option<&Workspace>, opts: Options) -> Vec<Chec
     out.push(lessons_index(ws));
     out.push(pending(ws));
     if opts.run_hooks {
-        out.extend(run_hooks(ws, &binary));
+        out.extend(run_hooks(ws, &binary, &agents));
     }
-    out.push(cli("claude", "claude", wiring::claude_cli()));
-    if InstallRecord::load(ws).is_some_and(|r| r.codex_config.is_some()) {
-        out.push(cli("codex", "codex", wiring::codex_cli()));
+    for a in agents {
+        let id = match a {
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+            Agent::OpenClaw => "openclaw",
+        };
+        out.push(cli(id, a.program(), a.cli()));
     }
     out
 }
 
 /// The agent's wiring: the hooks in settings and the MCP registration, and
 /// with `opts` the live checks (`pms serve` answering, each hook run as
-/// Claude Code runs it). The same checks `run_all` makes, for `pms ui`.
+/// the agent runs it). The same checks `run_all` makes, for `pms ui`.
 pub fn wiring(env: &HostEnv, ws: &Workspace, opts: Options) -> Vec<Check> {
     let binary = crate::env::current_binary().unwrap_or_default();
-    let mut out = hooks(env, ws, &binary);
-    out.push(mcp_registration(env, ws, &binary));
+    let agents = wiring::wired_agents(ws);
+    let mut out = agent_wiring(env, ws, &binary, &agents);
     if opts.probe_mcp {
         out.push(mcp_answers(ws, &binary));
     }
     if opts.run_hooks {
-        out.extend(run_hooks(ws, &binary));
+        out.extend(run_hooks(ws, &binary, &agents));
     }
     out
+}
+
+/// The hooks and MCP registration of each agent pms is wired into.
+fn agent_wiring(env: &HostEnv, ws: &Workspace, binary: &Path, agents: &[Agent]) -> Vec<Check> {
+    let mut out = Vec::new();
+    if agents.contains(&Agent::Claude) {
+        out.extend(hooks(env, ws, binary));
+        out.push(mcp_registration(env, ws, binary));
+    }
+    if agents.contains(&Agent::Codex) {
+        out.extend(codex_checks(env, ws, binary));
+    }
+    if agents.contains(&Agent::OpenClaw) {
+        out.extend(openclaw_checks(env, ws, binary));
+    }
+    out
+}
+
+/// Codex: pms's hooks in hooks.json, whether Codex trusts them and runs
+/// hooks at all, and the MCP server in config.toml.
+fn codex_checks(env: &HostEnv, ws: &Workspace, binary: &Path) -> Vec<Check> {
+    use crate::codex::{config as cfg, hooks as ch};
+    let record = InstallRecord::load(ws);
+    let hooks_path = record
+        .as_ref()
+        .and_then(|r| r.codex.as_ref())
+        .map_or_else(|| ch::hooks_path(&env.codex_home), |c| c.hooks.clone());
+    let config_path = env.codex_config();
+    let shown = env.display(&hooks_path);
+    let mut out = Vec::new();
+    let doc = match JsonFile::load(&hooks_path) {
+        Ok(f) => f.doc,
+        Err(e) => {
+            return vec![
+                Check::fail("codex.hooks", e.to_string())
+                    .hint("correct the JSON, then `pms verify --fix`"),
+            ];
+        }
+    };
+    let mine = settings::installed_handlers(&doc);
+    let mut problems = Vec::new();
+    for e in ch::CODEX_EVENTS {
+        let want = ch::handler(binary, &ws.root, &e);
+        match mine.iter().find(|(ev, _)| ev == e.name) {
+            None => problems.push(format!("{} missing", e.name)),
+            Some((_, h)) if h["command"] != want["command"] => problems.push(format!(
+                "{} runs {}",
+                e.name,
+                h["command"].as_str().unwrap_or("?")
+            )),
+            Some(_) => {}
+        }
+    }
+    let dups = mine.len().saturating_sub(ch::CODEX_EVENTS.len());
+    if dups > 0 && problems.is_empty() {
+        problems.push(format!("{dups} duplicate handler(s)"));
+    }
+    out.push(if problems.is_empty() {
+        Check::ok(
+            "codex.hooks",
+            format!("all five hooks in {shown}, running this binary on this workspace"),
+        )
+    } else {
+        Check::fail(
+            "codex.hooks",
+            format!("in {shown}: {}", problems.join("; ")),
+        )
+        .fixable(Fix::MergeHooks)
+    });
+    let states = cfg::hook_states(&config_path);
+    let trust = ch::trust(&hooks_path, &doc, &states);
+    let not: Vec<String> = trust
+        .iter()
+        .filter(|(_, t)| *t != ch::Trust::Trusted)
+        .map(|(e, t)| {
+            let why = match t {
+                ch::Trust::Untrusted => "not reviewed",
+                ch::Trust::Modified => "changed since reviewed",
+                ch::Trust::Disabled => "turned off",
+                ch::Trust::Trusted => "",
+            };
+            format!("{e} ({why})")
+        })
+        .collect();
+    if !trust.is_empty() {
+        out.push(if not.is_empty() {
+            Check::ok("codex.trust", "Codex trusts all five pms hooks")
+        } else {
+            Check::warn(
+                "codex.trust",
+                format!(
+                    "Codex runs no hook it has not been told to trust: {}",
+                    not.join(", ")
+                ),
+            )
+            .hint("start `codex` and choose \"Trust all and continue\" when it asks to review hooks (or type /hooks and trust the pms hooks)")
+        });
+    }
+    out.push(match cfg::hooks_feature(&config_path) {
+        cfg::HooksFeature::On => Check::ok("codex.feature", "Codex's hooks feature is on"),
+        cfg::HooksFeature::Off(keys) => Check::warn(
+            "codex.feature",
+            format!(
+                "{} turns hooks off ([features] {} = false): Codex gets the memory tools only",
+                env.display(&config_path),
+                keys.join(", ")
+            ),
+        )
+        .hint("set it to true, or `pms init --agent codex --enable-codex-hooks`"),
+    });
+    let want_args: Vec<String> = vec![
+        "serve".into(),
+        "--workspace".into(),
+        ws.root.to_string_lossy().into_owned(),
+    ];
+    out.push(match cfg::registered_server(&config_path) {
+        Some((cmd, args)) if Path::new(&cmd) == binary && args == want_args => Check::ok(
+            "codex.mcp",
+            "[mcp_servers.pms] runs this binary on this workspace",
+        ),
+        Some((cmd, _)) => Check::fail(
+            "codex.mcp",
+            format!("[mcp_servers.pms] points elsewhere: {cmd}"),
+        )
+        .fixable(Fix::RegisterMcp),
+        None => Check::fail(
+            "codex.mcp",
+            format!("no [mcp_servers.pms] in {}", env.display(&config_path)),
+        )
+        .fixable(Fix::RegisterMcp),
+    });
+    out
+}
+
+/// OpenClaw: the plugin's files and its entry in openclaw.json.
+fn openclaw_checks(env: &HostEnv, ws: &Workspace, binary: &Path) -> Vec<Check> {
+    let h = crate::openclaw::health(env, binary, &ws.root);
+    let dir = env.display(&crate::openclaw::plugin_dir(env));
+    vec![
+        if h.stale_files.is_empty() {
+            Check::ok(
+                "openclaw.plugin",
+                format!("the pms plugin in {dir} runs this binary on this workspace"),
+            )
+        } else {
+            Check::fail(
+                "openclaw.plugin",
+                format!(
+                    "in {dir}, missing or out of date: {}",
+                    h.stale_files.join(", ")
+                ),
+            )
+            .fixable(Fix::MergeHooks)
+        },
+        if h.config_problems.is_empty() {
+            Check::ok(
+                "openclaw.config",
+                format!(
+                    "plugin `pms` enabled with conversation access in {}",
+                    env.display(&env.openclaw_config)
+                ),
+            )
+        } else {
+            Check::fail("openclaw.config", h.config_problems.join("; "))
+                .fixable(Fix::MergeHooks)
+                .hint("restart the gateway after a change (`openclaw gateway restart`)")
+        },
+    ]
 }
 
 fn me_files(ws: &Workspace) -> Check {
@@ -638,7 +811,10 @@ fn pending(ws: &Workspace) -> Check {
 }
 
 /// Runs each hook once, as Claude Code would, with a sample payload.
-fn run_hooks(ws: &Workspace, binary: &Path) -> Vec<Check> {
+/// When Codex is among `agents`, the session-start injection is also
+/// measured as Codex counts it (bytes), run with `--agent codex`.
+fn run_hooks(ws: &Workspace, binary: &Path, agents: &[Agent]) -> Vec<Check> {
+    let codex = agents.contains(&Agent::Codex);
     let sid = format!("pms-verify-{}", std::process::id());
     let log_before = std::fs::metadata(ws.hook_log())
         .map(|m| m.len())
@@ -659,7 +835,7 @@ fn run_hooks(ws: &Workspace, binary: &Path) -> Vec<Check> {
         let run = run_one(
             binary,
             ws,
-            e.arg,
+            &[e.arg],
             &payload,
             Duration::from_secs(u64::from(e.timeout_secs)),
         );
@@ -691,6 +867,17 @@ fn run_hooks(ws: &Workspace, binary: &Path) -> Vec<Check> {
             ));
         }
     }
+    let codex_bytes = codex.then(|| {
+        let payload = json!({"session_id": sid, "hook_event_name": "SessionStart", "cwd": ws.root, "source": "startup"});
+        run_one(binary, ws, &["session-start", "--agent", "codex"], &payload, Duration::from_secs(10))
+            .ok()
+            .and_then(|out| serde_json::from_str::<Value>(out.trim()).ok())
+            .and_then(|v| {
+                v["hookSpecificOutput"]["additionalContext"]
+                    .as_str()
+                    .map(str::len)
+            })
+    });
     crate::sessions::state::SessionState::remove(ws, &sid);
     let logged = std::fs::read_to_string(ws.hook_log())
         .map(|t| {
@@ -714,26 +901,39 @@ fn run_hooks(ws: &Workspace, binary: &Path) -> Vec<Check> {
     } else {
         Check::fail("hooks.run", results.join("; ")).hint("see .pms/logs/hooks.log")
     });
-    out.push(match cap_check {
+    out.push(match (cap_check, codex_bytes) {
+        (_, Some(None)) => Check::fail("hooks.cap", "session-start for Codex gave no injection"),
+        (_, Some(Some(b))) if b >= 10_000 => Check::fail("hooks.cap", format!("the session-start injection for Codex is {b} bytes: Codex shows only a preview over 10,000"))
+            .hint("lower hooks.budget_chars in config.toml"),
+        (Some(n), Some(Some(b))) if n < 10_000 => Check::ok("hooks.cap", format!("the session-start injection is {n} characters (Claude Code's cap: 10,000), {b} bytes for Codex (its cap: 10,000 bytes)")),
+        (cap, _) => cap_message(cap),
+    });
+    out
+}
+
+fn cap_message(cap_check: Option<usize>) -> Check {
+    match cap_check {
         Some(n) if n < 10_000 => Check::ok("hooks.cap", format!("the session-start injection is {n} characters (Claude Code's cap: 10,000)")),
         Some(n) => Check::fail("hooks.cap", format!("the session-start injection is {n} characters: Claude Code shows only a preview over 10,000"))
             .hint("lower hooks.budget_chars in config.toml"),
         None => Check::fail("hooks.cap", "session-start gave no injection"),
-    });
-    out
+    }
 }
 
 fn run_one(
     binary: &Path,
     ws: &Workspace,
-    event: &str,
+    hook_args: &[&str],
     payload: &Value,
     limit: Duration,
 ) -> Result<String, String> {
     use std::io::{Read, Write};
     let mut child = Command::new(binary)
-        .args(["hook", event, "--workspace"])
+        .arg("hook")
+        .arg(hook_args[0])
+        .arg("--workspace")
         .arg(&ws.root)
+        .args(&hook_args[1..])
         .env("PMS_NO_BACKGROUND", "1")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -62,15 +62,25 @@ pub fn apply(ctx: &Context, checks: &[Check]) -> Result<Vec<String>> {
         done.push(format!("config.toml: added {}", added.join(", ")));
     }
     if has(Fix::MergeHooks) || has(Fix::RegisterMcp) {
-        // One rewiring for both: hooks (and a copy in the other scope
-        // removed, which would make each hook run twice), the MCP server,
-        // and Codex when the install record says so.
+        // One rewiring for both, of every agent the install record names:
+        // hooks (and a copy in the other scope removed, which would make
+        // each hook run twice), MCP servers, Codex's hooks, OpenClaw's plugin.
         let w = wiring::rewire(ctx, &binary)?;
         if has(Fix::MergeHooks) {
-            done.push(format!(
-                "merged the hooks into {}",
-                ctx.env.display(&w.settings_path)
-            ));
+            let mut wired = Vec::new();
+            if let Some(c) = &w.claude {
+                wired.push(ctx.env.display(&c.settings_path));
+            }
+            if let Some(c) = &w.codex {
+                wired.push(ctx.env.display(&c.hooks_path));
+            }
+            if let Some(o) = &w.openclaw {
+                wired.push(format!(
+                    "the OpenClaw plugin ({})",
+                    ctx.env.display(&o.plugin_dir)
+                ));
+            }
+            done.push(format!("merged the hooks into {}", wired.join(", ")));
         }
         if has(Fix::RegisterMcp) {
             done.push("registered the `pms` MCP server".into());

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::agent::Agent;
 use crate::claude::json_file::JsonFile;
 use crate::claude::{mcp_registration as mcp, settings};
 use crate::context::Context;
@@ -26,6 +27,8 @@ pub struct Snapshot {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub settings_error: Option<String>,
     pub mcp_registered: bool,
+    /// The agents pms is wired into, and how each stands.
+    pub agents: Vec<AgentState>,
     pub index: IndexState,
     /// The embedding provider in use, or why search is keyword only.
     pub search: String,
@@ -33,6 +36,18 @@ pub struct Snapshot {
     pub semantic: bool,
     pub sessions: SessionsState,
     pub lessons: LessonsState,
+}
+
+#[derive(Debug, Serialize)]
+pub struct AgentState {
+    pub agent: Agent,
+    /// pms hooks in the agent's hooks file (Claude Code, Codex); for
+    /// OpenClaw, 5 when the plugin is in place.
+    pub hooks: usize,
+    pub mcp_registered: bool,
+    /// Codex: pms hooks the user has not trusted yet.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub untrusted: Option<usize>,
 }
 
 #[derive(Debug, Serialize)]
@@ -74,6 +89,43 @@ impl Snapshot {
         };
         let plan = Plan::resolve(&ctx.cfg.embeddings, env);
         let summaries = newest_last(&ws.sessions_dir());
+        let mcp_registered = mcp::read_entry(&env.claude_json).ok().flatten().is_some();
+        let record = InstallRecord::load(ws);
+        let agents = wiring::wired_agents(ws)
+            .into_iter()
+            .map(|agent| match agent {
+                Agent::Claude => AgentState {
+                    agent,
+                    hooks,
+                    mcp_registered,
+                    untrusted: None,
+                },
+                Agent::Codex => {
+                    let hooks_path = crate::codex::hooks::hooks_path(&env.codex_home);
+                    AgentState {
+                        agent,
+                        hooks: JsonFile::load(&hooks_path)
+                            .map(|f| settings::installed_handlers(&f.doc).len())
+                            .unwrap_or(0),
+                        mcp_registered: crate::codex::config::registered_server(
+                            &env.codex_config(),
+                        )
+                        .is_some(),
+                        untrusted: record.as_ref().map(|r| wiring::codex_untrusted(env, r)),
+                    }
+                }
+                Agent::OpenClaw => {
+                    let h = crate::openclaw::health(env, &ctx_binary(), &ws.root);
+                    let ok = h.stale_files.is_empty() && h.config_problems.is_empty();
+                    AgentState {
+                        agent,
+                        hooks: if ok { 5 } else { 0 },
+                        mcp_registered: ok,
+                        untrusted: None,
+                    }
+                }
+            })
+            .collect();
         Snapshot {
             workspace: ws.root.clone(),
             domains: ws.installed_domains(),
@@ -81,7 +133,8 @@ impl Snapshot {
             settings: settings_path,
             hooks,
             settings_error,
-            mcp_registered: mcp::read_entry(&env.claude_json).ok().flatten().is_some(),
+            mcp_registered,
+            agents,
             index: IndexState {
                 files: counts.files,
                 chunks: counts.chunks,
@@ -103,6 +156,10 @@ impl Snapshot {
             },
         }
     }
+}
+
+fn ctx_binary() -> PathBuf {
+    crate::env::current_binary().unwrap_or_default()
 }
 
 /// The summaries' file names, oldest first by the time each session ended

@@ -153,6 +153,11 @@ impl Workspace {
     pub fn hook_log(&self) -> PathBuf {
         self.logs_dir().join("hooks.log")
     }
+    /// OpenClaw conversations as pms's plugin recorded them
+    /// (`<agent id>/<session id>.jsonl`): OpenClaw keeps its own in SQLite.
+    pub fn openclaw_logs(&self) -> PathBuf {
+        self.state_dir().join("openclaw")
+    }
     /// Workspace-scope settings, used when the memory loads only inside it.
     pub fn local_settings(&self) -> PathBuf {
         self.root.join(".claude").join("settings.json")

@@ -7,8 +7,11 @@
 #![allow(dead_code)]
 
 pub mod claude_code;
+pub mod codex_cli;
 pub mod fake_api;
+pub mod fake_responses;
 pub mod models;
+pub mod openclaw_cli;
 pub mod pip;
 pub mod python_mcp;
 pub mod retrieval;
@@ -206,6 +209,15 @@ pub fn write_script(path: &Path, body: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, body).unwrap();
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Taken by a test that keeps the machine's cores busy for a long while
+/// (the OpenClaw gateway: Node on both cores for its start-up) and by the
+/// tests that bound a hook's wall-clock time, so that those measure pms,
+/// not the gateway beside them. Other tests run alongside either.
+pub fn cpu_heavy() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The binary's canonical path, as init writes it into settings.

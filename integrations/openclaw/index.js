@@ -1,0 +1,71 @@
+// pms for OpenClaw: written by `pms init --agent openclaw`, rewritten by
+// `pms verify --fix`, removed by `pms uninstall`. Edits here are lost.
+//
+// Each hook below runs `pms hook <event> --agent openclaw` with the event as
+// JSON on stdin and hands OpenClaw back what pms prints. All the logic is in
+// pms; this file only carries events across.
+import { spawn } from "node:child_process";
+
+const PMS = "__PMS_BINARY__";
+const WORKSPACE = "__PMS_WORKSPACE__";
+
+// OpenClaw hook -> pms hook event, and how long pms may take (ms).
+const HOOKS = {
+  session_start: ["session-start", 10000],
+  before_prompt_build: ["user-prompt", 10000],
+  agent_end: ["stop", 10000],
+  before_compaction: ["pre-compact", 25000],
+  // Shutdown gives every session_end handler together 2 s.
+  session_end: ["session-end", 1500],
+};
+
+// The context fields pms reads (the rest can hold the whole config).
+const CTX_KEYS = ["agentId", "sessionId", "sessionKey", "runId", "workspaceDir", "trigger"];
+
+function pick(ctx) {
+  const out = {};
+  for (const k of CTX_KEYS) if (ctx && typeof ctx[k] === "string") out[k] = ctx[k];
+  return out;
+}
+
+function runPms(event, payload, timeoutMs) {
+  return new Promise((resolve) => {
+    let out = "";
+    let child;
+    try {
+      child = spawn(PMS, ["hook", event, "--workspace", WORKSPACE, "--agent", "openclaw"], {
+        stdio: ["pipe", "pipe", "ignore"],
+      });
+    } catch {
+      resolve(undefined);
+      return;
+    }
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.stdout.on("data", (d) => (out += d));
+    child.on("error", () => {
+      clearTimeout(timer);
+      resolve(undefined);
+    });
+    child.on("close", () => {
+      clearTimeout(timer);
+      try {
+        resolve(out.trim() ? JSON.parse(out) : undefined);
+      } catch {
+        resolve(undefined);
+      }
+    });
+    child.stdin.on("error", () => {});
+    child.stdin.end(JSON.stringify(payload, (_k, v) => (typeof v === "bigint" ? String(v) : v)));
+  });
+}
+
+export default {
+  id: "pms",
+  name: "pms",
+  description: "Personal memory: who you are, lessons, learnings, session summaries and search, from pms.",
+  register(api) {
+    for (const [hook, [event, timeoutMs]] of Object.entries(HOOKS)) {
+      api.on(hook, (ev, ctx) => runPms(event, { hook, event: ev, ctx: pick(ctx) }, timeoutMs));
+    }
+  },
+};

@@ -1,0 +1,319 @@
+//! End-to-end inside the real Codex CLI (`@openai/codex` 0.169.0 from npm),
+//! driven by a scripted fake Responses API on 127.0.0.1, with a temporary
+//! HOME and CODEX_HOME. `codex exec` runs after `pms init --yes --agent
+//! codex`; the tests bypass Codex's hook trust with the flag Codex has for
+//! automation (`--dangerously-bypass-hook-trust`), except the one that
+//! checks trust itself, which trusts the hooks the way a user's review does.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::codex_or_skip;
+use crate::support::TestHome;
+use crate::support::codex_cli::{hooks_list, provider_config, run_codex};
+use crate::support::fake_responses::{FakeResponses, Turn};
+
+const BYPASS: &str = "--dangerously-bypass-hook-trust";
+
+/// A home with the real `codex` on PATH, the user's own Codex config (the
+/// fake provider, then `more`) written before pms arrives, and pms wired
+/// into Codex. Returns the home, the project folder sessions run in, and
+/// the config as the user wrote it.
+fn installed(
+    bin: &Path,
+    api: &FakeResponses,
+    more: &str,
+) -> (TestHome, std::path::PathBuf, String) {
+    let mut home = TestHome::new();
+    home.path_prefix.push(bin.to_path_buf());
+    std::fs::create_dir_all(home.path(".codex")).unwrap();
+    let user_config = provider_config(api) + more;
+    std::fs::write(home.path(".codex/config.toml"), &user_config).unwrap();
+    let out = home.init(&["--agent", "codex"]);
+    let stdout = crate::support::stdout(&out);
+    assert!(stdout.contains("Codex       hooks written to"), "{stdout}");
+    let work = home.path("project");
+    std::fs::create_dir_all(&work).unwrap();
+    (home, work, user_config)
+}
+
+fn exec(home: &TestHome, bin: &Path, work: &Path, prompt: &str, trust: &[&str]) -> String {
+    let mut args = vec!["exec", "--skip-git-repo-check"];
+    args.extend_from_slice(trust);
+    args.push(prompt);
+    let out = run_codex(home, bin, work, &args);
+    let stderr = crate::support::stderr(&out);
+    assert!(out.status.success(), "codex exec failed:\n{stderr}");
+    stderr
+}
+
+fn hook_log(home: &TestHome) -> String {
+    std::fs::read_to_string(home.workspace().join(".pms/logs/hooks.log")).unwrap_or_default()
+}
+
+fn summaries(home: &TestHome) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(home.workspace().join("sessions"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "md"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    out.sort();
+    out
+}
+
+fn verify(home: &TestHome) -> Value {
+    let out = home.run(&["verify", "--json"]);
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no check {id} in {report}"))
+}
+
+/// Identity in the first request, a memory_search through the MCP server
+/// answered with hits, a matching lesson in a later session, summaries with
+/// a `codex://` transcript_ref, the rollouts indexed and rendered by
+/// `pms get`, and uninstall giving back the user's config byte for byte.
+#[test]
+fn codex_gets_identity_lessons_search_and_summaries() {
+    let bin = codex_or_skip!();
+    let api = FakeResponses::start(vec![
+        Turn::call(
+            Some("mcp__pms"),
+            "memory_search",
+            json!({"query": "TANGERINE billing codename"}),
+        )
+        .when("What codename did we pick"),
+        Turn::text("We picked TANGERINE for the billing rewrite.").when("function_call_output"),
+        Turn::text("Will do, dry-run first.").when("orders migration"),
+    ]);
+    let (home, work, user_config) = installed(&bin, &api, "");
+    // Something to find, and a lesson in force.
+    std::fs::write(
+        home.workspace().join("product/billing.md"),
+        "# Billing rewrite\n\nWe picked the codename TANGERINE for the billing rewrite.\n",
+    )
+    .unwrap();
+    home.ok(&[
+        "lessons",
+        "add",
+        "Run the migration dry-run before applying it to production, because a failed migration locked the orders table.",
+    ]);
+    home.ok(&["index", "--quiet"]);
+    let lesson_id = std::fs::read_to_string(home.workspace().join("_me/lessons.md"))
+        .unwrap()
+        .split("[L-")
+        .nth(1)
+        .map(|r| format!("L-{}", &r[..6]))
+        .expect("the lesson has an id");
+
+    let t = std::time::Instant::now();
+    // Session 1: identity first, then a search through the MCP server.
+    let stderr = exec(
+        &home,
+        &bin,
+        &work,
+        "What codename did we pick for the billing rewrite?",
+        &[BYPASS],
+    );
+    assert!(stderr.contains("hook: SessionStart Completed"), "{stderr}");
+    assert!(!stderr.contains("Failed"), "a hook failed:\n{stderr}");
+    let bodies = api.bodies();
+    assert!(bodies.len() >= 2, "{} request(s)", bodies.len());
+    assert!(
+        bodies[0].contains("pms memory for Ada Lovelace") && bodies[0].contains("Ada Lovelace"),
+        "identity is not in the first request"
+    );
+    assert!(
+        bodies[0].contains("\"mcp__pms\""),
+        "the pms tools are not offered"
+    );
+    let answered = bodies
+        .iter()
+        .find(|b| b.contains("function_call_output"))
+        .expect("the tool call was answered");
+    assert!(
+        answered.contains("product/billing.md") && answered.contains("TANGERINE"),
+        "memory_search gave no hit: {answered:.2000}"
+    );
+
+    // Session 2: a prompt that matches the lesson carries it.
+    let before = api.bodies().len();
+    exec(
+        &home,
+        &bin,
+        &work,
+        "apply the orders migration to production now",
+        &[BYPASS],
+    );
+    let later = api.bodies()[before..].join("\n");
+    assert!(
+        later.contains(&lesson_id),
+        "the matching lesson is not in the request"
+    );
+    assert!(later.contains("Lessons that apply"));
+    eprintln!("e2e codex: two sessions in {} ms", t.elapsed().as_millis());
+
+    // Each session ended with a summary pointing at its rollout.
+    let sums = summaries(&home);
+    assert_eq!(sums.len(), 2, "{sums:?}");
+    assert!(
+        sums.iter().all(|s| s.contains("transcript_ref: codex://")),
+        "{sums:?}"
+    );
+    assert!(
+        sums.iter().any(|s| s.contains("billing rewrite")),
+        "{sums:?}"
+    );
+    assert_eq!(hook_log(&home), "", "hooks logged errors");
+
+    // The rollouts are indexed as conversations and rendered by `pms get`.
+    home.ok(&["index", "--quiet"]);
+    let hits = home.search_json("codename billing rewrite");
+    let uri = crate::support::hit_uris(&hits)
+        .into_iter()
+        .find(|u| u.starts_with("codex://"))
+        .unwrap_or_else(|| panic!("no Codex conversation in {hits}"));
+    let got = crate::support::stdout(&home.ok(&["get", &uri]));
+    assert!(
+        got.contains("user:\nWhat codename did we pick for the billing rewrite?"),
+        "{got}"
+    );
+    assert!(
+        got.contains("[tool mcp__pms__memory_search] TANGERINE"),
+        "{got}"
+    );
+    assert!(
+        !got.contains("pms memory for Ada"),
+        "injected context rendered as conversation"
+    );
+
+    // verify: everything wired, trust still to give (the bypass flag was
+    // this test's, not the user's).
+    let report = verify(&home);
+    for id in ["codex.hooks", "codex.mcp", "codex.feature", "codex"] {
+        assert_eq!(check(&report, id)["status"], "ok", "{id}: {report}");
+    }
+    assert_eq!(check(&report, "codex.trust")["status"], "warn");
+
+    // uninstall: the user's config as they wrote it, no hooks.json.
+    home.ok(&["uninstall", "--yes"]);
+    assert_eq!(
+        std::fs::read_to_string(home.path(".codex/config.toml")).unwrap(),
+        user_config
+    );
+    assert!(!home.path(".codex/hooks.json").exists());
+}
+
+/// Trust as Codex keeps it: before the user's review `codex exec` skips the
+/// hooks (and verify says the step is to do); pms's hash of each hook is the
+/// one Codex computes (`codex app-server`'s hooks/list); once trusted with
+/// those hashes (what the TUI's review writes), the hooks run without any
+/// bypass flag and verify says so. Uninstall takes the trust entries too.
+#[test]
+fn codex_trust_is_reported_and_honoured() {
+    let bin = codex_or_skip!();
+    let api = FakeResponses::start(vec![]);
+    let (home, work, user_config) = installed(&bin, &api, "");
+
+    exec(&home, &bin, &work, "hello before trust", &[]);
+    assert!(
+        !api.bodies()[0].contains("pms memory for"),
+        "Codex ran an untrusted hook"
+    );
+    assert_eq!(check(&verify(&home), "codex.trust")["status"], "warn");
+
+    let listed = hooks_list(&home, &bin, &work);
+    let hooks_path = home.path(".codex/hooks.json");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&hooks_path).unwrap()).unwrap();
+    let located = pms::codex::hooks::located_handlers(&doc);
+    assert_eq!(located.len(), 5);
+    let mut trust_entries = String::new();
+    for (event, matcher, g, i, h) in &located {
+        let key = pms::codex::hooks::trust_key(&hooks_path, event, *g, *i);
+        let entry = listed
+            .iter()
+            .find(|e| e["key"] == key.as_str())
+            .unwrap_or_else(|| panic!("Codex does not list {key}: {listed:?}"));
+        assert_eq!(entry["trustStatus"], "untrusted");
+        assert_eq!(
+            entry["currentHash"].as_str().unwrap(),
+            pms::codex::hooks::trust_hash(event, matcher.as_deref(), h),
+            "pms and Codex hash {event} differently"
+        );
+        trust_entries.push_str(&format!(
+            "\n[hooks.state.\"{key}\"]\ntrusted_hash = \"{}\"\n",
+            entry["currentHash"].as_str().unwrap()
+        ));
+    }
+    // The user's review: Codex records each hook's hash in config.toml.
+    crate::support::append(&home.path(".codex/config.toml"), &trust_entries);
+    assert!(
+        hooks_list(&home, &bin, &work)
+            .iter()
+            .filter(|e| e["trustStatus"] == "trusted")
+            .count()
+            >= 5
+    );
+    assert_eq!(check(&verify(&home), "codex.trust")["status"], "ok");
+    let before = api.bodies().len();
+    exec(&home, &bin, &work, "hello after trust", &[]);
+    assert!(
+        api.bodies()[before].contains("pms memory for Ada Lovelace"),
+        "trusted hooks did not run"
+    );
+
+    home.ok(&["uninstall", "--yes"]);
+    assert_eq!(
+        std::fs::read_to_string(home.path(".codex/config.toml")).unwrap(),
+        user_config,
+        "uninstall left pms's hooks or their trust entries behind"
+    );
+}
+
+/// A config that turns Codex's hooks off: init leaves it off unless the
+/// user agrees (`--enable-codex-hooks`), verify says so, Codex indeed runs
+/// no hook until then, and uninstall sets it back.
+#[test]
+fn codex_hooks_feature_is_turned_on_only_when_asked() {
+    let bin = codex_or_skip!();
+    let api = FakeResponses::start(vec![]);
+    let off = "\n[features]\nhooks = false  # I turned these off\n";
+    let (home, work, user_config) = installed(&bin, &api, off);
+    assert!(
+        std::fs::read_to_string(home.path(".codex/config.toml"))
+            .unwrap()
+            .contains("hooks = false  # I turned these off")
+    );
+    assert_eq!(check(&verify(&home), "codex.feature")["status"], "warn");
+    exec(&home, &bin, &work, "hello with hooks off", &[BYPASS]);
+    assert!(
+        !api.bodies()[0].contains("pms memory for"),
+        "hooks ran while off"
+    );
+
+    home.init(&["--agent", "codex", "--enable-codex-hooks"]);
+    let text = std::fs::read_to_string(home.path(".codex/config.toml")).unwrap();
+    assert!(
+        text.contains("hooks = true  # I turned these off"),
+        "{text}"
+    );
+    assert_eq!(check(&verify(&home), "codex.feature")["status"], "ok");
+    let before = api.bodies().len();
+    exec(&home, &bin, &work, "hello with hooks on", &[BYPASS]);
+    assert!(api.bodies()[before].contains("pms memory for Ada Lovelace"));
+
+    home.ok(&["uninstall", "--yes"]);
+    assert_eq!(
+        std::fs::read_to_string(home.path(".codex/config.toml")).unwrap(),
+        user_config
+    );
+}
