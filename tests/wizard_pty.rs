@@ -353,6 +353,7 @@ fn rerunning_the_wizard_with_enter_everywhere_changes_nothing_and_fits_80_column
         "Other languages that are fine too",
         "The tone of your writing",
         "Where should the workspace live?",
+        "Wire the memory into which agents?",
         "Load the memory in",
         "Apply these changes?",
         "Build the search index",

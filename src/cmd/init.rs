@@ -481,47 +481,57 @@ fn pick_domains(
     if !asker.interactive {
         return Ok(preselected.to_vec());
     }
-    // One line per option, cut to the terminal: an option that wraps makes
-    // the list redraw over itself (at 80 columns every one did, and left
-    // seven garbled lines behind).
-    let width = console::Term::stderr().size().1 as usize;
     let items: Vec<String> = catalog
         .iter()
-        .map(|d| {
-            fit(
-                &format!("{} — {}", d.title, d.description),
-                width.saturating_sub(6),
-            )
-        })
+        .map(|d| format!("{} — {}", d.title, d.description))
         .collect();
     let defaults: Vec<bool> = catalog
         .iter()
         .map(|d| preselected.contains(&d.id))
         .collect();
-    let prompt = "What do you mostly do? (space to toggle, enter to confirm)";
-    let picked = MultiSelect::with_theme(asker.theme)
-        .with_prompt(fit(prompt, width.saturating_sub(4)))
-        .items(&items)
-        .defaults(&defaults)
-        .report(false)
-        .interact()?;
+    let picked = pick_many(asker, "What do you mostly do?", &items, &defaults)?;
     let ids: Vec<String> = picked.into_iter().map(|i| catalog[i].id.clone()).collect();
     // The answer in a few words, not every description again.
+    echo_answer("Domains", &ids);
+    Ok(ids)
+}
+
+/// A multiple choice, one line per option cut to the terminal: an option
+/// that wraps makes the list redraw over itself (at 80 columns every one
+/// did, and left seven garbled lines behind). The list is cleared after
+/// Enter; the caller echoes the answer in a few words.
+fn pick_many(
+    asker: &Asker,
+    prompt: &str,
+    items: &[String],
+    defaults: &[bool],
+) -> Result<Vec<usize>> {
+    let width = console::Term::stderr().size().1 as usize;
+    let items: Vec<String> = items
+        .iter()
+        .map(|i| fit(i, width.saturating_sub(6)))
+        .collect();
+    let prompt = format!("{prompt} (space to toggle, enter to confirm)");
+    Ok(MultiSelect::with_theme(asker.theme)
+        .with_prompt(fit(&prompt, width.saturating_sub(4)))
+        .items(&items)
+        .defaults(defaults)
+        .report(false)
+        .interact()?)
+}
+
+/// "✔ Label · a, b", as the other questions report their answers.
+fn echo_answer(label: &str, answers: &[String]) {
+    let width = console::Term::stderr().size().1 as usize;
+    let list = if answers.is_empty() {
+        "none".to_string()
+    } else {
+        answers.join(", ")
+    };
     eprintln!(
         "{}",
-        fit(
-            &format!(
-                "✔ Domains · {}",
-                if ids.is_empty() {
-                    "none".to_string()
-                } else {
-                    ids.join(", ")
-                }
-            ),
-            width.saturating_sub(1)
-        )
+        fit(&format!("✔ {label} · {list}"), width.saturating_sub(1))
     );
-    Ok(ids)
 }
 
 /// `text` cut to `width` characters (with an ellipsis), so it stays on one
@@ -595,16 +605,18 @@ fn pick_agents(
                 .collect();
             let ticked = previous.map_or(found, |r| r.agents());
             let defaults: Vec<bool> = Agent::ALL.iter().map(|a| ticked.contains(a)).collect();
-            MultiSelect::with_theme(asker.theme)
-                .with_prompt(
-                    "Wire the memory into which agents? (space to toggle, enter to confirm)",
-                )
-                .items(&items)
-                .defaults(&defaults)
-                .interact()?
-                .into_iter()
-                .map(|i| Agent::ALL[i])
-                .collect()
+            let picked: Vec<Agent> = pick_many(
+                asker,
+                "Wire the memory into which agents?",
+                &items,
+                &defaults,
+            )?
+            .into_iter()
+            .map(|i| Agent::ALL[i])
+            .collect();
+            let titles: Vec<String> = picked.iter().map(|a| a.title().to_string()).collect();
+            echo_answer("Agents", &titles);
+            picked
         }
         None => Agent::found_on_path(),
     };
