@@ -12,6 +12,7 @@ mod embeddings;
 mod hooks;
 mod index_search;
 mod init;
+mod learning_capture;
 mod lessons_cli;
 mod mcp_python_client;
 mod mcp_robustness;
