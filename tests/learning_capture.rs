@@ -432,3 +432,39 @@ fn review_warns_of_a_near_duplicate_and_merges_it() {
     assert_eq!(r[0]["when"], json!(["docker-compose.yml"]));
     assert!(rules["pending"].as_array().unwrap().is_empty());
 }
+
+/// A user's rule that carries a secret is kept without it, in the session
+/// state the prompt hook writes and in the pending learning.
+#[test]
+fn a_users_rule_is_stored_redacted() {
+    let secret = format!("ghp_{}", "Zq7".repeat(12));
+    let mut s = Session::start(home(), SESSION);
+    s.prompt(&format!(
+        "From now on, always push the release tags with the bot token {secret} instead of mine."
+    ));
+    let state = std::fs::read_to_string(
+        s.home
+            .workspace()
+            .join(format!(".pms/state/{SESSION}.json")),
+    )
+    .unwrap();
+    assert!(
+        !state.contains(&secret) && state.contains("[REDACTED:"),
+        "{state}"
+    );
+    s.reply(&["Understood."]);
+    s.end();
+    let pending =
+        std::fs::read_to_string(s.home.workspace().join(".pms/pending-learnings.json")).unwrap();
+    assert!(!pending.contains(&secret), "{pending}");
+    let items = s.pending();
+    assert_eq!(items.len(), 1, "{items:#?}");
+    assert!(
+        items[0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Always push the release tags with the bot token [REDACTED:"),
+        "{items:#?}"
+    );
+    assert_eq!(items[0]["origin"], "user");
+}

@@ -163,6 +163,28 @@ fn staged_text_is_the_rule_precision_and_recall() {
         e.0.add(c);
         e.1 += 1;
     }
+    // The prompt hook runs the patterns only on prompts its prefilter passes:
+    // it must pass every prompt that states a rule.
+    let users: Vec<&Message> = data
+        .message
+        .iter()
+        .filter(|m| m.origin() == Origin::User)
+        .collect();
+    for m in &users {
+        assert!(
+            m.staged.is_empty() || signals::may_state_rule(&m.text),
+            "the prefilter drops a rule: {}",
+            m.text
+        );
+    }
+    let passed = users
+        .iter()
+        .filter(|m| m.staged.is_empty() && signals::may_state_rule(&m.text))
+        .count();
+    let without = users.iter().filter(|m| m.staged.is_empty()).count();
+    println!(
+        "prefilter: passes every user prompt that states a rule, and {passed} of the {without} that do not"
+    );
     println!("staged text (the rule, phrased as a rule; one item per rule):");
     for (set, (c, n)) in &sets {
         println!(
