@@ -468,3 +468,75 @@ fn a_users_rule_is_stored_redacted() {
     );
     assert_eq!(items[0]["origin"], "user");
 }
+
+/// Inside the real Claude Code (2.1.330, against the fake API): the user's
+/// own "from now on, never …" is staged once, as the user's, and the next
+/// session is asked about it; the agent's apology with a lesson stages the
+/// lesson.
+#[test]
+fn inside_claude_code_the_users_rule_and_the_lesson_are_staged_as_rules() {
+    use crate::support::claude_code::run_claude;
+    use crate::support::fake_api::{FakeApi, Turn};
+    let bin_dir = crate::claude_or_skip!();
+    let mut home = TestHome::new();
+    home.path_prefix.push(bin_dir.clone());
+    home.init(&[]);
+    let work = home.path("project");
+    std::fs::create_dir_all(&work).unwrap();
+
+    let api = FakeApi::start(vec![Turn::text(
+        "Understood — from now on I will never deploy on Fridays without an on-call engineer. The deploy script itself looks fine.",
+    )]);
+    let out = run_claude(
+        &home,
+        &bin_dir,
+        &api,
+        &work,
+        &[
+            "-p",
+            "You deployed on a Friday evening again. From now on, never deploy on Fridays without an on-call engineer. Check the deploy script.",
+        ],
+    );
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
+    let api = FakeApi::start(vec![Turn::text(
+        "You're right, I was wrong: the migration ran outside a transaction, so the failed step left half the tables changed. Lesson: always run schema migrations inside a transaction.",
+    )]);
+    let out = run_claude(
+        &home,
+        &bin_dir,
+        &api,
+        &work,
+        &["-p", "The orders table is half migrated. What happened?"],
+    );
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
+
+    let path = home.workspace().join(".pms/pending-learnings.json");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let items = v["items"].as_array().unwrap();
+    assert_eq!(
+        texts(items),
+        [
+            "Never deploy on Fridays without an on-call engineer.",
+            "Always run schema migrations inside a transaction."
+        ],
+        "{items:#?}"
+    );
+    assert_eq!(items[0]["origin"], "user");
+    assert_eq!(items[1]["origin"], "assistant");
+
+    // the next session's first request carries both, to be confirmed
+    let api = FakeApi::start(vec![Turn::text("Good morning.")]);
+    run_claude(&home, &bin_dir, &api, &work, &["-p", "good morning"]);
+    let first = api.message_bodies()[0].to_string();
+    assert!(
+        first.contains("Never deploy on Fridays without an on-call engineer")
+            && first.contains("Always run schema migrations inside a transaction"),
+        "pending not shown"
+    );
+    let log = home.workspace().join(".pms/logs/hooks.log");
+    assert!(
+        !log.exists(),
+        "hook errors: {}",
+        std::fs::read_to_string(&log).unwrap_or_default()
+    );
+}

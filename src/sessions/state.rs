@@ -1,7 +1,8 @@
 //! Per-session state, `.pms/state/<session>.json`: what the hooks of one
 //! Claude Code session remember between events (rounds, rules already
 //! force-loaded, learning signals seen, files changed, how far the
-//! transcript has been read). Written atomically; deleted at session end.
+//! transcript has been read). Written atomically; kept after the session
+//! ends (a resumed session goes on from it), pruned by age ([`prune`]).
 
 use std::io::{BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -267,16 +268,15 @@ impl SessionState {
                 continue;
             }
             if l.origin == Origin::Assistant && reply != 0 {
-                let same_reply = self.signals[staged..]
+                let mut same_reply = self.signals[staged..]
                     .iter_mut()
                     .filter(|s| s.origin == Origin::Assistant && s.reply == reply);
                 if signals::is_rule_kind(l.kind) {
-                    let mut same_reply = same_reply;
                     if let Some(s) = same_reply.find(|s| !signals::is_rule_kind(&s.kind)) {
                         s.absorb(l);
                         continue;
                     }
-                } else if let Some(s) = same_reply.into_iter().next() {
+                } else if let Some(s) = same_reply.next() {
                     if s.why.is_none() {
                         s.why = Some(l.text);
                     }
