@@ -83,6 +83,7 @@ fn main() {
             domain: None,
             session_id: Some(format!("s{i}")),
             transcript_ref: None,
+            ..Default::default()
         })
         .collect();
     pms::lessons::pending::stage(&f.ws, candidates, &[]).unwrap();

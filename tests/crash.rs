@@ -275,6 +275,7 @@ fn stage(home: &TestHome, text: &str) -> String {
             domain: None,
             session_id: Some("s1".into()),
             transcript_ref: None,
+            ..Default::default()
         }],
         &[],
     )

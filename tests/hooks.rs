@@ -233,13 +233,20 @@ fn stop_records_silently_and_the_heartbeat_follows() {
         .home
         .read_json("pms/.pms/state/11111111-2222-3333-4444-555555555555.json");
     assert_eq!(state["rounds"], 7);
-    let kinds: Vec<&str> = state["signals"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x["kind"].as_str().unwrap())
-        .collect();
-    assert_eq!(kinds, ["correction", "anti-pattern"]);
+    // one reply, one rule: the rule it states is the learning, the apology
+    // before it only its context
+    let signals = state["signals"].as_array().unwrap();
+    assert_eq!(signals.len(), 1, "{signals:?}");
+    assert_eq!(signals[0]["kind"], "anti-pattern");
+    assert_eq!(signals[0]["text"], "Never schedule it in local time.");
+    assert_eq!(signals[0]["origin"], "assistant");
+    assert!(
+        signals[0]["why"]
+            .as_str()
+            .unwrap()
+            .contains("the export must run in UTC"),
+        "{signals:?}"
+    );
     assert_eq!(state["heartbeat_due"], true);
     let (ctx, _) = s.hook(
         "user-prompt",

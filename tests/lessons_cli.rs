@@ -34,6 +34,7 @@ fn staged() -> (TestHome, Vec<String>) {
             domain: d.map(str::to_string),
             session_id: Some("s1".into()),
             transcript_ref: Some("cc://-home-u-app/s1.jsonl".into()),
+            ..Default::default()
         })
         .collect();
     let added = pms::lessons::pending::stage(&ws, candidates, &[]).unwrap();

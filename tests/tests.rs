@@ -16,6 +16,7 @@ mod embeddings;
 mod hooks;
 mod index_search;
 mod init;
+mod learning_capture;
 mod lessons_cli;
 mod lessons_quality;
 mod mcp_python_client;

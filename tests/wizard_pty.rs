@@ -169,6 +169,7 @@ fn reviewing_pending_learnings_by_typing() {
             domain: d.map(str::to_string),
             session_id: None,
             transcript_ref: Some("cc://-home-u-app/s1.jsonl".into()),
+            ..Default::default()
         })
         .collect();
     pms::lessons::pending::stage(&ws, candidates, &[]).unwrap();

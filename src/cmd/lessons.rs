@@ -14,6 +14,7 @@ use crate::cli::{LessonsAction, LessonsArgs};
 use crate::context::Context;
 use crate::lessons::accept::{self, Acceptance, Accepted};
 use crate::lessons::pending::{self, PendingItem};
+use crate::lessons::signals::Origin;
 use crate::lessons::store::{self, Change, NewRule, OnDuplicate, Promoted, Target};
 use crate::lessons::{self as lessons, Rule, split_cues};
 use crate::workspace::Workspace;
@@ -145,7 +146,13 @@ fn list(ctx: &Context, json: bool) -> Result<ExitCode> {
         println!("Waiting for your yes ({}):", waiting.len());
         for i in &waiting {
             let home = i.domain.as_deref().unwrap_or("me");
-            println!("  {}  [{} → {home}] {}", i.id, i.kind, i.text);
+            println!("  {}  [{} → {home}{}] {}", i.id, i.kind, said_by(i), i.text);
+            if let Some(r) = lessons::near_duplicate(&rules, &i.text) {
+                println!(
+                    "      nearly the same as {} ({}): merge it in `pms lessons review`",
+                    r.id, r.file
+                );
+            }
         }
         println!(
             "  Review them with `pms lessons review`, or `pms lessons accept <id> [--text ...] [--when ...] [--to <domain>]`."
@@ -260,65 +267,168 @@ fn review_memory(
     Ok(true)
 }
 
+/// ", you said" for a learning the user stated (the agent's are the
+/// default, and items staged before origins were kept say nothing).
+fn said_by(item: &PendingItem) -> &'static str {
+    match item.origin {
+        Some(Origin::User) => ", you said",
+        Some(Origin::Assistant) | None => "",
+    }
+}
+
 /// The pending learnings, one by one. Returns false when the user stops.
 fn review_pending(ws: &Workspace, theme: &ColorfulTheme, waiting: &[PendingItem]) -> Result<bool> {
     let total = waiting.len();
     for (n, item) in waiting.iter().enumerate() {
         println!(
-            "\n[{}/{total}] {} ({}){}",
+            "\n[{}/{total}] {} ({}{}){}",
             n + 1,
             item.id,
             item.kind,
+            said_by(item),
             source(item)
         );
         println!("  {}", item.text);
-        let choice = Select::with_theme(theme)
-            .with_prompt("What should happen to it?")
-            .items([
-                "Accept as a rule",
-                "Edit the wording, then accept",
-                "Reject",
-                "Skip for now",
-                "Stop reviewing",
-            ])
-            .default(0)
-            .interact()?;
-        let wording = match choice {
-            0 => accept::suggested_wording(&item.text),
-            1 => Input::with_theme(theme)
-                .with_prompt("The rule (what to do, when, and why)")
-                .with_initial_text(accept::suggested_wording(&item.text))
-                .interact_text()?,
-            2 => {
-                accept::reject(ws, &item.id)?;
-                println!("  Rejected.");
-                continue;
-            }
-            3 => continue,
-            _ => return Ok(false),
+        if let Some(why) = &item.why {
+            println!("  why: {why}");
+        }
+        if !item.seen_again.is_empty() {
+            println!("  said again in {} later session(s)", item.seen_again.len());
+        }
+        // Read now, not once: an earlier answer may have added or merged a rule.
+        let rules = lessons::all_rules(ws);
+        let step = match lessons::near_duplicate(&rules, &item.text) {
+            Some(existing) => review_near_duplicate(ws, theme, item, existing)?,
+            None => review_one(ws, theme, item)?,
         };
-        let cues: String = Input::with_theme(theme)
-            .with_prompt("When does it apply? (situations, commands, synonyms; ';' between them)")
-            .with_initial_text(accept::suggested_cues(item, &wording).join("; "))
-            .allow_empty(true)
-            .interact_text()?;
-        let target = pick_domain(ws, theme, item.domain.as_deref())?;
-        let how = Acceptance {
-            text: Some(&wording),
-            cues: Some(split_cues(&cues)),
-            target: Some(&target),
-            on_duplicate: OnDuplicate::Stop,
-        };
-        match accept::accept(ws, &item.id, &how)? {
-            Accepted::Promoted(r) | Accepted::Merged(r) => {
-                println!("  Added {} to {}.", r.id, r.file)
-            }
-            Accepted::Duplicate { existing, .. } => {
-                merge_or_keep(ws, theme, item, &how, &existing)?
-            }
+        if step == Step::Stop {
+            return Ok(false);
         }
     }
     Ok(true)
+}
+
+#[derive(PartialEq)]
+enum Step {
+    Next,
+    Stop,
+}
+
+/// A learning no rule in force says yet: accept, edit, reject, skip.
+fn review_one(ws: &Workspace, theme: &ColorfulTheme, item: &PendingItem) -> Result<Step> {
+    let choice = Select::with_theme(theme)
+        .with_prompt("What should happen to it?")
+        .items([
+            "Accept as a rule",
+            "Edit the wording, then accept",
+            "Reject",
+            "Skip for now",
+            "Stop reviewing",
+        ])
+        .default(0)
+        .interact()?;
+    let wording = match choice {
+        0 => accept::suggested_wording(&item.text),
+        1 => ask_wording(theme, item)?,
+        2 => {
+            accept::reject(ws, &item.id)?;
+            println!("  Rejected.");
+            return Ok(Step::Next);
+        }
+        3 => return Ok(Step::Next),
+        _ => return Ok(Step::Stop),
+    };
+    let cues = ask_cues(theme, item, &wording)?;
+    let target = pick_domain(ws, theme, item.domain.as_deref())?;
+    let how = Acceptance {
+        text: Some(&wording),
+        cues: Some(cues),
+        target: Some(&target),
+        on_duplicate: OnDuplicate::Stop,
+    };
+    match accept::accept(ws, &item.id, &how)? {
+        Accepted::Promoted(r) | Accepted::Merged(r) => {
+            println!("  Added {} to {}.", r.id, r.file)
+        }
+        Accepted::Duplicate { existing, .. } => merge_or_keep(ws, theme, item, &how, &existing)?,
+    }
+    Ok(Step::Next)
+}
+
+/// A learning a rule in force nearly says already: said before the menu,
+/// and merging it into that rule is the first choice.
+fn review_near_duplicate(
+    ws: &Workspace,
+    theme: &ColorfulTheme,
+    item: &PendingItem,
+    existing: &Rule,
+) -> Result<Step> {
+    println!(
+        "  A lesson in force says nearly the same: {} ({}): {}",
+        existing.id, existing.file, existing.text
+    );
+    let merge = format!(
+        "Merge into {}: it takes this wording, and these cues join its own",
+        existing.id
+    );
+    let keep = format!("Keep {} as it is, and drop this learning", existing.id);
+    let choice = Select::with_theme(theme)
+        .with_prompt("It restates a lesson in force. What should happen to it?")
+        .items([
+            merge.as_str(),
+            "Edit the wording, then merge",
+            keep.as_str(),
+            "Add it as a separate rule: they say different things",
+            "Skip for now",
+            "Stop reviewing",
+        ])
+        .default(0)
+        .interact()?;
+    let (wording, on_duplicate) = match choice {
+        0 => (accept::suggested_wording(&item.text), OnDuplicate::Merge),
+        1 => (ask_wording(theme, item)?, OnDuplicate::Merge),
+        2 => {
+            accept::reject(ws, &item.id)?;
+            println!("  Kept {}.", existing.id);
+            return Ok(Step::Next);
+        }
+        3 => (accept::suggested_wording(&item.text), OnDuplicate::KeepBoth),
+        4 => return Ok(Step::Next),
+        _ => return Ok(Step::Stop),
+    };
+    let cues = ask_cues(theme, item, &wording)?;
+    let target = match on_duplicate {
+        OnDuplicate::KeepBoth => pick_domain(ws, theme, item.domain.as_deref())?,
+        _ => existing.scope.clone(),
+    };
+    let how = Acceptance {
+        text: Some(&wording),
+        cues: Some(cues),
+        target: Some(&target),
+        on_duplicate,
+    };
+    match accept::accept(ws, &item.id, &how)? {
+        Accepted::Merged(r) => println!("  Merged into {} in {}.", r.id, r.file),
+        Accepted::Promoted(r) => println!("  Added {} to {}.", r.id, r.file),
+        Accepted::Duplicate { existing, .. } => merge_or_keep(ws, theme, item, &how, &existing)?,
+    }
+    Ok(Step::Next)
+}
+
+fn ask_wording(theme: &ColorfulTheme, item: &PendingItem) -> Result<String> {
+    Ok(Input::with_theme(theme)
+        .with_prompt("The rule (what to do, when, and why)")
+        .with_initial_text(accept::suggested_wording(&item.text))
+        .interact_text()?)
+}
+
+fn ask_cues(theme: &ColorfulTheme, item: &PendingItem, wording: &str) -> Result<Vec<String>> {
+    let cues: String = Input::with_theme(theme)
+        .with_prompt("When does it apply? (situations, commands, synonyms; ';' between them)")
+        .with_initial_text(accept::suggested_cues(item, wording).join("; "))
+        .allow_empty(true)
+        .interact_text()?;
+    Ok(split_cues(&cues))
 }
 
 fn source(item: &PendingItem) -> String {

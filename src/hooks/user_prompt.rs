@@ -12,6 +12,11 @@
 //! 4. The heartbeat: every `hooks.heartbeat_rounds` rounds, a short review
 //!    reminder (the stop hook flags it).
 //!
+//! It also records the rules the user states ("from now on, never …",
+//! "remember: …", "以后不要…") in the session state, as the user's: the
+//! strongest learning signal there is. A substring prefilter keeps this off
+//! the path of the prompts that state none.
+//!
 //! Trivial prompts (short acknowledgements, slash commands) get only (1).
 
 use anyhow::Result;
@@ -23,7 +28,7 @@ use crate::claude::hook_io::{self, HookInput};
 use crate::context::Context;
 use crate::lessons;
 use crate::lessons::index_file::{Matched, Selection, Strength};
-use crate::sessions::state::{SessionState, extend_unique};
+use crate::sessions::state::{SessionState, extend_unique, prompt_rules};
 
 pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
     let whole = input.prompt.as_deref().unwrap_or("").trim();
@@ -82,10 +87,12 @@ in one plain sentence so it can be staged for the user's confirmation.",
         }
     }
     let loading = !newly_loaded.is_empty();
-    if (heartbeat_delivered || loading)
+    let said = prompt_rules(&prompt);
+    if (heartbeat_delivered || loading || !said.is_empty())
         && let Err(e) = SessionState::update(&ctx.ws, &sid, |st| {
             st.heartbeat_due &= !heartbeat_delivered;
             extend_unique(&mut st.loaded, &newly_loaded);
+            st.record(said, 0);
         })
     {
         super::log(

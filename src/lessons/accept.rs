@@ -12,7 +12,10 @@ pub enum Accepted {
     /// A near-duplicate rule's wording was replaced (`merge`).
     Merged(Rule),
     /// A near-duplicate is in force; nothing changed (pending kept).
-    Duplicate { existing: Rule, item: PendingItem },
+    Duplicate {
+        existing: Rule,
+        item: Box<PendingItem>,
+    },
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -26,42 +29,10 @@ pub enum AcceptError {
 }
 
 /// The pending text as a rule: acknowledgements ("You're right —",
-/// "你说得对，") dropped, first letter capitalised.
+/// "你说得对，") dropped, first letter capitalised. (Learnings staged since
+/// rules are captured as rules have none; older ones may.)
 pub fn suggested_wording(text: &str) -> String {
-    let mut t = text.trim();
-    let prefixes = [
-        "you're absolutely right",
-        "you’re absolutely right",
-        "you're right",
-        "you’re right",
-        "good catch",
-        "my mistake",
-        "my bad",
-        "i was wrong",
-        "ah, that's on me",
-        "that's on me",
-        "sorry about that",
-        "你说得对",
-        "你是对的",
-        "我搞错了",
-        "是我的错",
-    ];
-    loop {
-        let lower = t.to_lowercase();
-        let Some(p) = prefixes.iter().find(|p| lower.starts_with(*p)) else {
-            break;
-        };
-        // char-safe: the prefix has the same byte length in t as in lower
-        // for every prefix above (ASCII or CJK, unchanged by lowercasing)
-        t = t[p.len()..].trim_start_matches([
-            ' ', ',', '.', '!', ':', '—', '-', '–', '，', '。', '！', '：',
-        ]);
-    }
-    let mut chars = t.chars();
-    match chars.next() {
-        Some(c) => c.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    }
+    super::signals::strip_acknowledgement(text)
 }
 
 /// The cues to offer for a learning about to be accepted: the staged ones,
@@ -127,7 +98,12 @@ pub fn accept(ws: &Workspace, id: &str, how: &Acceptance) -> Result<Accepted, Ac
     let outcome = match store::promote(ws, &new, &target, how.on_duplicate)? {
         Promoted::Added(rule) => Accepted::Promoted(rule),
         Promoted::Merged(rule) => Accepted::Merged(rule),
-        Promoted::Duplicate(existing) => return Ok(Accepted::Duplicate { existing, item }),
+        Promoted::Duplicate(existing) => {
+            return Ok(Accepted::Duplicate {
+                existing,
+                item: Box::new(item),
+            });
+        }
     };
     pending::take(ws, id)?;
     Ok(outcome)

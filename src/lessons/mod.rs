@@ -295,6 +295,18 @@ pub fn similarity(a: &str, b: &str) -> f64 {
 /// Near-duplicate threshold for [`similarity`].
 pub const DUPLICATE_SIMILARITY: f64 = 0.6;
 
+/// The rule in `rules` that says nearly the same as `text` (the most
+/// similar, at least [`DUPLICATE_SIMILARITY`]), if any: what `pms lessons
+/// review` and `lessons_pending` offer to merge a learning into.
+pub fn near_duplicate<'a>(rules: &'a [Rule], text: &str) -> Option<&'a Rule> {
+    rules
+        .iter()
+        .map(|r| (similarity(&r.text, text), r))
+        .filter(|(s, _)| *s >= DUPLICATE_SIMILARITY)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, r)| r)
+}
+
 /// A stable id for a text (`L-` or `P-` plus 6 hex digits).
 pub fn id_for(prefix: &str, text: &str) -> String {
     let norm: String = terms(text).into_iter().collect::<Vec<_>>().join(" ");

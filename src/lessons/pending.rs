@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::signals::{Origin, is_rule_kind};
 use super::{DUPLICATE_SIMILARITY, id_for, similarity};
 use crate::durable;
 use crate::error::{AtPath, FileError};
@@ -13,9 +14,21 @@ use crate::workspace::Workspace;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PendingItem {
     pub id: String,
-    /// correction, insight, error, cognitive-shift, method, anti-pattern, or manual.
+    /// rule, anti-pattern (a rule stated), or what a reply that stated none
+    /// found: correction, insight, error, cognitive-shift, method.
     pub kind: String,
+    /// The rule as stated (or the narrative, when none was).
     pub text: String,
+    /// Who said it: the user (in a prompt) or the assistant. None for items
+    /// staged before pms kept it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Origin>,
+    /// The narrative around the rule: the correction, the root cause.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    /// Later sessions that said it again (merged here, not staged twice).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seen_again: Vec<String>,
     /// Suggested "applies when" cues.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cues: Vec<String>,
@@ -57,13 +70,48 @@ pub enum PendingError {
 }
 
 /// A learning the hooks found, before staging.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Candidate {
     pub kind: String,
     pub text: String,
+    pub origin: Origin,
+    pub why: Option<String>,
     pub domain: Option<String>,
     pub session_id: Option<String>,
     pub transcript_ref: Option<String>,
+}
+
+impl PendingItem {
+    /// Notes that `c`, which restates this item, was said again: by which
+    /// session, and with what more it says (the user's own words, a rule
+    /// where this item holds only a narrative). Idempotent: a session
+    /// staged twice (its end and a recovery) notes once.
+    fn seen(&mut self, c: &Candidate) {
+        if let Some(sid) = &c.session_id
+            && self.session_id.as_ref() != Some(sid)
+            && !self.seen_again.contains(sid)
+        {
+            self.seen_again.push(sid.clone());
+        }
+        if c.origin == Origin::User {
+            self.origin = Some(Origin::User);
+        }
+        if is_rule_kind(&c.kind) && !is_rule_kind(&self.kind) {
+            let narrative = std::mem::replace(&mut self.text, redacted(&c.text));
+            self.kind = c.kind.clone();
+            self.why = Some(match self.why.take() {
+                Some(w) => format!("{narrative} {w}"),
+                None => narrative,
+            });
+        }
+        if self.why.is_none() {
+            self.why = c.why.as_deref().map(redacted);
+        }
+    }
+}
+
+fn redacted(text: &str) -> String {
+    crate::redact::redact(text).into_owned()
 }
 
 pub fn load(ws: &Workspace) -> Result<PendingFile, PendingError> {
@@ -97,10 +145,11 @@ pub fn update<T>(ws: &Workspace, f: impl FnOnce(&mut PendingFile) -> T) -> Resul
     Ok(out)
 }
 
-/// Stages `candidates`, skipping any that nearly duplicates a pending item,
-/// an earlier candidate, or one of the `known` learnings (the rules in
-/// force, Claude Code's auto-memories: [`super::known_learnings`]). Returns
-/// what was added.
+/// Stages `candidates`. One that nearly restates a pending item (or an
+/// earlier candidate) is merged into it ([`PendingItem::seen`]); one that
+/// restates a `known` learning (a rule in force, one of Claude Code's
+/// auto-memories: [`super::known_learnings`]) is dropped. Returns what was
+/// added.
 pub fn stage(
     ws: &Workspace,
     candidates: Vec<Candidate>,
@@ -113,21 +162,28 @@ pub fn stage(
     update(ws, |file| {
         let mut added = Vec::new();
         for c in candidates {
-            let dup = file
-                .items
+            if known
                 .iter()
-                .any(|i| similarity(&i.text, &c.text) >= DUPLICATE_SIMILARITY)
-                || known
-                    .iter()
-                    .any(|k| similarity(k, &c.text) >= DUPLICATE_SIMILARITY);
-            if dup {
+                .any(|k| similarity(k, &c.text) >= DUPLICATE_SIMILARITY)
+            {
                 continue;
             }
-            let text = crate::redact::redact(&c.text).into_owned();
+            if let Some(item) = file
+                .items
+                .iter_mut()
+                .find(|i| similarity(&i.text, &c.text) >= DUPLICATE_SIMILARITY)
+            {
+                item.seen(&c);
+                continue;
+            }
+            let text = redacted(&c.text);
             let item = PendingItem {
                 id: id_for("P", &text),
                 kind: c.kind,
                 text,
+                origin: Some(c.origin),
+                why: c.why.as_deref().map(redacted),
+                seen_again: Vec::new(),
                 cues: Vec::new(),
                 domain: c.domain,
                 session_id: c.session_id,
@@ -157,9 +213,9 @@ mod tests {
         Candidate {
             kind: "correction".into(),
             text: text.into(),
-            domain: None,
             session_id: Some("s1".into()),
             transcript_ref: Some("cc://-w/s1.jsonl".into()),
+            ..Candidate::default()
         }
     }
 
@@ -187,6 +243,41 @@ mod tests {
         let id = added[0].id.clone();
         assert_eq!(take(&ws, &id).unwrap().unwrap().id, id);
         assert_eq!(load(&ws).unwrap().items.len(), 1);
+    }
+
+    #[test]
+    fn a_restatement_is_merged_into_the_pending_item_once_per_session() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(dir.path());
+        std::fs::create_dir_all(ws.state_dir()).unwrap();
+        let first = stage(
+            &ws,
+            vec![cand(
+                "The schema migration left half the tables changed without a transaction",
+            )],
+            &[],
+        )
+        .unwrap();
+        let rule = Candidate {
+            kind: "rule".into(),
+            text: "Always run the schema migration in a transaction so half the tables never stay changed"
+                .into(),
+            origin: Origin::User,
+            session_id: Some("s2".into()),
+            ..Candidate::default()
+        };
+        for _ in 0..2 {
+            assert!(stage(&ws, vec![rule.clone()], &[]).unwrap().is_empty());
+        }
+        let items = load(&ws).unwrap().items;
+        assert_eq!(items.len(), 1);
+        let i = &items[0];
+        assert_eq!(i.id, first[0].id, "the id the user may have seen stays");
+        assert_eq!(i.seen_again, ["s2"]);
+        assert_eq!(i.origin, Some(Origin::User));
+        assert_eq!(i.kind, "rule");
+        assert!(i.text.starts_with("Always run the schema migration"));
+        assert!(i.why.as_deref().unwrap().contains("without a transaction"));
     }
 
     #[test]

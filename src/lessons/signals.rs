@@ -1,33 +1,149 @@
-//! Learning signals in an assistant reply: deterministic patterns, English
-//! and Chinese, for six kinds of experience worth keeping.
+//! Learning signals: what in a conversation is worth keeping as a rule, and
+//! the words to stage it in. Deterministic patterns, English and Chinese.
 //!
-//! | kind | what it looks like |
-//! |---|---|
-//! | correction | the agent admits the user corrected it ("You're right", "我搞错了") |
-//! | insight | something understood ("It turns out", "原来") |
-//! | error | a root cause found ("failed because", "问题出在") |
-//! | cognitive-shift | an assumption overturned ("I had assumed … but", "之前以为") |
-//! | method | a better way found ("A simpler approach", "更好的办法") |
-//! | anti-pattern | a thing not to do ("Never …", "不要…") |
+//! Two layers:
 //!
-//! Each sentence (outside code blocks) is tested; the first kind that
-//! matches wins and the sentence becomes the candidate learning. Precision
-//! matters more than recall: every signal costs the user a confirmation, so
-//! common look-alikes ("Don't worry", "You're right to ask") are excluded.
+//! - [`detect`] classifies sentences. Seven kinds:
+//!
+//!   | kind | what it looks like |
+//!   |---|---|
+//!   | correction | the agent admits the user corrected it ("You're right", "我搞错了") |
+//!   | insight | something understood ("It turns out", "原来") |
+//!   | error | a root cause found ("failed because", "问题出在") |
+//!   | cognitive-shift | an assumption overturned ("I had assumed … but", "之前以为") |
+//!   | method | a better way found ("A simpler approach", "更好的办法") |
+//!   | anti-pattern | a thing not to do ("Never …", "不要…") |
+//!   | rule | a thing to do, stated as a rule ("Lesson: always …", "From now on, …", "以后…", "记住：…") |
+//!
+//!   A sentence may also *state a rule* whatever its kind ([`Stated`]): it
+//!   carries a label ("Lesson:", "Rule:", "Remember:", "The correct
+//!   approach is to", "教训是", "记住"), a time marker ("from now on",
+//!   "going forward", "in future", "next time", "以后", "下次") before an
+//!   instruction, or starts as one ("Always …", "Never …", "Make sure to …",
+//!   "一定要…", "不要再…"). The rule is phrased as the rule: the label, the
+//!   time marker, the speaker ("I'll", "we should"), "again" and "再" go;
+//!   "don't ever" becomes "never".
+//!
+//! - [`learnings`] turns one message into what is staged: one item per rule
+//!   it states (sentences that restate the same rule, by the lessons'
+//!   near-duplicate [`similarity`], are one item, in the words of the most
+//!   explicit), with the narrative around it (the apology, the root cause)
+//!   kept as its `why`. A reply that states no rule gives at most one item:
+//!   its most useful narrative sentence (a method or anti-pattern, then a
+//!   root cause, an overturned assumption, an insight, a correction), with
+//!   the acknowledgement ("You're right —") removed.
+//!
+//! The user's own prompts are read too, for rules only: "from now on,
+//! never …", "don't ever … again", "remember: …", "以后不要…" from the user
+//! are the strongest signal there is. A user's bare "Don't X" or "Make sure
+//! X" is an instruction for the task at hand, not a rule, unless it says it
+//! lasts ("again", "ever", "再"). Pasted material is not the user speaking:
+//! quoted lines and code are skipped, and a long prompt is read only at its
+//! start and end ([`PROMPT_WINDOW`]).
+//!
+//! Precision matters more than recall: every signal costs the user a
+//! confirmation, so look-alikes ("Don't worry", "Never mind", "Always happy
+//! to help", "以后再说", "下次见") are excluded and questions are never rules.
 //! tests/signals_quality.rs measures both on a labelled set.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
+use serde::{Deserialize, Serialize};
 
-pub const KINDS: [&str; 6] = [
+use super::{DUPLICATE_SIMILARITY, similarity};
+
+pub const KINDS: [&str; 7] = [
     "correction",
     "insight",
     "error",
     "cognitive-shift",
     "method",
     "anti-pattern",
+    "rule",
 ];
+
+/// Whether a staged kind is a rule (what to do or not to do) rather than a
+/// narrative (what happened).
+pub fn is_rule_kind(kind: &str) -> bool {
+    matches!(kind, "rule" | "anti-pattern")
+}
+
+/// Who said it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    /// The user, in a prompt.
+    User,
+    /// The agent, in a reply.
+    #[default]
+    Assistant,
+}
+
+impl Origin {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::User => "user",
+            Origin::Assistant => "assistant",
+        }
+    }
+}
+
+/// How a sentence announces its rule; the most explicit wording of a rule
+/// said twice is the one staged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Marker {
+    /// Starts as an instruction: "Always …", "Never …", "一定要…".
+    Bare,
+    /// "From now on", "going forward", "next time", "以后", "下次".
+    Lasting,
+    /// "Lesson:", "Rule:", "Remember:", "The correct approach is to", "教训是", "记住".
+    Labelled,
+}
+
+/// A rule a sentence states.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stated {
+    /// The rule, phrased as the rule.
+    pub text: String,
+    /// "Never …", "Don't …", "不要…".
+    pub negative: bool,
+    pub marker: Marker,
+    /// What the sentence said before the rule ("The job failed because …, so").
+    pub lead: Option<String>,
+}
+
+/// A signal found in a sentence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    pub kind: &'static str,
+    pub sentence: String,
+    /// The rule the sentence states, if it states one.
+    pub rule: Option<Stated>,
+}
+
+/// A learning to stage.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Learning {
+    pub kind: &'static str,
+    /// The rule (or, when none was stated, the narrative sentence).
+    pub text: String,
+    /// The narrative around the rule: the correction, the root cause.
+    pub why: Option<String>,
+    pub origin: Origin,
+}
+
+/// Most items one assistant reply gives: a reply that states more rules
+/// than this is a tutorial or a checklist, not a lesson.
+const MAX_RULES_PER_REPLY: usize = 3;
+
+/// Longest `why` kept with a learning, in characters.
+const WHY_CHARS: usize = 300;
+
+/// A user prompt longer than this many bytes is read only at its start and
+/// end, this many bytes each: the middle of a long prompt is pasted material
+/// (a log, a document), not the user talking.
+pub const PROMPT_WINDOW: usize = 1500;
 
 struct Pattern {
     kind: &'static str,
@@ -42,7 +158,7 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
     vec![
         p(
             "correction",
-            r"(?i)^(?:you(?:'|’)?re (?:absolutely |quite )?(?:right|correct)(?: —| -|,|\.|!|:|$)|good catch|my (?:mistake|bad|apologies)|(?:ah,? )?that(?:'|’)?s on me|sorry about that|i was wrong|i stand corrected|i made (?:a|an) (?:mistake|error)|i misunderstood|(?:sorry|apologies),? (?:i|that) (?:was|is) (?:wrong|incorrect|mistaken)|thanks for (?:the )?correct)",
+            r"^(?:you(?:'|’)?re (?:absolutely |quite )?(?:right|correct)(?: —| -|,|\.|!|:|$)|good catch|my (?:mistake|bad|apologies)|(?:ah,? )?that(?:'|’)?s on me|sorry about that|i was wrong|i stand corrected|i made (?:a|an) (?:mistake|error)|i misunderstood|(?:sorry|apologies),? (?:i|that) (?:was|is) (?:wrong|incorrect|mistaken)|thanks for (?:the )?correct)",
         ),
         p(
             "correction",
@@ -50,7 +166,7 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
         ),
         p(
             "error",
-            r"(?i)(root cause|(?:the|this) (?:bug|error|issue|problem|failure|crash|outage) (?:was|is) (?:caused by|due to|in )|was caused by|(?:failed|fails|failing|broke|crashed|crashes) because|the culprit (?:is|was)|the reason (?:it|this|the \w+) (?:broke|failed|crashed|hung|timed out|stopped))",
+            r"(root cause|(?:the|this) (?:bug|error|issue|problem|failure|crash|outage) (?:was|is) (?:caused by|due to|in )|was caused by|(?:failed|fails|failing|broke|crashed|crashes) because|the culprit (?:is|was)|the reason (?:it|this|the (?-u:\w)+) (?:broke|failed|crashed|hung|timed out|stopped))",
         ),
         p(
             "error",
@@ -58,7 +174,7 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
         ),
         p(
             "cognitive-shift",
-            r"(?i)(i (?:had )?(?:assumed|thought|believed|expected) .{0,120}(?:but|however|actually|in fact)|contrary to (?:what i|my)|i was (?:wrong to assume|assuming)|not .{0,50} as i (?:thought|assumed|expected|believed))",
+            r"(i (?:had )?(?:assumed|thought|believed|expected) .{0,120}(?:but|however|actually|in fact)|contrary to (?:what i|my)|i was (?:wrong to assume|assuming)|not .{0,50} as i (?:thought|assumed|expected|believed))",
         ),
         p(
             "cognitive-shift",
@@ -66,7 +182,7 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
         ),
         p(
             "method",
-            r"(?i)(a (?:much )?(?:better|simpler|faster|cleaner|safer|more reliable) (?:way|approach|method|option)|the trick (?:is|was)|what (?:worked|works) (?:was|is)|the (?:right|correct|proper) (?:way|approach) (?:is|was)|the fix (?:is|was) to|this approach works)",
+            r"(a (?:much )?(?:better|simpler|faster|cleaner|safer|more reliable) (?:way|approach|method|option)|the trick (?:is|was)|what (?:worked|works) (?:was|is)|the (?:right|correct|proper) (?:way|approach) (?:is|was)|the fix (?:is|was) to|this approach works)",
         ),
         p(
             "method",
@@ -74,16 +190,18 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
         ),
         p(
             "insight",
-            r"(?i)(i (?:just )?(?:realized|realised|noticed that|learned that)|it turns out|turns out that|the key (?:insight|point|lesson) (?:is|here)|lesson learned|the real (?:reason|issue|problem) (?:is|was)|^interesting(?:ly)?[,:])",
+            r"(i (?:just )?(?:realized|realised|noticed that|learned that)|it turns out|turns out that|the key (?:insight|point|lesson) (?:is|here)|lesson learned|the real (?:reason|issue|problem) (?:is|was)|^interesting(?:ly)?[,:])",
         ),
         // 原来 is "it turns out", but 原来的 is "the original"
         p(
             "insight",
             r"(原来[^的]|我意识到|关键在于|真正的(原因|问题)是|学到了)",
         ),
+        // "should not" only with a person as its subject: "this should not
+        // take long" is no anti-pattern
         p(
             "anti-pattern",
-            r"(?i)(^(?:(?:next time|in (?:the )?future|going forward|from now on),? )?(?:never|don(?:'|’)?t|do not|avoid) \w|should (?:never|not|n(?:'|’)t) \w|must (?:never|not) \w|is an anti-?pattern|is (?:a )?bad (?:practice|idea)|it(?:'|’)?s a (?:common )?mistake to)",
+            r"(^(?:(?:next time|in (?:the )?future|going forward|from now on),? )?(?:never|don(?:'|’)?t|do not|avoid) (?-u:\w)|should never (?-u:\w)|(?-u:\b)(?:you|we|one|i) should (?:not|n(?:'|’)t) (?-u:\w)|must (?:never|not) (?-u:\w)|is an anti-?pattern|is (?:a )?bad (?:practice|idea)|it(?:'|’)?s a (?:common )?mistake to)",
         ),
         p(
             "anti-pattern",
@@ -95,45 +213,330 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
 /// Sentences that look like a signal but are not one.
 static EXCLUDE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^(?:don(?:'|’)?t|do not|never) (?:worry|hesitate|mind|forget to (?:ask|reach)|be afraid)|you(?:'|’)?re right to (?:ask|wonder|check|question)|(不要担心|别担心|别客气|不客气)",
+        r"^(?:don(?:'|’)?t|do not|never) (?:worry|hesitate|mind|fear|forget to (?:ask|reach)|be afraid)|you(?:'|’)?re right to (?:ask|wonder|check|question)|^(不要担心|别担心|不用担心|别客气|不客气)",
     )
     .expect("valid")
 });
 
-/// A signal found in a message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Found {
-    pub kind: &'static str,
-    pub sentence: String,
+/// Acknowledgements that open a correction; the learning is what follows.
+const ACKNOWLEDGEMENTS: &[&str] = &[
+    "you're absolutely right",
+    "you’re absolutely right",
+    "you're quite right",
+    "you're right",
+    "you’re right",
+    "you are right",
+    "good catch",
+    "my mistake",
+    "my bad",
+    "my apologies",
+    "apologies",
+    "i was wrong",
+    "i stand corrected",
+    "ah, that's on me",
+    "ah, that’s on me",
+    "that's on me",
+    "that’s on me",
+    "sorry about that",
+    "sorry",
+    "understood",
+    "got it",
+    "noted",
+    "明白了",
+    "知道了",
+    "收到",
+    "记住了",
+    "记下了",
+    "好的",
+    "你说得对",
+    "你是对的",
+    "我搞错了",
+    "我弄错了",
+    "是我的错",
+    "抱歉",
+];
+
+/// `text` without the acknowledgements it opens with ("You're right —",
+/// "你说得对，"), first letter capitalised.
+pub fn strip_acknowledgement(text: &str) -> String {
+    capitalise(without_acknowledgement(text.trim()))
 }
 
-/// Every signal in `message`, in order, one per sentence.
+/// `text` without the acknowledgements it opens with, as a slice.
+fn without_acknowledgement(text: &str) -> &str {
+    let mut t = text;
+    loop {
+        let lower = t.to_lowercase();
+        let Some(p) = ACKNOWLEDGEMENTS.iter().find(|p| {
+            lower.starts_with(*p)
+                && lower[p.len()..]
+                    .chars()
+                    .next()
+                    .is_none_or(|c| !c.is_alphanumeric() || is_cjk(c))
+        }) else {
+            return t;
+        };
+        // char-safe: every acknowledgement has the same byte length in t as
+        // in lower (ASCII or CJK, unchanged by lowercasing; ’ is itself)
+        t = t[p.len()..].trim_start_matches([
+            ' ', ',', '.', '!', ':', '—', '-', '–', '，', '。', '！', '：',
+        ]);
+    }
+}
+
+/// Every signal in assistant reply `message`, in order, one per sentence.
 pub fn detect(message: &str) -> Vec<Found> {
+    detect_from(message, Origin::Assistant)
+}
+
+/// Every signal in `message`, in order, one per sentence. From the user,
+/// only stated rules count (what a user narrates is no learning of theirs).
+pub fn detect_from(message: &str, origin: Origin) -> Vec<Found> {
     let mut out: Vec<Found> = Vec::new();
-    for sentence in sentences(message) {
-        let s = sentence
-            .trim()
-            .trim_start_matches(['-', '*', '>', ' '])
-            .trim();
-        let n = s.chars().count();
-        if !(8..=500).contains(&n) || EXCLUDE.is_match(s) {
+    for s in sentences(&readable(message, origin), origin) {
+        if out.iter().any(|f| f.sentence == s) {
             continue;
         }
-        if let Some(p) = PATTERNS.iter().find(|p| p.re.is_match(s))
-            && !out.iter().any(|f| f.sentence == s)
-        {
-            out.push(Found {
-                kind: p.kind,
-                sentence: s.to_string(),
-            });
+        if let Some(f) = classify(&s, origin) {
+            out.push(f);
         }
     }
     out
 }
 
+fn classify(s: &str, origin: Origin) -> Option<Found> {
+    let n = s.chars().count();
+    if !(5..=500).contains(&n) || EXCLUDE.is_match(&lower(s)) {
+        return None;
+    }
+    let rule = stated_rule(s, origin);
+    let s_lower = lower(s);
+    let mut kind = match origin {
+        Origin::Assistant => PATTERNS
+            .iter()
+            .find(|p| p.re.is_match(&s_lower))
+            .map(|p| p.kind),
+        Origin::User => None,
+    };
+    // "Avoid nothing else; we're done." names nothing to avoid
+    if kind == Some("anti-pattern") && rule.is_none() && content(s) < 2.0 {
+        kind = None;
+    }
+    let kind = kind.or_else(|| {
+        rule.as_ref()
+            .map(|r| if r.negative { "anti-pattern" } else { "rule" })
+    })?;
+    Some(Found {
+        kind,
+        sentence: s.to_string(),
+        rule,
+    })
+}
+
+/// What to stage from `message`: one learning per rule it states, with the
+/// narrative around it as the rule's `why`; when it states none, at most
+/// one narrative learning (assistant replies only).
+pub fn learnings(message: &str, origin: Origin) -> Vec<Learning> {
+    let found = detect_from(message, origin);
+    // Rules, restatements merged: (rule, its sentence, its position).
+    let mut rules: Vec<(Stated, String, usize)> = Vec::new();
+    for (i, f) in found.iter().enumerate() {
+        let Some(r) = &f.rule else { continue };
+        let same = rules.iter_mut().find(|(kept, sentence, _)| {
+            similarity(&kept.text, &r.text) >= DUPLICATE_SIMILARITY
+                || similarity(sentence, &f.sentence) >= DUPLICATE_SIMILARITY
+        });
+        match same {
+            Some((kept, sentence, _)) => {
+                if r.marker > kept.marker {
+                    *kept = r.clone();
+                    *sentence = f.sentence.clone();
+                }
+            }
+            None => rules.push((r.clone(), f.sentence.clone(), i)),
+        }
+    }
+    if !rules.is_empty() {
+        if origin == Origin::Assistant {
+            rules.truncate(MAX_RULES_PER_REPLY);
+        }
+        // Each narrative sentence explains the next rule after it (or the last).
+        let mut why: Vec<Vec<String>> = vec![Vec::new(); rules.len()];
+        for (i, f) in found.iter().enumerate() {
+            let text = match &f.rule {
+                Some(r) => r.lead.clone(),
+                None => Some(f.sentence.clone()),
+            };
+            let Some(text) = text else { continue };
+            let k = rules
+                .iter()
+                .position(|(_, _, at)| *at >= i)
+                .unwrap_or(rules.len() - 1);
+            why[k].push(text);
+        }
+        return rules
+            .into_iter()
+            .zip(why)
+            .map(|((r, _, _), why)| Learning {
+                kind: if r.negative { "anti-pattern" } else { "rule" },
+                text: r.text,
+                why: joined(&why),
+                origin,
+            })
+            .collect();
+    }
+    if origin == Origin::User {
+        return Vec::new();
+    }
+    let Some(best) = (0..found.len()).min_by_key(|&i| (priority(found[i].kind), i)) else {
+        return Vec::new();
+    };
+    let mut text = strip_acknowledgement(&found[best].sentence);
+    if content(&text) < 2.0 {
+        // "You're right." — the correction is the sentence after it
+        let all = sentences(&readable(message, origin), origin);
+        let next = all
+            .iter()
+            .skip_while(|s| **s != found[best].sentence)
+            .skip(1)
+            .find(|s| content(s) >= 2.0);
+        match next {
+            Some(n) => text = strip_acknowledgement(n),
+            None => return Vec::new(),
+        }
+    }
+    let why: Vec<String> = found
+        .iter()
+        .enumerate()
+        .filter(|(i, f)| *i != best && strip_acknowledgement(&f.sentence) != text)
+        .map(|(_, f)| f.sentence.clone())
+        .collect();
+    vec![Learning {
+        kind: found[best].kind,
+        text,
+        why: joined(&why),
+        origin,
+    }]
+}
+
+/// Which narrative sentence is the learning when no rule is stated: the
+/// one that says what to do first.
+fn priority(kind: &str) -> u8 {
+    match kind {
+        "anti-pattern" | "method" | "rule" => 0,
+        "error" => 1,
+        "cognitive-shift" => 2,
+        "insight" => 3,
+        _ => 4,
+    }
+}
+
+fn joined(parts: &[String]) -> Option<String> {
+    let text = parts
+        .iter()
+        .map(|s| s.trim())
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    (!text.is_empty()).then(|| crate::claude::transcript::truncate(&text, WHY_CHARS))
+}
+
+/// Whether user prompt `prompt` may state a rule: a few substring tests, so
+/// that the per-prompt hook compiles and runs the patterns (about 2 ms,
+/// measured by `cargo bench --bench signals`) only for prompts that might
+/// (most do not: 10 to 15 µs). Every form a user's rule can take has one of
+/// these words; a user's bare "make sure" or 一定要 is no rule, so those are
+/// not among them.
+pub fn may_state_rule(prompt: &str) -> bool {
+    const NEEDLES: &[&str] = &[
+        "always",
+        "never",
+        "again",
+        " ever ",
+        "from now on",
+        "forward",
+        "future",
+        "next time",
+        "henceforth",
+        "rememb",
+        "lesson",
+        "rule",
+        "takeaway",
+        "note to self",
+        "approach",
+        "right way",
+        "correct way",
+        "proper way",
+        "best practice",
+        "must not",
+        "stop ",
+        "以后",
+        "今后",
+        "往后",
+        "从现在",
+        "下次",
+        "下回",
+        "下一次",
+        "记住",
+        "记得",
+        "牢记",
+        "切记",
+        "教训",
+        "经验",
+        "规则",
+        "原则",
+        "都必须",
+        "永远",
+        "始终",
+        "总是",
+        "每次",
+        "不要再",
+        "别再",
+        "不能再",
+        "不许再",
+        "不准再",
+        "千万",
+        "切忌",
+        "禁止",
+        "做法",
+    ];
+    let window = readable(prompt, Origin::User);
+    let lower = window.to_ascii_lowercase();
+    NEEDLES.iter().any(|n| lower.contains(n))
+}
+
+/// The part of a message read for signals: a long user prompt only at its
+/// start and end.
+fn readable(message: &str, origin: Origin) -> std::borrow::Cow<'_, str> {
+    if origin == Origin::Assistant || message.len() <= 2 * PROMPT_WINDOW {
+        return message.into();
+    }
+    let head = floor_char(message, PROMPT_WINDOW);
+    let tail = ceil_char(message, message.len() - PROMPT_WINDOW);
+    // cut at line ends, so no sentence is read half
+    let head = &message[..message[..head].rfind('\n').unwrap_or(head)];
+    let tail = &message[message[tail..].find('\n').map_or(tail, |i| tail + i + 1)..];
+    format!("{head}\n{tail}").into()
+}
+
+fn floor_char(s: &str, mut i: usize) -> usize {
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_char(s: &str, mut i: usize) -> usize {
+    while !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
 /// Sentences of prose: code blocks and inline code are skipped, text is cut
-/// at sentence ends (`.`, `!`, `?`, `。`, `！`, `？`) and line breaks.
-fn sentences(text: &str) -> Vec<String> {
+/// at sentence ends (`.`, `!`, `?`, `。`, `！`, `？`) and line breaks, list
+/// markers are dropped. A user's quoted lines (`> …`) are pasted, not said.
+fn sentences(text: &str, origin: Origin) -> Vec<String> {
     let mut out = Vec::new();
     let mut in_fence = false;
     for line in text.lines() {
@@ -141,7 +544,10 @@ fn sentences(text: &str) -> Vec<String> {
             in_fence = !in_fence;
             continue;
         }
-        if in_fence || line.starts_with("    ") {
+        if in_fence
+            || line.starts_with("    ")
+            || (origin == Origin::User && line.trim_start().starts_with('>'))
+        {
             continue;
         }
         let mut cur = String::new();
@@ -164,7 +570,664 @@ fn sentences(text: &str) -> Vec<String> {
             out.push(cur);
         }
     }
-    out
+    out.into_iter()
+        .map(|s| list_marker_dropped(s.trim()).to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// `- x`, `* x`, `> x`, `1. x`, `2) x` → `x`.
+fn list_marker_dropped(s: &str) -> &str {
+    let s = s.trim_start_matches(['-', '*', '>', '•', ' ']).trim_start();
+    let digits = s.chars().take_while(char::is_ascii_digit).count();
+    if digits > 0 && digits < 3 {
+        let rest = &s[digits..];
+        if let Some(r) = rest.strip_prefix(". ").or_else(|| rest.strip_prefix(") ")) {
+            return r.trim_start();
+        }
+    }
+    s
+}
+
+// ---------------------------------------------------------------------------
+// Rule statements
+
+/// Openers that carry nothing: "OK,", "So", "Also,", "Please", "In short:",
+/// "Note:", "注意：". (A note is no rule by itself: "Note: the server uses
+/// port 3000"; "Note: always …" is one.)
+static CONNECTIVE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?:(?:ok(?:ay)?|so|and|also|but|then|please|pls|btw|oh|ah|hey|thus|therefore|hence|in short|in other words|to be clear|to sum up|one more thing|in general|generally)(?-u:\b)[,:]?(?-u:\s)*|(?:note|nb|important|tip|pro tip|warning|caution)(?-u:\s)*:(?-u:\s)*|(?:好的|好|那么|那|所以|因此|另外|还有|请|总之|简单说|总的来说)[，,：:]?|(?:注意|重要|提醒|提示|警告)[：:])",
+    )
+    .expect("valid")
+});
+
+/// "Lesson:", "The rule is that", "Remember:", "教训是：", "记住，".
+static LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?:(?:the |a |one |key |important |my )*(?:lessons?(?: (?:learned|learnt))?|rule(?: of thumb)?|takeaway|note to self)(?: (?:here|for (?:next time|the future|future sessions)))?(?:(?-u:\s)*[:：,—]|(?-u:\s)+[–-](?-u:\s)|(?-u:\s)+is(?-u:\b)(?: that(?-u:\b)| to(?-u:\b))?(?-u:\s)*[:：]?)(?-u:\s)*|(?:please )?(?:always )?remember(?:(?-u:\s)*[:：,，]|(?-u:\s)+(?:this|that)(?-u:\b)(?-u:\s)*[:：,，]?)(?-u:\s)*|(?:请|请你|一定要|务必)?(?:记住|牢记|切记)(?:这一点|这点|这个|以下)?[：:，,]?|(?:这次的)?(?:教训|经验|规则|原则)(?:就是|是)?[：:，,]?)",
+    )
+    .expect("valid")
+});
+
+/// "Remember to …", "记得…": a rule from the agent; from the user, a
+/// reminder for the task at hand unless it says it lasts ("whenever …").
+static REMINDER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:(?:please )?(?:always )?remember to(?-u:\s)+|(?:请|请你)?记得[：:，,]?)")
+        .expect("valid")
+});
+
+/// Words that make a reminder last: "whenever", "every time", "每次", "都".
+static LASTING_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?-u:\b)(?:whenever|every ?time|each time|any ?time|always|every (?:release|deploy|commit|change|session))(?-u:\b)|每次|每当|都|总是|始终")
+        .expect("valid")
+});
+
+/// "The correct approach is to", "best practice is to", "正确的做法是".
+static APPROACH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?:(?:the )?(?:correct|right|proper|safe) (?:approach|way(?: to do (?:it|this))?|thing to do|order)(?: here)? (?:is|would be) (?:to )?|(?:the )?best practice is (?:to )?|it(?:'|’)?s always (?:a good idea|best|good practice|safer|wise) to |it is always (?:a good idea|best|good practice|safer|wise) to |正确的(?:做法|方法|方式|顺序)是[：:，,]?|正确做法是[：:，,]?)",
+    )
+    .expect("valid")
+});
+
+/// "From now on", "going forward", "next time", "以后", "下次".
+static LASTING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?:(?:from now on|going forward|moving forward|in (?:the )?future|next time(?: round| around)?|henceforth|for future reference|from here on(?: out)?|in later sessions|in every future session)(?-u:\b)(?-u:\s)*[,，:：]?(?-u:\s)*|(?:从现在开始|从现在起|从今以后|从今往后|今后|以后|往后|下次|下一次|下回)[，,：:]?)",
+    )
+    .expect("valid")
+});
+
+/// The speaker of a commitment: "I'll", "we should", "you must", "我会".
+static SPEAKER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?:(?:i|we|you)(?:'ll|’ll| will| should| must| need to| have to|'d better| had better| shall| are going to| am going to|'re going to|’re going to)|let(?:'|’)s)(?-u:\s)+|^(?:我们|咱们|我|你)(?:以后|今后|下次)?(?:会|要|得|应该|必须|都)?",
+    )
+    .expect("valid")
+});
+
+/// A bare "we"/"you" before an instruction, after a marker: "From now on
+/// we use Postgres 16" → "Use Postgres 16".
+static BARE_SPEAKER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(?:we|you)(?-u:\s)+").expect("valid"));
+
+/// A user's preference about the agent: "I prefer that you always …",
+/// "I want you to never …".
+static PREFERENCE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^i(?:'d|’d| would)? (?:prefer|want|like|need)(?: it)?(?: that| if| when)? you (?:to )?",
+    )
+    .expect("valid")
+});
+
+/// What follows "never"/"always" when it is no instruction: idioms, past
+/// tense, descriptions ("always happy to help", "never been", "never mind").
+static NOT_AN_INSTRUCTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?:always|never)(?-u:\s)+(?:happy|glad|pleased|a pleasure|welcome|here|there|available|ready|mind|fear|again|be able|been|was|were|is|are|had|has|did|does|gave|went|came|knew|thought|took|got|seemed|said|[0-9a-z_]*[0-9a-rtv-z_]s(?-u:\b))|^(?:maybe|perhaps|could|might|can|probably)(?-u:\b)|^need (?:more|less|a|an|some)(?-u:\b)|^(?:可以试试|可以考虑|可以|可能|也许|或许|大概|随时|有问题|有空|有需要|再说|见|的)",
+    )
+    .expect("valid")
+});
+
+/// Past participles that are also instructions after "never"/"always".
+const ED_VERBS: &[&str] = &[
+    "embed", "exceed", "feed", "heed", "need", "proceed", "seed", "shed", "shred", "speed",
+    "succeed", "bleed", "breed",
+];
+
+/// An English instruction can start a rule after "from now on": a
+/// determiner or pronoun there starts a description ("From now on the
+/// service reads …").
+const NOT_IMPERATIVE_STARTS: &[&str] = &[
+    "the",
+    "a",
+    "an",
+    "this",
+    "that",
+    "these",
+    "those",
+    "it",
+    "its",
+    "it's",
+    "there",
+    "our",
+    "my",
+    "your",
+    "his",
+    "her",
+    "their",
+    "he",
+    "she",
+    "they",
+    "i",
+    "we",
+    "you",
+    "everything",
+    "all",
+    "nothing",
+    "someone",
+    "anyone",
+    "if",
+    "when",
+];
+
+/// Words of a Chinese instruction: a rule after "以后"/"下次" says what to
+/// do (要, 先, 都, 不, 用, 必须 …).
+const CN_ACTION: &[&str] = &[
+    "要", "先", "都", "别", "不", "用", "应该", "必须", "一定", "务必", "记得", "注意", "避免",
+    "禁止", "尽量", "请", "每次", "统一", "只", "总是", "始终", "永远", "确认", "检查",
+];
+
+/// Clause boundaries inside a sentence, where a rule may start after its
+/// narrative ("I ran it outside a transaction; always …", "…，以后…").
+const CLAUSE_BREAKS: &[&str] = &[
+    "; ", "；", ": ", "：", " — ", "—", " – ", " -- ", "，", ", ",
+];
+
+/// Openers of a condition: a rule after "If X," keeps its condition.
+static CONDITION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:if|when|whenever|before|after|unless|once|as long as|every time|如果|当|在|每当|只要|一旦|每次)")
+        .expect("valid")
+});
+
+/// The rule `sentence` states, if it states one.
+pub fn stated_rule(sentence: &str, origin: Origin) -> Option<Stated> {
+    let s = sentence.trim();
+    let last = s
+        .trim_end_matches(['"', '\'', ')', '”', '’', '）', ' '])
+        .chars()
+        .last()?;
+    if matches!(last, '?' | '？') {
+        return None;
+    }
+    let mut starts = vec![0];
+    for b in CLAUSE_BREAKS {
+        starts.extend(s.match_indices(b).map(|(i, m)| i + m.len()));
+    }
+    starts.sort_unstable();
+    starts.dedup();
+    for at in starts {
+        let clause = s[at..].trim_start();
+        let Some((text, negative, marker)) = rule_at(clause, origin, at == 0) else {
+            continue;
+        };
+        let before = s[..at]
+            .trim_end()
+            .trim_end_matches([';', '；', ':', '：', '—', '–', '-', '，', ','])
+            .trim_end();
+        if before.is_empty() {
+            return Some(Stated {
+                text,
+                negative,
+                marker,
+                lead: None,
+            });
+        }
+        let before_plain = strip_acknowledgement(before);
+        if CONDITION.is_match(&lower(&before_plain)) {
+            // "If the build fails, always check the cache first."
+            let sep = &s[before.len()..at];
+            let rest = s[at..].trim_start();
+            return Some(Stated {
+                text: format!("{before_plain}{sep}{rest}"),
+                negative,
+                marker,
+                lead: None,
+            });
+        }
+        let lead = (content(&before_plain) >= 2.0).then(|| before.to_string());
+        return Some(Stated {
+            text,
+            negative,
+            marker,
+            lead,
+        });
+    }
+    None
+}
+
+/// A rule starting at the beginning of `clause`: (its wording, negative,
+/// marker).
+fn rule_at(clause: &str, origin: Origin, sentence_start: bool) -> Option<(String, bool, Marker)> {
+    let mut rest = clause.trim();
+    let mut marker = Marker::Bare;
+    let mut next_time = false;
+    let mut reminder = false;
+    loop {
+        let before = rest;
+        if sentence_start {
+            rest = without_acknowledgement(rest);
+        }
+        if let Some(m) = CONNECTIVE.find(&lower(rest)) {
+            rest = rest[m.end()..].trim_start();
+        }
+        if let Some(m) = LABEL.find(&lower(rest))
+            && is_bare_word_match(rest, m.end())
+        {
+            rest = rest[m.end()..].trim_start();
+            marker = marker.max(Marker::Labelled);
+        }
+        if let Some(m) = REMINDER.find(&lower(rest)) {
+            rest = rest[m.end()..].trim_start();
+            reminder = true;
+        }
+        if let Some(m) = APPROACH.find(&lower(rest)) {
+            rest = rest[m.end()..].trim_start();
+            marker = marker.max(Marker::Labelled);
+        }
+        if let Some(m) = LASTING.find(&lower(rest)) {
+            // "Next time you open the app, …" is a time, not a rule
+            next_time = m.as_str().to_lowercase().starts_with("next time");
+            rest = rest[m.end()..].trim_start();
+            marker = marker.max(Marker::Lasting);
+        }
+        if rest.len() == before.len() {
+            break;
+        }
+    }
+    // The speaker of a commitment ("I'll", "we should"): after a marker, or
+    // before "always"/"never" ("You should never …"); "I'll remember to X"
+    // is a rule X.
+    if let Some(m) = SPEAKER.find(&lower(rest)) {
+        let after = rest[m.end()..].trim_start();
+        if let Some(r) = after
+            .get(..12)
+            .filter(|p| p.eq_ignore_ascii_case("remember to "))
+            .map(|_| after[12..].trim_start())
+        {
+            rest = r;
+            marker = Marker::Labelled;
+        } else if marker > Marker::Bare || starts_always_never(after) || starts_cjk_must(after) {
+            rest = after;
+        }
+    } else if marker > Marker::Bare
+        && !next_time
+        && let Some(m) = BARE_SPEAKER.find(&lower(rest))
+    {
+        rest = rest[m.end()..].trim_start();
+    } else if let Some(m) = PREFERENCE.find(&lower(rest)) {
+        let after = rest[m.end()..].trim_start();
+        if starts_always_never(after) {
+            rest = after;
+        }
+    }
+    // "不要再…了" → "不要…", "don't ever" → "never"
+    let (body, negative, lasting_word) = normalise_negation(rest);
+    let body_lower = lower(&body);
+    if body.is_empty() || NOT_AN_INSTRUCTION.is_match(&body_lower) || EXCLUDE.is_match(&body_lower)
+    {
+        return None;
+    }
+    if let Some(w) = body
+        .split_whitespace()
+        .nth(1)
+        .filter(|_| starts_always_never(&body))
+    {
+        let w = w
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
+        if w.ends_with("ed") && !ED_VERBS.contains(&w.as_str()) {
+            return None; // "never succeeded", "always worked": a description
+        }
+    }
+    let first = body.split_whitespace().next().unwrap_or("").to_lowercase();
+    let first = first.trim_end_matches([',', ':']);
+    let cjk_start = body.chars().next().is_some_and(is_cjk);
+    if reminder {
+        marker = match origin {
+            Origin::Assistant => marker.max(Marker::Labelled),
+            Origin::User if marker > Marker::Bare || LASTING_WORD.is_match(&body_lower) => {
+                marker.max(Marker::Labelled)
+            }
+            Origin::User => return None,
+        };
+    }
+    let accepted = match marker {
+        Marker::Labelled => true,
+        // an English instruction starts with a verb: not with a determiner,
+        // a pronoun or a plural ("From now on, requests go …"); a Chinese one
+        // says what to do ("下次会议在周三" is only the next meeting)
+        Marker::Lasting if cjk_start => CN_ACTION.iter().any(|w| body.contains(w)),
+        Marker::Lasting => {
+            starts_always_never(&body)
+                || (!NOT_IMPERATIVE_STARTS.contains(&first)
+                    && (!first.ends_with('s') || first.ends_with("ss")))
+        }
+        Marker::Bare => {
+            let persistent = lasting_word || starts_always_never(&body);
+            let must = starts_make_sure(&body) || starts_cjk_must(&body);
+            let must_anywhere = MUST_ANYWHERE.is_match(&body_lower);
+            match origin {
+                // a user's bare "Don't X", "Make sure X" or "一定要X" is for
+                // the task at hand; "stop doing X", "X must never" last
+                Origin::User => {
+                    persistent
+                        || STOP_DOING.is_match(&body_lower)
+                        || (must_anywhere && !body.contains("一定要") && !body.contains("务必"))
+                }
+                Origin::Assistant => {
+                    persistent
+                        || negative
+                        || must
+                        || must_anywhere
+                        || STOP_DOING.is_match(&body_lower)
+                }
+            }
+        }
+    };
+    if !accepted || content(&body) < RULE_CONTENT {
+        return None;
+    }
+    let negative = negative || starts_with_negation(&body);
+    Some((capitalise(&body), negative, marker))
+}
+
+/// A label ending in a word ("the rule is") must end at a word boundary.
+fn is_bare_word_match(text: &str, end: usize) -> bool {
+    end > 0
+        && (text[..end].ends_with(|c: char| !c.is_ascii_alphanumeric())
+            || text[end..]
+                .chars()
+                .next()
+                .is_none_or(|c| !c.is_ascii_alphanumeric()))
+}
+
+/// "X should always Y", "X must never Y", "迁移一定要在事务里跑": a rule
+/// stated with its subject first.
+static MUST_ANYWHERE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?-u:\b)(?:should|must) (?:always|never)(?-u:\b)|(?-u:\b)must not(?-u:\b)|(?:一定要|务必|千万不要|千万别|永远不要|绝对不要|不要再|别再|每次都要|都必须|一律)",
+    )
+    .expect("valid")
+});
+
+/// "Stop using console.log": a habit to drop ("Stop the server" is a task).
+static STOP_DOING: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^stop (?-u:\w)+ing(?-u:\b)").expect("valid"));
+
+fn starts_always_never(s: &str) -> bool {
+    let l = s.trim_start().to_lowercase();
+    ["always ", "never "].iter().any(|p| l.starts_with(p))
+        || ["永远", "始终", "总是", "每次", "一律"]
+            .iter()
+            .any(|p| l.starts_with(p))
+}
+
+fn starts_make_sure(s: &str) -> bool {
+    let l = s.trim_start().to_lowercase();
+    [
+        "make sure",
+        "be sure to",
+        "ensure that",
+        "ensure you",
+        "remember to",
+    ]
+    .iter()
+    .any(|p| l.starts_with(p))
+}
+
+fn starts_cjk_must(s: &str) -> bool {
+    ["一定要", "务必", "必须", "千万", "切忌", "禁止"]
+        .iter()
+        .any(|p| s.starts_with(p))
+}
+
+fn starts_with_negation(s: &str) -> bool {
+    let l = s.trim_start().to_lowercase();
+    ["never ", "don't ", "don’t ", "do not ", "avoid ", "no "]
+        .iter()
+        .any(|p| l.starts_with(p))
+        || STOP_DOING.is_match(&l)
+        || [
+            "不要",
+            "别",
+            "不能",
+            "不许",
+            "不准",
+            "禁止",
+            "避免",
+            "千万不要",
+            "千万别",
+            "切忌",
+            "永远不要",
+            "绝对不要",
+            "永远别",
+            "绝不",
+            "不再",
+        ]
+        .iter()
+        .any(|p| l.starts_with(p))
+}
+
+/// The rule's wording with its negation made plain: "don't ever X again" →
+/// "never X", "不要再X了" → "不要X". Returns (wording, negative, whether it
+/// said the rule lasts: "ever", "again", "再").
+fn normalise_negation(s: &str) -> (String, bool, bool) {
+    static EVER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^(?:don(?:'|’)?t|do not|never)(?-u:\s)+ever(?-u:\s)+").expect("valid")
+    });
+    static AGAIN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?-u:\s)+(?:ever again|again|any ?more)(?-u:\b)").expect("valid")
+    });
+    let mut text = s.trim().to_string();
+    let mut lasting = false;
+    if let Some(m) = EVER.find(&lower(&text)) {
+        text = format!("never {}", &text[m.end()..]);
+        lasting = true;
+    }
+    let negative = starts_with_negation(&text);
+    if negative && let Some(m) = AGAIN.find(&lower(&text)) {
+        text.replace_range(m.range(), "");
+        lasting = true;
+    }
+    for (again, plain) in [
+        ("不要再", "不要"),
+        ("别再", "别"),
+        ("不能再", "不能"),
+        ("不许再", "不许"),
+        ("不准再", "不准"),
+    ] {
+        if let Some(i) = text.find(again) {
+            text.replace_range(i..i + again.len(), plain);
+            lasting = true;
+            // "不要再用 X 了，…" → "不要用 X，…"
+            let from = i + plain.len();
+            if let Some(j) = clause_end(&text[from..]) {
+                let cut = from + j;
+                let head = text[from..cut].trim_end();
+                if let Some(h) = head.strip_suffix('了') {
+                    let keep = h.trim_end().len();
+                    text.replace_range(from + keep..cut, "");
+                }
+            } else if text.trim_end().ends_with('了') {
+                let t = text
+                    .trim_end()
+                    .trim_end_matches('了')
+                    .trim_end()
+                    .to_string();
+                text = t;
+            }
+            break;
+        }
+    }
+    let negative = negative || starts_with_negation(&text);
+    (text, negative, lasting)
+}
+
+/// Where the clause at the start of `s` ends: CJK punctuation, or ASCII
+/// punctuation before a space ("moment.js" goes on).
+fn clause_end(s: &str) -> Option<usize> {
+    let mut it = s.char_indices().peekable();
+    while let Some((i, c)) = it.next() {
+        let next_blank = it.peek().is_none_or(|(_, n)| n.is_whitespace());
+        if matches!(c, '，' | '。' | '！' | '；')
+            || (matches!(c, ',' | '.' | '!' | ';') && next_blank)
+        {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// How much a rule must say ([`content`]): "Never do that again" and
+/// "不要再这样了" say nothing by themselves; "不要用 moment.js" does.
+const RULE_CONTENT: f64 = 1.5;
+
+/// How much a text says: words of three or more letters (a dotted or
+/// hyphenated name is one word) that are not function words count 1, CJK
+/// characters that are not pronouns or particles 0.5.
+fn content(text: &str) -> f64 {
+    const FILLER: &[&str] = &[
+        "the",
+        "and",
+        "for",
+        "you",
+        "your",
+        "yours",
+        "that",
+        "this",
+        "these",
+        "those",
+        "them",
+        "they",
+        "its",
+        "it's",
+        "with",
+        "from",
+        "into",
+        "then",
+        "than",
+        "there",
+        "here",
+        "what",
+        "when",
+        "which",
+        "who",
+        "nothing",
+        "anything",
+        "something",
+        "everything",
+        "else",
+        "again",
+        "ever",
+        "never",
+        "always",
+        "don't",
+        "dont",
+        "not",
+        "all",
+        "any",
+        "some",
+        "one",
+        "ones",
+        "thing",
+        "things",
+        "stuff",
+        "way",
+        "just",
+        "now",
+        "yet",
+        "also",
+        "too",
+        "very",
+        "really",
+        "much",
+        "more",
+        "less",
+        "we're",
+        "you're",
+        "i'm",
+        "that's",
+        "done",
+        "okay",
+        "please",
+        "thanks",
+        "thank",
+        "sure",
+        "will",
+        "would",
+        "should",
+        "could",
+        "can",
+        "can't",
+        "cannot",
+        "must",
+        "may",
+        "might",
+        "have",
+        "has",
+        "had",
+        "was",
+        "were",
+        "are",
+        "been",
+        "being",
+        "get",
+        "got",
+        "let",
+        "let's",
+        "about",
+        "like",
+        "did",
+        "does",
+        "doing",
+        "again",
+        "our",
+        "ours",
+        "his",
+        "her",
+        "him",
+        "she",
+        "his",
+        "how",
+        "why",
+        "where",
+        "lesson",
+        "rule",
+        "remember",
+        "make",
+        "avoid",
+    ];
+    const CJK_FILLER: &str = "这那它他她我你们的了吗呢吧啊呀么样个些就都也再还又是在有不要别会能";
+    let mut score = 0.0;
+    let word_char = |c: char| c.is_alphanumeric() || matches!(c, '\'' | '’' | '.' | '-' | '_');
+    for w in text.split(|c: char| !word_char(c)) {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+        let lw = w.to_lowercase().replace('’', "'");
+        if lw.chars().count() >= 3
+            && lw.chars().all(|c| !is_cjk(c))
+            && !FILLER.contains(&lw.as_str())
+        {
+            score += 1.0;
+        }
+    }
+    for c in text.chars() {
+        if is_cjk(c) && !CJK_FILLER.contains(c) {
+            score += 0.5;
+        }
+    }
+    score
+}
+
+/// ASCII lower case, byte for byte: the rule patterns are written in lower
+/// case and matched on this, so a match's offsets hold in the original.
+/// (Case-insensitive patterns cost 2 to 4 times as much to compile, and
+/// the per-prompt hook compiles them whenever a prompt may state a rule.)
+fn lower(s: &str) -> String {
+    s.to_ascii_lowercase()
+}
+
+fn is_cjk(c: char) -> bool {
+    crate::index::text::is_cjk(c)
+}
+
+fn capitalise(t: &str) -> String {
+    let mut chars = t.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
 }
 
 #[cfg(test)]
@@ -173,6 +1236,10 @@ mod tests {
 
     fn kinds(msg: &str) -> Vec<&'static str> {
         detect(msg).into_iter().map(|f| f.kind).collect()
+    }
+
+    fn staged(msg: &str, origin: Origin) -> Vec<String> {
+        learnings(msg, origin).into_iter().map(|l| l.text).collect()
     }
 
     #[test]
@@ -210,6 +1277,11 @@ mod tests {
             ["anti-pattern"]
         );
         assert_eq!(kinds("不要在主线程里做网络请求。"), ["anti-pattern"]);
+        assert_eq!(
+            kinds("Lesson: always run schema migrations inside a transaction."),
+            ["rule"]
+        );
+        assert_eq!(kinds("以后所有定时任务都用 UTC 配置。"), ["rule"]);
     }
 
     #[test]
@@ -221,11 +1293,140 @@ mod tests {
                 .is_empty()
         );
         assert!(kinds("I updated the file and ran the tests.").is_empty());
+        assert!(kinds("Always happy to help!").is_empty());
+        assert!(kinds("Never mind, it passed.").is_empty());
+        assert!(kinds("This should not take long at all.").is_empty());
+        assert!(kinds("下次见！").is_empty());
+        assert!(kinds("以后再说吧，先把报表做完。").is_empty());
+        assert!(kinds("Rule-based approaches work better on this data.").is_empty());
+        assert!(kinds("Lessons are stored in markdown files.").is_empty());
     }
 
     #[test]
-    fn several_signals_in_one_message() {
-        let msg = "You're right, I misread the log. The job failed because the disk was full. Next time, avoid writing temp files to /.";
-        assert_eq!(kinds(msg), ["correction", "error", "anti-pattern"]);
+    fn the_rule_is_staged_not_the_apology() {
+        let msg = "You're right, I was wrong: the migration ran outside a transaction. Lesson: always run schema migrations inside a transaction.";
+        let l = learnings(msg, Origin::Assistant);
+        assert_eq!(l.len(), 1, "{l:?}");
+        assert_eq!(
+            l[0].text,
+            "Always run schema migrations inside a transaction."
+        );
+        assert_eq!(l[0].kind, "rule");
+        assert!(
+            l[0].why
+                .as_deref()
+                .unwrap()
+                .contains("outside a transaction")
+        );
+    }
+
+    #[test]
+    fn a_rule_said_twice_is_one_item() {
+        let msg = "The job failed because the disk was full. Never write temp files to the root partition. In short: don't put temp files on the root partition.";
+        assert_eq!(
+            staged(msg, Origin::Assistant),
+            ["Never write temp files to the root partition."]
+        );
+        let two = "Always use tabs in Makefiles. Never commit generated protobuf files.";
+        assert_eq!(staged(two, Origin::Assistant).len(), 2);
+    }
+
+    #[test]
+    fn rules_are_phrased_as_rules() {
+        let user = |m| staged(m, Origin::User);
+        assert_eq!(
+            user("Don't ever hard-code the API URL again."),
+            ["Never hard-code the API URL."]
+        );
+        assert_eq!(
+            user("from now on, never deploy on Fridays"),
+            ["Never deploy on Fridays"]
+        );
+        assert_eq!(
+            user("remember: staging is in eu-west-1"),
+            ["Staging is in eu-west-1"]
+        );
+        assert_eq!(user("以后不要再用 moment.js 了。"), ["不要用 moment.js。"]);
+        assert_eq!(
+            staged(
+                "Going forward, I'll tag every image with the commit SHA.",
+                Origin::Assistant
+            ),
+            ["Tag every image with the commit SHA."]
+        );
+        assert_eq!(
+            staged(
+                "The correct approach is to read the region from AWS_REGION.",
+                Origin::Assistant
+            ),
+            ["Read the region from AWS_REGION."]
+        );
+        assert_eq!(
+            staged(
+                "If the build fails on CI, always clear the cache first.",
+                Origin::Assistant
+            ),
+            ["If the build fails on CI, always clear the cache first."]
+        );
+    }
+
+    #[test]
+    fn a_users_task_instruction_is_no_rule() {
+        for p in [
+            "Don't change the public API in this PR.",
+            "Make sure the tests pass before you open the PR.",
+            "Should we always cache the rates?",
+            "Never mind, let's look at the login page.",
+            "Don't do that again.",
+            "不要担心，先把报表做完。",
+        ] {
+            assert!(staged(p, Origin::User).is_empty(), "{p}");
+        }
+        // but a narrative from the user is no learning of theirs either
+        assert!(
+            staged(
+                "You're right, the build failed because of the cache.",
+                Origin::User
+            )
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_correction_without_a_rule_is_staged_without_its_apology() {
+        assert_eq!(
+            staged(
+                "You're right — the staging database listens on port 5433, not 5432. I fixed the config.",
+                Origin::Assistant
+            ),
+            ["The staging database listens on port 5433, not 5432."]
+        );
+        assert_eq!(
+            staged(
+                "Good catch. The retry loop never backs off.",
+                Origin::Assistant
+            ),
+            ["The retry loop never backs off."]
+        );
+    }
+
+    #[test]
+    fn the_prefilter_passes_every_rule_and_long_prompts_are_windowed() {
+        assert!(may_state_rule("From now on, always use pnpm"));
+        assert!(may_state_rule("以后不要在周五上线"));
+        assert!(!may_state_rule("fix the CSS on the login page please"));
+        let pasted = format!(
+            "Proofread this:\n{}\nthanks",
+            "Always use the Oxford comma in lists of three items.\n".repeat(200)
+        );
+        assert!(staged(&pasted, Origin::User).len() <= 1);
+        let long = format!(
+            "{}\nFrom now on, never push to main directly.",
+            "log line\n".repeat(2000)
+        );
+        assert_eq!(
+            staged(&long, Origin::User),
+            ["Never push to main directly."]
+        );
     }
 }

@@ -82,7 +82,7 @@ pub struct PromoteArgs {
     /// Where it belongs: a domain (e.g. product) or "me" for all work. Default: the suggested domain, else me.
     #[serde(default)]
     pub domain: Option<String>,
-    /// If a near-duplicate rule is in force, replace its wording with this one.
+    /// If a near-duplicate lesson is in force (the previous answer named it), merge into it: it takes this wording, and these cues join its own. Only with the user's yes.
     #[serde(default)]
     pub merge: Option<bool>,
     /// Add it even beside a near-duplicate (the user said they differ).
@@ -303,12 +303,31 @@ impl Memory {
             );
             for i in items.iter().take(50) {
                 let home = i.domain.as_deref().unwrap_or("me");
+                let by = match i.origin {
+                    Some(crate::lessons::signals::Origin::User) => ", said by the user",
+                    _ => "",
+                };
                 s.push_str(&format!(
-                    "- {} [{} → {home}] {}\n",
+                    "- {} [{} → {home}{by}] {}\n",
                     i.id,
                     i.kind,
                     crate::claude::transcript::truncate(&i.text, 300)
                 ));
+                if let Some(why) = &i.why {
+                    s.push_str(&format!(
+                        "  why: {}\n",
+                        crate::claude::transcript::truncate(why, 200)
+                    ));
+                }
+                if let Some(r) = crate::lessons::near_duplicate(&rules, &i.text) {
+                    s.push_str(&format!(
+                        "  nearly the same as lesson {} ({}): {}. Ask the user: merge it into {} (lessons_promote with merge: true), keep both (allow_duplicate: true), or reject it.\n",
+                        r.id,
+                        r.file,
+                        crate::claude::transcript::truncate(&r.text, 200),
+                        r.id
+                    ));
+                }
             }
             s
         };
@@ -346,9 +365,10 @@ impl Memory {
                 a.id, r.id, r.file, r.text
             )),
             Ok(Accepted::Duplicate { existing, .. }) => fail(format!(
-                "Nothing changed: rule {} ({}) already says nearly the same: {}. Ask the user whether to merge \
-(call again with merge: true to replace its wording), keep both (allow_duplicate: true) or reject this learning.",
-                existing.id, existing.file, existing.text
+                "Nothing changed: lesson {} ({}) already says nearly the same: {}. Ask the user whether to merge \
+(call lessons_promote again with merge: true: {} takes this wording and cues), add it anyway (allow_duplicate: true), \
+or reject this learning.",
+                existing.id, existing.file, existing.text, existing.id
             )),
             Err(e) => fail(e.to_string()),
         }
@@ -520,7 +540,7 @@ impl MemoryServer {
     }
 
     #[tool(
-        description = "Make a pending learning a rule in force (written to _me/lessons.md or a domain's CLAUDE.md). Call ONLY after the user has explicitly said yes to this learning in this conversation. Pass `text`: the rule as an imperative (what to do, when, why), in one line. Pass `applies_when`: 5 to 10 short cues for when it applies (situations, commands, synonyms, file types), written from the rule alone; pms uses them to put the rule in front of you whenever a request matches.",
+        description = "Make a pending learning a rule in force (written to _me/lessons.md or a domain's CLAUDE.md). Call ONLY after the user has explicitly said yes to this learning in this conversation. Pass `text`: the rule as an imperative (what to do, when, why), in one line. Pass `applies_when`: 5 to 10 short cues for when it applies (situations, commands, synonyms, file types), written from the rule alone; pms uses them to put the rule in front of you whenever a request matches. If a lesson in force says nearly the same, nothing is written and the answer names it: ask the user, then call again with `merge: true` (that lesson takes this wording and cues) or `allow_duplicate: true`.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,

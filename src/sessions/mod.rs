@@ -61,6 +61,8 @@ pub fn finish_session(
             .map(|s| pending::Candidate {
                 kind: s.kind.clone(),
                 text: s.text.clone(),
+                origin: s.origin,
+                why: s.why.clone(),
                 domain: domain.clone(),
                 session_id: Some(session_id.to_string()),
                 transcript_ref: transcript_ref.clone(),

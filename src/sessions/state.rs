@@ -1,7 +1,8 @@
 //! Per-session state, `.pms/state/<session>.json`: what the hooks of one
 //! Claude Code session remember between events (rounds, rules already
 //! force-loaded, learning signals seen, files changed, how far the
-//! transcript has been read). Written atomically; deleted at session end.
+//! transcript has been read). Written atomically; kept after the session
+//! ends (a resumed session goes on from it), pruned by age ([`prune`]).
 
 use std::io::{BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -10,7 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::claude::transcript::{self, ReadOptions, Role, Turn};
 use crate::durable;
-use crate::lessons::{DUPLICATE_SIMILARITY, signals, similarity};
+use crate::lessons::signals::{self, Learning, Origin};
+use crate::lessons::{DUPLICATE_SIMILARITY, similarity};
 use crate::workspace::Workspace;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -45,14 +47,71 @@ pub struct SessionState {
     pub transcript_offset: u64,
     #[serde(default)]
     pub transcript_lines: u64,
+    /// Transcript line of the last user prompt read: the reply that follows
+    /// answers it (the assistant's learnings of one reply are grouped by it).
+    #[serde(default)]
+    pub prompt_line: u64,
 }
 
-/// A learning signal found in an assistant reply.
+/// A learning found in the session: a rule the user or the agent stated,
+/// or what a reply that stated none found out.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Signal {
     pub kind: String,
+    /// The rule as staged (redacted).
     pub text: String,
     pub round: u32,
+    /// Who said it; states written before origins were kept are the assistant's.
+    #[serde(default)]
+    pub origin: Origin,
+    /// The narrative around the rule: the correction, the root cause.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    /// The transcript line of the prompt the reply answered (0: not known).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reply: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl Signal {
+    fn from_learning(l: Learning, round: u32, reply: u64) -> Signal {
+        Signal {
+            kind: l.kind.to_string(),
+            text: l.text,
+            round,
+            origin: l.origin,
+            why: l.why,
+            reply,
+        }
+    }
+
+    /// Whether `l` says more than this signal: the user's own words over
+    /// the agent's, a rule over a narrative.
+    fn weaker_than(&self, l: &Learning) -> bool {
+        (l.origin == Origin::User && self.origin != Origin::User)
+            || (signals::is_rule_kind(l.kind) && !signals::is_rule_kind(&self.kind))
+    }
+
+    /// Takes what `l` says better: its origin, and its rule wording (this
+    /// signal's text becomes the why).
+    fn absorb(&mut self, l: Learning) {
+        if l.origin == Origin::User {
+            self.origin = Origin::User;
+        }
+        if signals::is_rule_kind(l.kind) && !signals::is_rule_kind(&self.kind) {
+            let old = std::mem::replace(&mut self.text, l.text);
+            self.kind = l.kind.to_string();
+            self.why = Some(match self.why.take() {
+                Some(w) => format!("{old} {w}"),
+                None => old,
+            });
+        } else if self.why.is_none() {
+            self.why = l.why;
+        }
+    }
 }
 
 /// A session id made safe for a file name.
@@ -148,9 +207,11 @@ impl SessionState {
     }
 
     /// Reads the transcript lines added since the last call and records what
-    /// they show: files changed, and learning signals in every assistant
-    /// turn (an insight often comes in the text before a tool call, not in
-    /// the final reply). Returns the new turns.
+    /// they show: files changed, and learnings in every user prompt and every
+    /// assistant turn (an insight often comes in the text before a tool
+    /// call, not in the final reply). A user's rule the prompt hook recorded
+    /// already is found again here and merged, not recorded twice. Returns
+    /// the new turns.
     pub fn catch_up(&mut self, transcript: &Path) -> Vec<Turn> {
         let (turns, offset, lines) =
             read_new_turns(transcript, self.transcript_offset, self.transcript_lines);
@@ -158,31 +219,84 @@ impl SessionState {
         self.transcript_lines = lines;
         for t in &turns {
             extend_unique(&mut self.files_changed, &t.files_changed);
-            if t.role == Role::Assistant {
-                self.record_signals(&t.text);
+            match t.role {
+                Role::User => {
+                    self.prompt_line = t.line_start;
+                    self.record_prompt(&t.text);
+                }
+                Role::Assistant => self.record_signals(&t.text),
+                Role::Tool | Role::Summary => {}
             }
         }
         turns
     }
 
-    /// Adds the learning signals of `message` not already recorded.
+    /// Records the learnings of assistant reply `message` (it answers the
+    /// last prompt read).
     pub fn record_signals(&mut self, message: &str) {
         // The state is written to disk: no secret goes in.
         let message = crate::redact::redact(message);
-        for f in signals::detect(&message) {
-            let dup = self
+        let found = signals::learnings(&message, Origin::Assistant);
+        self.record(found, self.prompt_line);
+    }
+
+    /// Records the rules the user states in `prompt`.
+    pub fn record_prompt(&mut self, prompt: &str) {
+        self.record(prompt_rules(prompt), 0);
+    }
+
+    /// Adds `found` to the session's signals. A learning that restates one
+    /// already recorded is merged into it (the user's words and a rule win
+    /// over the agent's narrative); one already staged is recorded again
+    /// only when it says more, so staging can upgrade the pending item. One
+    /// reply gives at most one narrative learning, and none once it stated
+    /// a rule: a rule replaces a narrative of the same reply.
+    pub fn record(&mut self, found: Vec<Learning>, reply: u64) {
+        let staged = self.signals_staged.min(self.signals.len());
+        for l in found {
+            if let Some(i) = self
                 .signals
                 .iter()
-                .any(|s| similarity(&s.text, &f.sentence) >= DUPLICATE_SIMILARITY);
-            if !dup {
-                self.signals.push(Signal {
-                    kind: f.kind.to_string(),
-                    text: f.sentence,
-                    round: self.rounds,
-                });
+                .position(|s| similarity(&s.text, &l.text) >= DUPLICATE_SIMILARITY)
+            {
+                if i >= staged {
+                    self.signals[i].absorb(l);
+                } else if self.signals[i].weaker_than(&l) {
+                    self.signals
+                        .push(Signal::from_learning(l, self.rounds, reply));
+                }
+                continue;
             }
+            if l.origin == Origin::Assistant && reply != 0 {
+                let mut same_reply = self.signals[staged..]
+                    .iter_mut()
+                    .filter(|s| s.origin == Origin::Assistant && s.reply == reply);
+                if signals::is_rule_kind(l.kind) {
+                    if let Some(s) = same_reply.find(|s| !signals::is_rule_kind(&s.kind)) {
+                        s.absorb(l);
+                        continue;
+                    }
+                } else if let Some(s) = same_reply.next() {
+                    if s.why.is_none() {
+                        s.why = Some(l.text);
+                    }
+                    continue;
+                }
+            }
+            self.signals
+                .push(Signal::from_learning(l, self.rounds, reply));
         }
     }
+}
+
+/// The rules the user states in `prompt`, redacted. Cheap for the prompts
+/// that state none (most): a substring prefilter runs before any pattern is
+/// compiled or tried.
+pub fn prompt_rules(prompt: &str) -> Vec<Learning> {
+    if !signals::may_state_rule(prompt) {
+        return Vec::new();
+    }
+    signals::learnings(&crate::redact::redact(prompt), Origin::User)
 }
 
 /// Appends the items of `new` that `list` does not hold yet, keeping order.

@@ -331,6 +331,7 @@ pub fn furnished() -> (TestHome, Vec<String>) {
         domain: None,
         session_id: Some("s1".into()),
         transcript_ref: Some("cc://-home-u-app/s1.jsonl".into()),
+        ..Default::default()
     })
     .collect();
     let added = pms::lessons::pending::stage(&ws, candidates, &[]).unwrap();
