@@ -131,8 +131,13 @@ the user's explicit yes.\n",
             .as_deref()
             .map(|d| format!(" → {d}"))
             .unwrap_or_default();
+        // Who said it: a rule the user stated outweighs one the agent drew.
+        let said = match i.origin {
+            Some(crate::lessons::signals::Origin::User) => ", the user said it",
+            _ => "",
+        };
         body.push_str(&format!(
-            "- {} [{}{home}] {}\n",
+            "- {} [{}{home}{said}] {}\n",
             i.id,
             i.kind,
             crate::claude::transcript::truncate(&i.text, 240)
