@@ -17,6 +17,7 @@ mod mcp_python_client;
 mod mcp_robustness;
 mod readme;
 mod retrieval_quality;
+mod search_quality;
 mod settings_bytes_fuzz;
 mod settings_merge_props;
 mod signals_quality;

@@ -8,6 +8,9 @@
 
 pub mod claude_code;
 pub mod fake_api;
+pub mod memory_eval;
+pub mod memory_notes;
+pub mod memory_set;
 pub mod models;
 pub mod pip;
 pub mod python_mcp;
