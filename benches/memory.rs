@@ -57,7 +57,9 @@ fn main() {
         println!("{label}");
         let b = score(qs, |q| baseline.search(q));
         println!("  plain BM25       {}", b.row());
-        let k = score(qs, |q| pms_search(&conn, &f.cfg, q, &memory_eval::keyword()));
+        let k = score(qs, |q| {
+            pms_search(&conn, &f.cfg, q, &memory_eval::keyword())
+        });
         println!("  pms keyword      {}", k.row());
         if verbose && label.ends_with("(all)") {
             println!("    keyword misses: {:?}", k.misses);

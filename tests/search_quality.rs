@@ -15,10 +15,53 @@ fn keyword_search_beats_plain_bm25_on_the_long_memory_set() {
     let groups = memory_eval::groups(&f.set);
     for (label, qs) in &groups {
         let b = score(qs, |q| baseline.search(q));
-        let k = score(qs, |q| pms_search(&conn, &f.cfg, q, &memory_eval::keyword()));
-        println!("{label}\n  plain BM25   {}\n  pms keyword  {}", b.row(), k.row());
+        let k = score(qs, |q| {
+            pms_search(&conn, &f.cfg, q, &memory_eval::keyword())
+        });
+        println!(
+            "{label}\n  plain BM25   {}\n  pms keyword  {}",
+            b.row(),
+            k.row()
+        );
         if std::env::var("PMS_VERBOSE").is_ok() && label.contains("(all)") {
             println!("  misses: {:#?}", k.misses);
         }
+        let Some((_, floor)) = FLOORS.iter().find(|(l, _)| l == label) else {
+            continue;
+        };
+        let figures = [
+            ("R@1", k.recall_at_1, b.recall_at_1),
+            ("R@5", k.recall_at_5, b.recall_at_5),
+            ("R@10", k.recall_at_10, b.recall_at_10),
+            ("MRR", k.mrr, b.mrr),
+            ("nDCG@10", k.ndcg_at_10, b.ndcg_at_10),
+        ];
+        for ((name, pms, bm25), floor) in figures.iter().zip(floor) {
+            assert!(pms >= floor, "{label}: {name} {pms:.3} fell below {floor}");
+            assert!(
+                pms > bm25,
+                "{label}: {name} {pms:.3} is not above plain BM25's {bm25:.3}"
+            );
+        }
+        assert!(
+            k.right_conversation_first >= floor[5],
+            "{label}: right conversation first {:.3} fell below {}",
+            k.right_conversation_first,
+            floor[5]
+        );
     }
 }
+
+/// R@1, R@5, R@10, MRR, nDCG@10, right conversation first: measured, rounded down.
+const FLOORS: &[(&str, [f64; 6])] = &[
+    (
+        "tuning conversations (all)",
+        [0.43, 0.62, 0.72, 0.60, 0.59, 0.88],
+    ),
+    (
+        "held-out conversations (all)",
+        [0.52, 0.71, 0.82, 0.73, 0.70, 0.85],
+    ),
+    ("tuning notes (all)", [0.69, 0.73, 0.75, 0.71, 0.72, 0.0]),
+    ("held-out notes (all)", [0.64, 0.70, 0.70, 0.67, 0.68, 0.0]),
+];

@@ -104,23 +104,153 @@ pub fn pms_search(conn: &Connection, cfg: &Config, q: &str, semantic: &Semantic)
     ranked(hybrid::search(conn, &cfg.search, &params, semantic).unwrap())
 }
 
+/// Keyword search with other weights (the tuning runs of the benchmark).
+pub fn pms_search_tuned(
+    conn: &Connection,
+    cfg: &Config,
+    q: &str,
+    tuning: &pms::search::Tuning,
+) -> Vec<Ranked> {
+    let params = Request {
+        query: q,
+        limit: Some(10),
+        ..Request::default()
+    }
+    .parse(cfg.search.default_limit, usize::MAX)
+    .unwrap();
+    ranked(pms::search::search_tuned(conn, &cfg.search, &params, tuning).unwrap())
+}
+
 pub fn keyword() -> Semantic<'static> {
     Semantic::Off("--keyword".into())
 }
 
 /// English stop words of the reference (a common list).
 const BASELINE_STOP: &[&str] = &[
-    "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are",
-    "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but",
-    "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for",
-    "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself",
-    "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "me",
-    "more", "most", "my", "myself", "no", "nor", "not", "of", "off", "on", "once", "only", "or",
-    "other", "our", "ours", "ourselves", "out", "over", "own", "same", "she", "should", "so",
-    "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then",
-    "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up",
-    "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why",
-    "will", "with", "would", "you", "your", "yours", "yourself", "yourselves",
+    "a",
+    "about",
+    "above",
+    "after",
+    "again",
+    "against",
+    "all",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "at",
+    "be",
+    "because",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "could",
+    "did",
+    "do",
+    "does",
+    "doing",
+    "down",
+    "during",
+    "each",
+    "few",
+    "for",
+    "from",
+    "further",
+    "had",
+    "has",
+    "have",
+    "having",
+    "he",
+    "her",
+    "here",
+    "hers",
+    "herself",
+    "him",
+    "himself",
+    "his",
+    "how",
+    "i",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "itself",
+    "me",
+    "more",
+    "most",
+    "my",
+    "myself",
+    "no",
+    "nor",
+    "not",
+    "of",
+    "off",
+    "on",
+    "once",
+    "only",
+    "or",
+    "other",
+    "our",
+    "ours",
+    "ourselves",
+    "out",
+    "over",
+    "own",
+    "same",
+    "she",
+    "should",
+    "so",
+    "some",
+    "such",
+    "than",
+    "that",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "themselves",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "through",
+    "to",
+    "too",
+    "under",
+    "until",
+    "up",
+    "very",
+    "was",
+    "we",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "why",
+    "will",
+    "with",
+    "would",
+    "you",
+    "your",
+    "yours",
+    "yourself",
+    "yourselves",
 ];
 
 /// The plain BM25 reference over the fixture's turns and notes.
@@ -205,7 +335,11 @@ impl Baseline {
                     stack.push(p);
                 } else if name.ends_with(".md") {
                     let text = std::fs::read_to_string(&p).unwrap();
-                    let rel = p.strip_prefix(&f.ws.root).unwrap().to_string_lossy().to_string();
+                    let rel = p
+                        .strip_prefix(&f.ws.root)
+                        .unwrap()
+                        .to_string_lossy()
+                        .to_string();
                     let lines = text.lines().count().max(1) as i64;
                     add(
                         &conn,
@@ -376,9 +510,7 @@ pub fn groups(set: &MemorySet) -> BTreeMap<String, Vec<&Question>> {
         } else {
             "conversations"
         };
-        g.entry(format!("{half} {part} (all)"))
-            .or_default()
-            .push(q);
+        g.entry(format!("{half} {part} (all)")).or_default().push(q);
         g.entry(format!("{half} {part}: {}", q.kind.as_str()))
             .or_default()
             .push(q);

@@ -415,46 +415,187 @@ const NOTES: &[(&str, &str, &str, &str, &str, &str)] = &[
 
 /// Postmortems in one folder: one query should bring back all of them.
 const POSTMORTEMS: &[(&str, &str)] = &[
-    ("2026-01-payments", "Card payments failed for 40 minutes after a certificate expired."),
-    ("2026-02-search", "Search returned empty results after a bad index swap."),
-    ("2026-03-login", "Logins failed for one region when the session store filled up."),
-    ("2026-04-exports", "CSV exports timed out for large workspaces after a query change."),
-    ("2026-05-email", "Emails were delayed four hours because the sending queue stalled."),
-    ("2026-06-dns", "A DNS change sent API traffic to a retired load balancer."),
-    ("2026-07-billing", "Invoices were generated twice for annual plans."),
-    ("2026-08-uploads", "Uploads failed after a storage bucket policy was tightened."),
+    (
+        "2026-01-payments",
+        "Card payments failed for 40 minutes after a certificate expired.",
+    ),
+    (
+        "2026-02-search",
+        "Search returned empty results after a bad index swap.",
+    ),
+    (
+        "2026-03-login",
+        "Logins failed for one region when the session store filled up.",
+    ),
+    (
+        "2026-04-exports",
+        "CSV exports timed out for large workspaces after a query change.",
+    ),
+    (
+        "2026-05-email",
+        "Emails were delayed four hours because the sending queue stalled.",
+    ),
+    (
+        "2026-06-dns",
+        "A DNS change sent API traffic to a retired load balancer.",
+    ),
+    (
+        "2026-07-billing",
+        "Invoices were generated twice for annual plans.",
+    ),
+    (
+        "2026-08-uploads",
+        "Uploads failed after a storage bucket policy was tightened.",
+    ),
 ];
 
 /// Chinese notes and queries: (path, title, body, query).
 const CJK_NOTES: &[(&str, &str, &str, &str)] = &[
-    ("research/用户访谈-财务.md", "财务团队访谈", "财务团队希望每月自动导出对账报表，并且能按部门筛选费用。", "对账报表导出"),
-    ("product/权限设计.md", "权限设计", "管理员可以按项目分配只读或编辑权限，审计日志记录每一次修改。", "项目权限审计日志"),
-    ("engineering/数据库迁移.md", "数据库迁移方案", "先新增可空字段，再分批回填数据，最后加上约束，整个过程不停机。", "数据库迁移不停机"),
-    ("operations/值班制度.md", "值班制度", "每周轮换值班，周一上午交接，副值班在十分钟内接手未确认的告警。", "值班交接告警"),
-    ("growth/增长实验.md", "增长实验记录", "邀请好友送一个月会员，注册量提升百分之十八，但留存下降。", "邀请好友留存"),
-    ("marketing/直播方案.md", "直播活动方案", "提前三周预告，开播前一天和一小时各提醒一次，结束后发送回放。", "直播回放提醒"),
-    ("writing/写作规范.md", "写作规范", "标题使用简洁的陈述句，避免感叹号，正文多用主动语态。", "写作规范标题"),
-    ("engineering/缓存击穿.md", "缓存击穿处理", "热点键过期时大量请求同时重建缓存，我们为每个键加锁并返回旧值。", "缓存击穿加锁"),
-    ("product/定价方案.md", "团队版定价", "团队版从按席位收费改为按用量收费，小团队流失风险最高。", "按用量收费团队版"),
-    ("research/流失原因.md", "客户流失原因", "退订调查显示价格占百分之三十八，缺少集成占百分之二十四。", "客户流失原因调查"),
-    ("operations/备份演练.md", "备份恢复演练", "每季度把一份快照恢复到预发环境并计时，上次演练用了四十八分钟。", "备份恢复演练"),
-    ("engineering/接口限流.md", "接口限流", "每个密钥使用令牌桶限流，每分钟一百次请求，突发最多二十次。", "令牌桶限流"),
-    ("personal/京都旅行.md", "京都旅行计划", "住在祇园附近，清晨去伏见稻荷避开人群。", "京都伏见稻荷"),
-    ("engineering/前端性能.md", "前端性能优化", "仪表盘每次输入都重新渲染四十次，用缓存上下文的值解决了。", "仪表盘重新渲染"),
-    ("product/新手引导.md", "新手引导清单", "新工作区会看到五步清单：邀请同事、连接数据源、创建图表、分享、定时报告。", "新手引导清单"),
-    ("operations/供应商审核.md", "供应商安全审核", "接触客户数据的新供应商需要填写安全问卷并提供审计报告。", "供应商安全问卷"),
-    ("engineering/日志级别.md", "日志级别", "错误会呼叫值班人员，警告进入每日摘要，不要记录令牌。", "日志级别警告"),
-    ("growth/激活指标.md", "激活指标", "工作区在七天内分享仪表盘即视为激活，激活率从百分之二十二升到三十一。", "激活指标定义"),
-    ("marketing/邮件标题.md", "邮件标题测试", "带数字的标题打开率高百分之九，表情符号没有影响。", "邮件标题打开率"),
-    ("research/管理员需求.md", "管理员需求", "管理员希望批量管理用户，并查看谁修改了权限。", "批量管理用户"),
+    (
+        "research/用户访谈-财务.md",
+        "财务团队访谈",
+        "财务团队希望每月自动导出对账报表，并且能按部门筛选费用。",
+        "对账报表导出",
+    ),
+    (
+        "product/权限设计.md",
+        "权限设计",
+        "管理员可以按项目分配只读或编辑权限，审计日志记录每一次修改。",
+        "项目权限审计日志",
+    ),
+    (
+        "engineering/数据库迁移.md",
+        "数据库迁移方案",
+        "先新增可空字段，再分批回填数据，最后加上约束，整个过程不停机。",
+        "数据库迁移不停机",
+    ),
+    (
+        "operations/值班制度.md",
+        "值班制度",
+        "每周轮换值班，周一上午交接，副值班在十分钟内接手未确认的告警。",
+        "值班交接告警",
+    ),
+    (
+        "growth/增长实验.md",
+        "增长实验记录",
+        "邀请好友送一个月会员，注册量提升百分之十八，但留存下降。",
+        "邀请好友留存",
+    ),
+    (
+        "marketing/直播方案.md",
+        "直播活动方案",
+        "提前三周预告，开播前一天和一小时各提醒一次，结束后发送回放。",
+        "直播回放提醒",
+    ),
+    (
+        "writing/写作规范.md",
+        "写作规范",
+        "标题使用简洁的陈述句，避免感叹号，正文多用主动语态。",
+        "写作规范标题",
+    ),
+    (
+        "engineering/缓存击穿.md",
+        "缓存击穿处理",
+        "热点键过期时大量请求同时重建缓存，我们为每个键加锁并返回旧值。",
+        "缓存击穿加锁",
+    ),
+    (
+        "product/定价方案.md",
+        "团队版定价",
+        "团队版从按席位收费改为按用量收费，小团队流失风险最高。",
+        "按用量收费团队版",
+    ),
+    (
+        "research/流失原因.md",
+        "客户流失原因",
+        "退订调查显示价格占百分之三十八，缺少集成占百分之二十四。",
+        "客户流失原因调查",
+    ),
+    (
+        "operations/备份演练.md",
+        "备份恢复演练",
+        "每季度把一份快照恢复到预发环境并计时，上次演练用了四十八分钟。",
+        "备份恢复演练",
+    ),
+    (
+        "engineering/接口限流.md",
+        "接口限流",
+        "每个密钥使用令牌桶限流，每分钟一百次请求，突发最多二十次。",
+        "令牌桶限流",
+    ),
+    (
+        "personal/京都旅行.md",
+        "京都旅行计划",
+        "住在祇园附近，清晨去伏见稻荷避开人群。",
+        "京都伏见稻荷",
+    ),
+    (
+        "engineering/前端性能.md",
+        "前端性能优化",
+        "仪表盘每次输入都重新渲染四十次，用缓存上下文的值解决了。",
+        "仪表盘重新渲染",
+    ),
+    (
+        "product/新手引导.md",
+        "新手引导清单",
+        "新工作区会看到五步清单：邀请同事、连接数据源、创建图表、分享、定时报告。",
+        "新手引导清单",
+    ),
+    (
+        "operations/供应商审核.md",
+        "供应商安全审核",
+        "接触客户数据的新供应商需要填写安全问卷并提供审计报告。",
+        "供应商安全问卷",
+    ),
+    (
+        "engineering/日志级别.md",
+        "日志级别",
+        "错误会呼叫值班人员，警告进入每日摘要，不要记录令牌。",
+        "日志级别警告",
+    ),
+    (
+        "growth/激活指标.md",
+        "激活指标",
+        "工作区在七天内分享仪表盘即视为激活，激活率从百分之二十二升到三十一。",
+        "激活指标定义",
+    ),
+    (
+        "marketing/邮件标题.md",
+        "邮件标题测试",
+        "带数字的标题打开率高百分之九，表情符号没有影响。",
+        "邮件标题打开率",
+    ),
+    (
+        "research/管理员需求.md",
+        "管理员需求",
+        "管理员希望批量管理用户，并查看谁修改了权限。",
+        "批量管理用户",
+    ),
 ];
 
 /// Filler subjects for the notes that answer no query (distractors with
 /// the same vocabulary).
 const FILLER_TOPICS: &[&str] = &[
-    "database", "deploy", "pricing", "onboarding", "tokens", "cache", "tests", "pods",
-    "release", "permissions", "reports", "survey", "queue", "webhooks", "backups", "DNS",
-    "logging", "dashboard", "exports", "incident",
+    "database",
+    "deploy",
+    "pricing",
+    "onboarding",
+    "tokens",
+    "cache",
+    "tests",
+    "pods",
+    "release",
+    "permissions",
+    "reports",
+    "survey",
+    "queue",
+    "webhooks",
+    "backups",
+    "DNS",
+    "logging",
+    "dashboard",
+    "exports",
+    "incident",
 ];
 const FILLER_LINES: &[&str] = &[
     "Discussed {t} with the team; no decision yet, revisit next week.",
@@ -476,21 +617,22 @@ pub fn build(ws: &Path) -> (Vec<Question>, usize) {
         std::fs::write(p, text).unwrap();
     };
     // split by note: every other note's queries are held out
-    let query = |qs: &mut Vec<Question>, text: &str, kind: Kind, relevant: Vec<String>, note: usize| {
-        if text.is_empty() {
-            return;
-        }
-        let held_out = note % 2 == 1;
-        qs.push(Question {
-            id: String::new(),
-            text: text.to_string(),
-            kind,
-            conversation: String::new(),
-            evidence: Vec::new(),
-            relevant,
-            held_out,
-        });
-    };
+    let query =
+        |qs: &mut Vec<Question>, text: &str, kind: Kind, relevant: Vec<String>, note: usize| {
+            if text.is_empty() {
+                return;
+            }
+            let held_out = !note.is_multiple_of(2);
+            qs.push(Question {
+                id: String::new(),
+                text: text.to_string(),
+                kind,
+                conversation: String::new(),
+                evidence: Vec::new(),
+                relevant,
+                held_out,
+            });
+        };
     for (path, title, body, kw, para, abbr) in NOTES {
         write(path, format!("# {title}\n\n{body}\n"));
         query(&mut qs, kw, Kind::Keyword, vec![path.to_string()], n);
@@ -503,13 +645,27 @@ pub fn build(ws: &Path) -> (Vec<Question>, usize) {
         let path = format!("engineering/postmortems/{slug}.md");
         write(
             &path,
-            format!("# Postmortem {slug}\n\n{what} Root cause, timeline and follow-ups below.\n\n## Follow-ups\n- add an alert\n- write a runbook entry\n"),
+            format!(
+                "# Postmortem {slug}\n\n{what} Root cause, timeline and follow-ups below.\n\n## Follow-ups\n- add an alert\n- write a runbook entry\n"
+            ),
         );
         n += 1;
         pm.push(path);
     }
-    query(&mut qs, "postmortem follow-ups", Kind::Keyword, pm.clone(), 0);
-    query(&mut qs, "write-ups of past outages", Kind::Paraphrase, pm, 1);
+    query(
+        &mut qs,
+        "postmortem follow-ups",
+        Kind::Keyword,
+        pm.clone(),
+        0,
+    );
+    query(
+        &mut qs,
+        "write-ups of past outages",
+        Kind::Paraphrase,
+        pm,
+        1,
+    );
     for (path, title, body, q) in CJK_NOTES {
         write(path, format!("# {title}\n\n{body}\n"));
         query(&mut qs, q, Kind::Cjk, vec![path.to_string()], n);

@@ -18,6 +18,8 @@
 //! other note query) are the tuning half, the rest are held out. Both halves
 //! are indexed together, so each is searched among the other's distractors.
 #![allow(dead_code)]
+// `*rng.pick(..)` fixes the type `pick` infers (clippy would remove it and break that).
+#![allow(clippy::explicit_auto_deref)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -221,10 +223,14 @@ impl Session {
     /// A typed prompt; returns its line.
     fn user(&mut self, rng: &mut Rng, text: &str) -> u64 {
         let ts = self.tick(rng, 30, 400);
-        self.push(json!({"type": "queue-operation", "operation": "enqueue", "timestamp": ts,
-                         "sessionId": self.session_id, "content": text}));
-        self.push(json!({"type": "queue-operation", "operation": "dequeue", "timestamp": ts,
-                         "sessionId": self.session_id}));
+        self.push(
+            json!({"type": "queue-operation", "operation": "enqueue", "timestamp": ts,
+                         "sessionId": self.session_id, "content": text}),
+        );
+        self.push(
+            json!({"type": "queue-operation", "operation": "dequeue", "timestamp": ts,
+                         "sessionId": self.session_id}),
+        );
         let (uuid, mut v) = self.common(rng, "user", &ts);
         v["promptId"] = json!(rng.uuid());
         v["message"] = json!({"role": "user", "content": text});
@@ -292,8 +298,10 @@ impl Session {
     fn finish(&mut self, rng: &mut Rng, title: &str) {
         self.push(json!({"type": "ai-title", "aiTitle": title, "sessionId": self.session_id}));
         if let Some(leaf) = self.parent.clone() {
-            self.push(json!({"type": "last-prompt", "lastPrompt": "", "leafUuid": leaf,
-                             "sessionId": self.session_id}));
+            self.push(
+                json!({"type": "last-prompt", "lastPrompt": "", "leafUuid": leaf,
+                             "sessionId": self.session_id}),
+            );
         }
         let _ = rng;
         std::fs::create_dir_all(self.path.parent().unwrap()).unwrap();
@@ -339,13 +347,12 @@ const DOMAINS: &[Domain] = &[
                 "the new billing-events-v2 queue",
                 "the new queue",
             ),
-            (
-                "invoice PDFs",
-                "the cold storage bucket",
-                "cold storage",
-            ),
+            ("invoice PDFs", "the cold storage bucket", "cold storage"),
         ],
-        features: &["proration for mid-cycle upgrades", "the tax-inclusive price display"],
+        features: &[
+            "proration for mid-cycle upgrades",
+            "the tax-inclusive price display",
+        ],
     },
     Domain {
         slug: "marco-searchlight",
@@ -366,16 +373,8 @@ const DOMAINS: &[Domain] = &[
             "deploy/search.yaml",
         ],
         moves: &[
-            (
-                "crawler",
-                "the spot instance pool",
-                "spot instances",
-            ),
-            (
-                "autocomplete endpoint",
-                "the edge workers",
-                "the edge",
-            ),
+            ("crawler", "the spot instance pool", "spot instances"),
+            ("autocomplete endpoint", "the edge workers", "the edge"),
         ],
         features: &["typo tolerance in search", "the synonyms editor"],
     },
@@ -467,11 +466,7 @@ const DOMAINS: &[Domain] = &[
                 "the Redis cluster in eu-west",
                 "the Redis cluster",
             ),
-            (
-                "signing keys",
-                "the hardware security module",
-                "the HSM",
-            ),
+            ("signing keys", "the hardware security module", "the HSM"),
         ],
         features: &["passkey login", "per-tenant password policies"],
     },
@@ -494,16 +489,8 @@ const DOMAINS: &[Domain] = &[
             "terraform/cluster.tf",
         ],
         moves: &[
-            (
-                "staging cluster",
-                "the arm64 node pool",
-                "arm nodes",
-            ),
-            (
-                "log shipper",
-                "the new OpenSearch domain",
-                "OpenSearch",
-            ),
+            ("staging cluster", "the arm64 node pool", "arm nodes"),
+            ("log shipper", "the new OpenSearch domain", "OpenSearch"),
         ],
         features: &["blue-green deploys for the API", "the cost dashboard"],
     },
@@ -526,16 +513,8 @@ const DOMAINS: &[Domain] = &[
             "web/vite.config.ts",
         ],
         moves: &[
-            (
-                "report scheduler",
-                "the queue-backed workers",
-                "workers",
-            ),
-            (
-                "frontend build",
-                "Vite",
-                "Vite",
-            ),
+            ("report scheduler", "the queue-backed workers", "workers"),
+            ("frontend build", "Vite", "Vite"),
         ],
         features: &["saved filter presets", "scheduled PDF reports"],
     },
@@ -558,11 +537,7 @@ const DOMAINS: &[Domain] = &[
             "train/main.py",
         ],
         moves: &[
-            (
-                "training runs",
-                "the new A100 partition",
-                "the A100s",
-            ),
+            ("training runs", "the new A100 partition", "the A100s"),
             (
                 "checkpoints",
                 "object storage with lifecycle rules",
@@ -590,16 +565,8 @@ const DOMAINS: &[Domain] = &[
             "config/herald.yml",
         ],
         moves: &[
-            (
-                "email sender",
-                "the dedicated IP pool",
-                "dedicated IPs",
-            ),
-            (
-                "digest builder",
-                "the hourly batch",
-                "hourly batches",
-            ),
+            ("email sender", "the dedicated IP pool", "dedicated IPs"),
+            ("digest builder", "the hourly batch", "hourly batches"),
         ],
         features: &["quiet hours for notifications", "per-channel preferences"],
     },
@@ -622,11 +589,7 @@ const DOMAINS: &[Domain] = &[
             "Cargo.toml",
         ],
         moves: &[
-            (
-                "release builds",
-                "cross-compiled musl targets",
-                "musl",
-            ),
+            ("release builds", "cross-compiled musl targets", "musl"),
             (
                 "plugin registry",
                 "a static JSON index on the CDN",
@@ -654,11 +617,7 @@ const DOMAINS: &[Domain] = &[
             "deploy/fleet.yaml",
         ],
         moves: &[
-            (
-                "game servers",
-                "the Frankfurt region",
-                "Frankfurt",
-            ),
+            ("game servers", "the Frankfurt region", "Frankfurt"),
             (
                 "replay files",
                 "compressed chunked storage",
@@ -686,16 +645,8 @@ const DOMAINS: &[Domain] = &[
             "netlify.toml",
         ],
         moves: &[
-            (
-                "docs hosting",
-                "the company CDN",
-                "the CDN",
-            ),
-            (
-                "link checker",
-                "a weekly scheduled run",
-                "weekly runs",
-            ),
+            ("docs hosting", "the company CDN", "the CDN"),
+            ("link checker", "a weekly scheduled run", "weekly runs"),
         ],
         features: &["the copy-code button", "docs feedback widget"],
     },
@@ -705,7 +656,10 @@ const DOMAINS: &[Domain] = &[
 const CHOICES: &[(&str, &[&str])] = &[
     ("message queue", &["NATS", "RabbitMQ", "Kafka", "SQS"]),
     ("HTTP client", &["reqwest", "ureq", "hyper", "httpx"]),
-    ("feature flag service", &["Unleash", "Flagsmith", "LaunchDarkly"]),
+    (
+        "feature flag service",
+        &["Unleash", "Flagsmith", "LaunchDarkly"],
+    ),
     ("cache", &["Redis", "Memcached", "an in-process LRU"]),
     ("serialization format", &["protobuf", "MessagePack", "CBOR"]),
     ("retry library", &["backoff", "tenacity", "retry-axios"]),
@@ -773,8 +727,16 @@ const PARAMS: &[(&str, &str, &[&str])] = &[
     ),
     ("batch_size", "the batch size", &["250", "500", "2048"]),
     ("retry_limit", "the number of retries", &["3", "5", "7"]),
-    ("cache_ttl_seconds", "how long entries stay cached", &["90", "300", "3600"]),
-    ("worker_concurrency", "the worker concurrency", &["6", "12", "24"]),
+    (
+        "cache_ttl_seconds",
+        "how long entries stay cached",
+        &["90", "300", "3600"],
+    ),
+    (
+        "worker_concurrency",
+        "the worker concurrency",
+        &["6", "12", "24"],
+    ),
 ];
 
 /// (descriptor of the component in a multi-hop question, how the
@@ -881,18 +843,78 @@ struct Pair {
 }
 
 const PAIRS: &[Pair] = &[
-    Pair { slug: "maya-jonas", a: "Maya", b: "Jonas", prefixed: true },
-    Pair { slug: "ruth-kofi", a: "Ruth", b: "Kofi", prefixed: false },
-    Pair { slug: "elif-sam", a: "Elif", b: "Sam", prefixed: true },
-    Pair { slug: "bea-arjun", a: "Bea", b: "Arjun", prefixed: false },
-    Pair { slug: "noor-felipe", a: "Noor", b: "Felipe", prefixed: true },
-    Pair { slug: "clara-theo", a: "Clara", b: "Theo", prefixed: false },
-    Pair { slug: "iris-malik", a: "Iris", b: "Malik", prefixed: true },
-    Pair { slug: "greta-yusuf", a: "Greta", b: "Yusuf", prefixed: false },
-    Pair { slug: "lotte-diego", a: "Lotte", b: "Diego", prefixed: true },
-    Pair { slug: "hanna-obi", a: "Hanna", b: "Obi", prefixed: false },
-    Pair { slug: "zara-leon", a: "Zara", b: "Leon", prefixed: true },
-    Pair { slug: "mira-anton", a: "Mira", b: "Anton", prefixed: false },
+    Pair {
+        slug: "maya-jonas",
+        a: "Maya",
+        b: "Jonas",
+        prefixed: true,
+    },
+    Pair {
+        slug: "ruth-kofi",
+        a: "Ruth",
+        b: "Kofi",
+        prefixed: false,
+    },
+    Pair {
+        slug: "elif-sam",
+        a: "Elif",
+        b: "Sam",
+        prefixed: true,
+    },
+    Pair {
+        slug: "bea-arjun",
+        a: "Bea",
+        b: "Arjun",
+        prefixed: false,
+    },
+    Pair {
+        slug: "noor-felipe",
+        a: "Noor",
+        b: "Felipe",
+        prefixed: true,
+    },
+    Pair {
+        slug: "clara-theo",
+        a: "Clara",
+        b: "Theo",
+        prefixed: false,
+    },
+    Pair {
+        slug: "iris-malik",
+        a: "Iris",
+        b: "Malik",
+        prefixed: true,
+    },
+    Pair {
+        slug: "greta-yusuf",
+        a: "Greta",
+        b: "Yusuf",
+        prefixed: false,
+    },
+    Pair {
+        slug: "lotte-diego",
+        a: "Lotte",
+        b: "Diego",
+        prefixed: true,
+    },
+    Pair {
+        slug: "hanna-obi",
+        a: "Hanna",
+        b: "Obi",
+        prefixed: false,
+    },
+    Pair {
+        slug: "zara-leon",
+        a: "Zara",
+        b: "Leon",
+        prefixed: true,
+    },
+    Pair {
+        slug: "mira-anton",
+        a: "Mira",
+        b: "Anton",
+        prefixed: false,
+    },
 ];
 
 const PETS: &[(&str, &[&str])] = &[
@@ -912,11 +934,25 @@ const HOBBIES: &[(&str, &str)] = &[
     ("sourdough baking", "bread"),
 ];
 const PLACES: &[&str] = &[
-    "Lisbon", "Kyoto", "Oaxaca", "Tromsø", "Marrakesh", "Vancouver", "Tbilisi", "Hoi An",
-    "Edinburgh", "Cape Town",
+    "Lisbon",
+    "Kyoto",
+    "Oaxaca",
+    "Tromsø",
+    "Marrakesh",
+    "Vancouver",
+    "Tbilisi",
+    "Hoi An",
+    "Edinburgh",
+    "Cape Town",
 ];
 const JOBS: &[&str] = &[
-    "nurse", "architect", "teacher", "sound engineer", "vet", "pilot", "chef",
+    "nurse",
+    "architect",
+    "teacher",
+    "sound engineer",
+    "vet",
+    "pilot",
+    "chef",
 ];
 const BOOKS: &[&str] = &[
     "a novel about a lighthouse keeper",
@@ -1007,7 +1043,7 @@ pub fn build(transcripts: &Path, workspace: &Path) -> MemorySet {
 }
 
 fn with_split(mut q: Question, conversation_no: usize) -> Question {
-    q.held_out = conversation_no % 2 == 1;
+    q.held_out = !conversation_no.is_multiple_of(2);
     q
 }
 
@@ -1102,7 +1138,11 @@ fn software_conversation(
             "What did we end up choosing as the {cat} for the {c}?",
             "For the {c}, which {cat} did we settle on?",
         ]);
-        let qi = question(&mut qs, fill(ask, &[("cat", cat), ("c", c)]), Kind::SingleFact);
+        let qi = question(
+            &mut qs,
+            fill(ask, &[("cat", cat), ("c", c)]),
+            Kind::SingleFact,
+        );
         plants.push(Plant {
             session: s,
             position: 20,
@@ -1179,7 +1219,9 @@ fn software_conversation(
         tools: vec![(
             "Grep",
             json!({"pattern": "lock|pool|timeout", "path": file}),
-            format!("{file}:88:    let guard = state.lock().await;\n{file}:131:    // TODO: bound this"),
+            format!(
+                "{file}:88:    let guard = state.lock().await;\n{file}:131:    // TODO: bound this"
+            ),
         )],
         answers: vec![qi],
     });
@@ -1400,9 +1442,16 @@ fn software_conversation(
         Kind::NoAnswer,
     );
 
-    let (s, t) = write_sessions(rng, &mut sessions, plants, &mut qs, |rng, s, _| {
-        software_filler(rng, d, s)
-    }, |k| format!("{} work, part {}", d.project, k + 1), Speaker::A, None);
+    let (s, t) = write_sessions(
+        rng,
+        &mut sessions,
+        plants,
+        &mut qs,
+        |rng, s, _| software_filler(rng, d, s),
+        |k| format!("{} work, part {}", d.project, k + 1),
+        Speaker::A,
+        None,
+    );
     (qs, s, t)
 }
 
@@ -1470,8 +1519,18 @@ fn chat_conversation(
     };
     let (a, b) = (p.a, p.b);
     let who = |sp: Speaker| if sp == Speaker::A { a } else { b };
-    let other = |sp: Speaker| if sp == Speaker::A { Speaker::B } else { Speaker::A };
-    let first = if index % 2 == 0 { Speaker::A } else { Speaker::B };
+    let other = |sp: Speaker| {
+        if sp == Speaker::A {
+            Speaker::B
+        } else {
+            Speaker::A
+        }
+    };
+    let first = if index.is_multiple_of(2) {
+        Speaker::A
+    } else {
+        Speaker::B
+    };
 
     // pet (single fact), with a no-answer twin about the other person
     let (pet, names) = PETS[index % PETS.len()];
@@ -1479,7 +1538,10 @@ fn chat_conversation(
     let owner = first;
     let qi = question(
         &mut qs,
-        fill("What did {x} name the new {pet}?", &[("x", who(owner)), ("pet", pet)]),
+        fill(
+            "What did {x} name the new {pet}?",
+            &[("x", who(owner)), ("pet", pet)],
+        ),
         Kind::SingleFact,
     );
     plants.push(Plant {
@@ -1495,7 +1557,10 @@ fn chat_conversation(
     });
     question(
         &mut qs,
-        fill("What is the name of {x}'s {pet}?", &[("x", who(other(owner))), ("pet", pet)]),
+        fill(
+            "What is the name of {x}'s {pet}?",
+            &[("x", who(other(owner))), ("pet", pet)],
+        ),
         Kind::NoAnswer,
     );
 
@@ -1527,7 +1592,10 @@ fn chat_conversation(
     let traveller = first;
     let qi = question(
         &mut qs,
-        fill("When did {x} go to {p}?", &[("x", who(traveller)), ("p", place)]),
+        fill(
+            "When did {x} go to {p}?",
+            &[("x", who(traveller)), ("p", place)],
+        ),
         Kind::Temporal,
     );
     plants.push(Plant {
@@ -1547,7 +1615,10 @@ fn chat_conversation(
     let runner = other(first);
     let qi = question(
         &mut qs,
-        fill("When did {x} complete the {r}?", &[("x", who(runner)), ("r", race)]),
+        fill(
+            "When did {x} complete the {r}?",
+            &[("x", who(runner)), ("r", race)],
+        ),
         Kind::Temporal,
     );
     plants.push(Plant {
@@ -1601,7 +1672,10 @@ fn chat_conversation(
     // the sibling's job (single fact)
     let qi2 = question(
         &mut qs,
-        fill("What does {x}'s {sib} do for a living?", &[("x", who(visitor)), ("sib", sib)]),
+        fill(
+            "What does {x}'s {sib} do for a living?",
+            &[("x", who(visitor)), ("sib", sib)],
+        ),
         Kind::SingleFact,
     );
     plants.iter_mut().rev().nth(1).unwrap().answers.push(qi2);
@@ -1639,13 +1713,19 @@ fn chat_conversation(
     );
     let (first_event, second_event) = if rng.chance(50) {
         (
-            fill("First week at {co} done! Everyone is kind, the coffee is terrible.", &[("co", company)]),
+            fill(
+                "First week at {co} done! Everyone is kind, the coffee is terrible.",
+                &[("co", company)],
+            ),
             "We got the keys to the new apartment today, boxes everywhere.".to_string(),
         )
     } else {
         (
             "We got the keys to the new apartment today, boxes everywhere.".to_string(),
-            fill("First week at {co} done! Everyone is kind, the coffee is terrible.", &[("co", company)]),
+            fill(
+                "First week at {co} done! Everyone is kind, the coffee is terrible.",
+                &[("co", company)],
+            ),
         )
     };
     for (s, text) in [(s1, first_event), (s2, second_event)] {
@@ -1660,8 +1740,18 @@ fn chat_conversation(
     }
     // what helped with the move (multi-hop: the helper named in one session,
     // the thing they did in another)
-    let helper = *rng.pick(&["Uncle Raf", "our friend Tess", "my old roommate Ben", "Grandma Lu"]);
-    let gift = *rng.pick(&["a hand-built bookshelf", "a lemon tree", "a framed map of the city", "a cast-iron pan"]);
+    let helper = *rng.pick(&[
+        "Uncle Raf",
+        "our friend Tess",
+        "my old roommate Ben",
+        "Grandma Lu",
+    ]);
+    let gift = *rng.pick(&[
+        "a hand-built bookshelf",
+        "a lemon tree",
+        "a framed map of the city",
+        "a cast-iron pan",
+    ]);
     let (s1, s2) = two_sessions(rng, n_sessions);
     let qi = question(
         &mut qs,
@@ -1675,7 +1765,10 @@ fn chat_conversation(
         session: s1,
         position: rng.range(20, 80),
         speaker: first,
-        text: fill("{h} helped us carry everything up four floors, what a hero.", &[("h", helper)]),
+        text: fill(
+            "{h} helped us carry everything up four floors, what a hero.",
+            &[("h", helper)],
+        ),
         tools: vec![],
         answers: vec![qi],
     });
@@ -1683,7 +1776,10 @@ fn chat_conversation(
         session: s2,
         position: rng.range(20, 80),
         speaker: first,
-        text: fill("{h} came for dinner and brought {g} as a housewarming present.", &[("h", helper), ("g", gift)]),
+        text: fill(
+            "{h} came for dinner and brought {g} as a housewarming present.",
+            &[("h", helper), ("g", gift)],
+        ),
         tools: vec![],
         answers: vec![qi],
     });
@@ -1691,7 +1787,10 @@ fn chat_conversation(
     // no-answer questions with overlapping words
     question(
         &mut qs,
-        fill("When did {x} run a marathon in {p}?", &[("x", who(first)), ("p", place)]),
+        fill(
+            "When did {x} run a marathon in {p}?",
+            &[("x", who(first)), ("p", place)],
+        ),
         Kind::NoAnswer,
     );
 
@@ -1762,14 +1861,22 @@ fn write_sessions(
     let mut turns = 0;
     for (k, s) in sessions.iter_mut().enumerate() {
         let exchanges = rng.range(14, 26);
-        let mut planted = by_session.remove(&k).unwrap_or_default().into_iter().peekable();
+        let mut planted = by_session
+            .remove(&k)
+            .unwrap_or_default()
+            .into_iter()
+            .peekable();
         for e in 0..exchanges {
             filler(rng, s, e);
             let at = (e + 1) * 100 / exchanges;
             while let Some(p) = planted.next_if(|p| p.position <= at) {
                 let text = match chat {
                     Some((a, b, true)) => {
-                        format!("{}: {}", if p.speaker == Speaker::A { a } else { b }, p.text)
+                        format!(
+                            "{}: {}",
+                            if p.speaker == Speaker::A { a } else { b },
+                            p.text
+                        )
                     }
                     _ => p.text.clone(),
                 };
@@ -1784,10 +1891,19 @@ fn write_sessions(
                     });
                 }
                 // a short reaction from the other side keeps turns alternating
-                let reaction = *rng.pick(&["Nice.", "Got it, thanks.", "Oh wow!", "Makes sense.", "Good to know."]);
+                let reaction = *rng.pick(&[
+                    "Nice.",
+                    "Got it, thanks.",
+                    "Oh wow!",
+                    "Makes sense.",
+                    "Good to know.",
+                ]);
                 let reaction = match chat {
                     Some((a, b, true)) => {
-                        format!("{}: {reaction}", if p.speaker == Speaker::A { b } else { a })
+                        format!(
+                            "{}: {reaction}",
+                            if p.speaker == Speaker::A { b } else { a }
+                        )
                     }
                     _ => reaction.to_string(),
                 };
