@@ -24,8 +24,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use memory_eval::{Baseline, pms_search, score};
+use pms::embed::Embedder;
 use pms::embed::local::Local;
-use pms::search::hybrid::Semantic;
+use pms::search::hybrid::{self, Fusion, Semantic};
 
 fn main() {
     let t = Instant::now();
@@ -75,8 +76,48 @@ fn main() {
             cache: None,
         };
         for (label, qs) in &groups {
+            if !label.ends_with("(all)") && !label.ends_with("paraphrase") {
+                continue;
+            }
             let h = score(qs, |q| pms_search(&conn, &f.cfg, q, &sem));
             println!("{label}\n  pms hybrid ({name}, w={weight}) {}", h.row());
+            // the other fusions, for the record
+            for fusion in [
+                Fusion::Weighted(0.15),
+                Fusion::Weighted(0.45),
+                Fusion::Weighted(0.6),
+                Fusion::ReciprocalRank,
+            ] {
+                let h = score(qs, |q| {
+                    let p = pms::search::Request {
+                        query: q,
+                        limit: Some(10),
+                        ..Default::default()
+                    }
+                    .parse(10, 50)
+                    .unwrap();
+                    let v = model.embed(&[q.to_string()]).unwrap().remove(0);
+                    let out = hybrid::hybrid_fused(
+                        &conn,
+                        &f.cfg.search,
+                        &p,
+                        &v,
+                        fusion,
+                        None,
+                        &pms::search::TUNING,
+                    )
+                    .unwrap();
+                    out.hits
+                        .into_iter()
+                        .map(|h| memory_eval::Ranked {
+                            uri: h.uri,
+                            line_start: h.line_start,
+                            line_end: h.line_end,
+                        })
+                        .collect()
+                });
+                println!("    {:<24} {}", format!("{fusion:?}"), h.row());
+            }
         }
     }
 }

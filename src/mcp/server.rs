@@ -28,9 +28,9 @@ use crate::search::{self, Request, SearchParams, fetch};
 pub const INSTRUCTIONS: &str = "pms is the user's personal memory: their notes and domain rules, confirmed lessons, \
 session summaries, and every past Claude Code conversation. Search it before answering anything about past work, \
 decisions, people, preferences or \"what did we do about X\" (including \"yesterday\", \"last week\"), and before \
-redoing work that may have been done. memory_search finds files and conversations (paths like product/CLAUDE.md, \
-or cc://<project>/<session>.jsonl for a conversation). memory_search_context looks for the best passages inside one \
-of them. memory_get reads the original text around a hit by line range: quote it rather than guessing. \
+redoing work that may have been done. memory_search finds passages (turns of past conversations, parts of files; ask in plain words or as a question), \
+shown together per conversation (cc://<project>/<session>.jsonl) or file (e.g. product/CLAUDE.md) with how many more \
+matched there; memory_search_context opens those, the best passages inside one of them. memory_get reads the original text around a hit by line range: quote it rather than guessing. \
 memory_timeline lists past sessions by day (\"what did I do last week?\") with no query. memory_save keeps a note \
 the user asks you to remember. Session summaries (sessions/*.md) carry a transcript_ref pointing to the full conversation. Learnings staged from past \
 sessions wait for the user's confirmation: lessons_pending lists them; after the user explicitly says yes to one, \

@@ -16,12 +16,12 @@
 //! [`Concepts::present`], which says which concepts a candidate's text holds
 //! (for the coverage boost and the field weights in `search::rank`).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
-use crate::index::text::{Term, bigrams, terms};
+use crate::index::text::{Term, bigrams, is_cjk, terms};
 
 static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
 
@@ -292,8 +292,6 @@ pub struct Concept {
     /// Each form as the index's tokens (one word, a phrase of words, or a
     /// CJK bigram).
     pub forms: Vec<Vec<String>>,
-    /// The stems of each form, for recognising it in a candidate's text.
-    stems: Vec<Vec<String>>,
     /// The word as the query wrote it (for snippets).
     pub shown: String,
 }
@@ -313,6 +311,8 @@ fn quote(s: &str) -> String {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Concepts {
     pub concepts: Vec<Concept>,
+    /// The first token of every form → (concept, form), for counting.
+    first: HashMap<String, Vec<(usize, usize)>>,
     /// Single CJK characters of the query (quoted), for the last-resort round.
     pub unigrams: Vec<String>,
 }
@@ -339,10 +339,6 @@ impl Concepts {
                         }
                         out.push(Concept {
                             forms: group.iter().map(|f| split_like_fts(f)).collect(),
-                            stems: group
-                                .iter()
-                                .map(|f| split_like_fts(f).iter().map(|w| stem(w)).collect())
-                                .collect(),
                             shown: words[i..i + len].join(" "),
                         });
                         taken = len;
@@ -375,7 +371,6 @@ impl Concepts {
                         for g in bigrams(&piece) {
                             out.push(Concept {
                                 forms: vec![vec![g.clone()]],
-                                stems: vec![vec![g.clone()]],
                                 shown: g,
                             });
                         }
@@ -384,6 +379,13 @@ impl Concepts {
             }
         }
         flush(&mut words, &mut out);
+        for (ci, c) in out.concepts.iter().enumerate() {
+            for (fi, f) in c.forms.iter().enumerate() {
+                if let Some(t) = f.first() {
+                    out.first.entry(t.clone()).or_default().push((ci, fi));
+                }
+            }
+        }
         out
     }
 
@@ -406,6 +408,24 @@ impl Concepts {
         (!phrases.is_empty()).then(|| format!("{{body}} : ({})", phrases.join(" OR ")))
     }
 
+    /// One FTS5 group per concept at `keep` (`("form" OR "form two")`),
+    /// without the forms `skip` says to leave out; a concept left with no
+    /// form is left out.
+    pub fn groups(&self, keep: &[usize], skip: impl Fn(&[String]) -> bool) -> Vec<String> {
+        keep.iter()
+            .filter_map(|&i| {
+                let c = &self.concepts[i];
+                let phrases: Vec<String> = c
+                    .forms
+                    .iter()
+                    .filter(|f| !skip(f))
+                    .map(|f| quote(&f.join(" ")))
+                    .collect();
+                (!phrases.is_empty()).then(|| format!("({})", phrases.join(" OR ")))
+            })
+            .collect()
+    }
+
     /// Any single CJK character, in the `uni` column.
     pub fn unigram_expr(&self) -> Option<String> {
         (!self.unigrams.is_empty()).then(|| format!("{{uni}} : ({})", self.unigrams.join(" OR ")))
@@ -413,11 +433,28 @@ impl Concepts {
 
     /// Which concepts `text` holds (by stem, or by CJK bigram).
     pub fn present(&self, text: &str) -> Vec<bool> {
-        let stems = TextStems::of(text);
-        self.concepts
-            .iter()
-            .map(|c| c.stems.iter().any(|f| stems.contains(f)))
-            .collect()
+        self.counts(text).0.iter().map(|n| *n > 0).collect()
+    }
+
+    /// How often `text` holds each concept (any of its forms, as FTS5
+    /// would match them: the same tokens, phrases in order), and the text's
+    /// length in tokens.
+    pub fn counts(&self, text: &str) -> (Vec<u32>, usize) {
+        let lower = text.to_lowercase();
+        let tokens = index_tokens(&lower);
+        let mut counts = vec![0u32; self.concepts.len()];
+        for (i, t) in tokens.iter().enumerate() {
+            if let Some(list) = self.first.get(*t) {
+                for &(ci, fi) in list {
+                    let form = &self.concepts[ci].forms[fi];
+                    let rest = &tokens[i..];
+                    if rest.len() >= form.len() && form.iter().zip(rest).all(|(a, b)| a == b) {
+                        counts[ci] += 1;
+                    }
+                }
+            }
+        }
+        (counts, tokens.len())
     }
 
     /// The words to look for when cutting a snippet.
@@ -429,38 +466,49 @@ impl Concepts {
     }
 }
 
-/// The stems of a text's words in order, and its CJK bigrams.
-struct TextStems {
-    seq: Vec<String>,
-    set: HashSet<String>,
-}
-
-impl TextStems {
-    fn of(text: &str) -> TextStems {
-        let mut seq = Vec::new();
-        for t in terms(text) {
-            match t {
-                Term::Word(w) => {
-                    for part in w.split(|c: char| !c.is_alphanumeric()) {
-                        if !part.is_empty() {
-                            seq.push(stem(part));
-                        }
-                    }
+/// A lower-cased text's tokens as the index has them: runs of letters and
+/// digits, and CJK runs as bigrams (a lone CJK character as itself). Slices
+/// of the text: one allocation per text, not per word (this runs over every
+/// candidate of every search).
+fn index_tokens<'a>(lower: &'a str) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let mut word: Option<usize> = None;
+    // byte offsets of the current CJK run's characters
+    let mut cjk: Vec<usize> = Vec::new();
+    let flush_cjk = |cjk: &mut Vec<usize>, end: usize, out: &mut Vec<&'a str>| {
+        match cjk.len() {
+            0 => {}
+            1 => out.push(&lower[cjk[0]..end]),
+            _ => {
+                for w in 0..cjk.len() - 1 {
+                    let stop = cjk.get(w + 2).copied().unwrap_or(end);
+                    out.push(&lower[cjk[w]..stop]);
                 }
-                Term::Cjk(run) => seq.extend(bigrams(&run)),
             }
         }
-        let set = seq.iter().cloned().collect();
-        TextStems { seq, set }
-    }
-
-    fn contains(&self, form: &[String]) -> bool {
-        match form {
-            [] => false,
-            [one] => self.set.contains(one),
-            _ => self.set.contains(&form[0]) && self.seq.windows(form.len()).any(|w| w == form),
+        cjk.clear();
+    };
+    for (i, c) in lower.char_indices() {
+        if is_cjk(c) {
+            if let Some(start) = word.take() {
+                out.push(&lower[start..i]);
+            }
+            cjk.push(i);
+        } else if c.is_alphanumeric() {
+            flush_cjk(&mut cjk, i, &mut out);
+            word.get_or_insert(i);
+        } else {
+            flush_cjk(&mut cjk, i, &mut out);
+            if let Some(start) = word.take() {
+                out.push(&lower[start..i]);
+            }
         }
     }
+    flush_cjk(&mut cjk, lower.len(), &mut out);
+    if let Some(start) = word {
+        out.push(&lower[start..]);
+    }
+    out
 }
 
 /// What FTS5's unicode61 makes of a form: words split at `-`, `_`, etc.
@@ -482,7 +530,6 @@ fn word_concept(w: &str) -> Concept {
     if parts.len() != 1 {
         // "busy_timeout", "force-push": a phrase of its parts
         return Concept {
-            stems: vec![parts.iter().map(|p| stem(p)).collect()],
             forms: vec![parts],
             shown: w.to_string(),
         };
@@ -497,7 +544,6 @@ fn word_concept(w: &str) -> Concept {
         }
     }
     Concept {
-        stems: vec![vec![s]],
         forms: forms.into_iter().map(|f| vec![f]).collect(),
         shown: w.to_string(),
     }
@@ -607,11 +653,19 @@ mod tests {
     }
 
     #[test]
-    fn presence_is_by_stem_and_phrase() {
+    fn presence_is_by_form_and_phrase() {
         let c = Concepts::parse("moving the pull request", &Synonyms::new([]));
         assert_eq!(c.present("We moved it. Opened a PR."), [true, true]);
         assert_eq!(c.present("pull the request"), [false, false]);
         assert_eq!(c.present("the pull request"), [false, true]);
+    }
+
+    #[test]
+    fn tokens_are_the_index_tokens() {
+        assert_eq!(
+            index_tokens("busy_timeout, k8s 数据库 用 a-b"),
+            ["busy", "timeout", "k8s", "数据", "据库", "用", "a", "b"]
+        );
     }
 
     #[test]
