@@ -217,6 +217,14 @@ fn search_bench(db_path: &Path, cfg: &Config) {
     // each query's fastest run: what the query costs when no other process
     // takes the CPU (the 2 cores of the workplace are shared)
     let mut fastest = vec![f64::MAX; qs.len()];
+    // PMS_BENCH_POOL=n: candidates per step (search::TUNING.pool otherwise)
+    let tuning = search::Tuning {
+        pool: std::env::var("PMS_BENCH_POOL")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(search::TUNING.pool),
+        ..search::TUNING
+    };
     for round in 0..5 {
         for (qi, q) in qs.iter().enumerate() {
             let p = SearchParams {
@@ -226,7 +234,7 @@ fn search_bench(db_path: &Path, cfg: &Config) {
                 ..SearchParams::default()
             };
             let t = Instant::now();
-            let out = search::search(&conn, &cfg.search, &p).unwrap();
+            let out = search::search_tuned(&conn, &cfg.search, &p, &tuning).unwrap();
             let took = t.elapsed().as_secs_f64() * 1e3;
             if verbose && round == 4 {
                 println!("  {took:>8.2} ms  {:<16} {}", out.matched.as_str(), q.text);

@@ -240,7 +240,7 @@ pub fn hybrid_fused(
     tuning: &super::Tuning,
 ) -> rusqlite::Result<SearchOutcome> {
     let k = super::keyword_scored(conn, cfg, params, tuning)?;
-    let pool = tuning.pool.max(params.limit * 10);
+    let pool = tuning.pool.max(params.limit * 4);
     let keyword: HashMap<i64, (Hit, f64)> = k
         .scored
         .into_iter()

@@ -331,7 +331,7 @@ pub(crate) fn keyword_scored(
     let frequent_terms = frequent_terms(conn, &q);
     let is_frequent = |form: &[String]| form.iter().all(|t| frequent_terms.contains(t));
     let all: Vec<usize> = (0..q.concepts.len()).collect();
-    let pool = tuning.pool.max(params.limit * 10);
+    let pool = tuning.pool.max(params.limit * 4);
     let transcripts = params.sources.is_empty() || params.sources.contains(&Source::Transcript);
     // each concept as an FTS5 group of its forms that are not very common,
     // and how many chunks it matches (up to DF_CAP), in the table that holds
