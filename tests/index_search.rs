@@ -616,3 +616,50 @@ fn a_full_disk_keeps_the_index_and_search_answers() {
         assert!(!home.workspace().join(".pms/index.db.rebuild").exists());
     }
 }
+
+#[test]
+fn hits_are_grouped_by_conversation_and_none_is_dropped() {
+    let home = setup();
+    // a session summary of s1: shown with its conversation
+    std::fs::write(
+        home.workspace().join("sessions/20261101-0900-s1.md"),
+        "---\nsession_id: s1\nproject: -home-u-app\ntranscript_ref: cc://-home-u-app/s1.jsonl\nend: 2026-11-01T09:01:05Z\n---\n# Sharding the billing database\n## Decisions\n- shard billing by tenant\n",
+    )
+    .unwrap();
+    index(&home);
+    let run = |args: &[&str]| -> Value {
+        let out = home.ok(&[&["search", "billing database"][..], args, &["--json"]].concat());
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let v = run(&[]);
+    assert_eq!(v["group"], "session");
+    let groups = v["groups"].as_array().unwrap();
+    assert_eq!(groups[0]["key"], "cc://-home-u-app/s1.jsonl", "{v}");
+    // both turns of the conversation and the two sections of its summary,
+    // together
+    assert_eq!(groups.len(), 1, "{v}");
+    assert_eq!(groups[0]["hits"], 4, "{v}");
+    let sources: Vec<&str> = v["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["source"].as_str().unwrap())
+        .collect();
+    assert_eq!(sources.iter().filter(|s| **s == "transcript").count(), 2);
+    // a limit of one keeps the best hit and says how many more matched
+    let v = run(&["--limit", "1"]);
+    assert_eq!(v["hits"].as_array().unwrap().len(), 1);
+    assert_eq!(v["groups"][0]["more"], 3, "{v}");
+    // by file, the summary is a group of its own
+    let v = run(&["--group", "file"]);
+    let keys: Vec<&str> = v["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["key"].as_str().unwrap())
+        .collect();
+    assert!(keys.contains(&"sessions/20261101-0900-s1.md"), "{v}");
+    assert!(keys.contains(&"cc://-home-u-app/s1.jsonl"), "{v}");
+    let out = home.run(&["search", "billing", "--group", "topic"]);
+    assert!(!out.status.success());
+}
