@@ -214,21 +214,33 @@ fn search_bench(db_path: &Path, cfg: &Config) {
     let verbose = env_flag("PMS_BENCH_VERBOSE");
     let mut lat = Vec::new();
     let mut by_kind: std::collections::BTreeMap<&str, Vec<f64>> = Default::default();
+    // each query's fastest run: what the query costs when no other process
+    // takes the CPU (the 2 cores of the workplace are shared)
+    let mut fastest = vec![f64::MAX; qs.len()];
+    // PMS_BENCH_POOL=n: candidates per step (search::TUNING.pool otherwise)
+    let tuning = search::Tuning {
+        pool: std::env::var("PMS_BENCH_POOL")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(search::TUNING.pool),
+        ..search::TUNING
+    };
     for round in 0..5 {
-        for q in &qs {
+        for (qi, q) in qs.iter().enumerate() {
             let p = SearchParams {
                 query: q.text.clone(),
                 limit: 10,
-                per_file: 1,
+                per_file: 0,
                 ..SearchParams::default()
             };
             let t = Instant::now();
-            let out = search::search(&conn, &cfg.search, &p).unwrap();
+            let out = search::search_tuned(&conn, &cfg.search, &p, &tuning).unwrap();
             let took = t.elapsed().as_secs_f64() * 1e3;
             if verbose && round == 4 {
                 println!("  {took:>8.2} ms  {:<16} {}", out.matched.as_str(), q.text);
             }
             lat.push(took);
+            fastest[qi] = fastest[qi].min(took);
             by_kind.entry(q.kind.as_str()).or_default().push(took);
             std::hint::black_box(out);
         }
@@ -239,6 +251,11 @@ fn search_bench(db_path: &Path, cfg: &Config) {
     println!(
         "search over {chunks} chunks, {} labelled queries x5: p50 {p50:.2} ms, p95 {p95:.2} ms, max {max:.2} ms (goal p95 <= 10)",
         qs.len()
+    );
+    println!(
+        "  each query's fastest of 5 runs: p50 {:.2} ms, p95 {:.2} ms",
+        percentile(&mut fastest.clone(), 0.5),
+        percentile(&mut fastest, 0.95)
     );
     for (kind, v) in &mut by_kind {
         println!(

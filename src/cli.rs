@@ -259,6 +259,9 @@ pub struct SearchArgs {
     /// Only results before this date (YYYY-MM-DD)
     #[arg(long)]
     pub until: Option<String>,
+    /// Show hits together by conversation (session), by file, or in plain rank order (none); default: search.group in config.toml (session)
+    #[arg(long, value_parser = ["session", "file", "none"])]
+    pub group: Option<String>,
     /// Print results as JSON
     #[arg(long)]
     pub json: bool,

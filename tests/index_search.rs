@@ -56,6 +56,18 @@ fn uris(v: &Value) -> Vec<String> {
     crate::support::hit_uris(v)
 }
 
+/// The files found, in order, each once (hits are single turns or chunks,
+/// several of which may come from one file).
+fn files(v: &Value) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for u in uris(v) {
+        if !out.contains(&u) {
+            out.push(u);
+        }
+    }
+    out
+}
+
 #[test]
 fn finds_knowledge_transcripts_and_chinese() {
     let home = setup();
@@ -72,7 +84,8 @@ fn finds_knowledge_transcripts_and_chinese() {
     assert_eq!(v["mode"], "keyword");
 
     let v = search(&home, "数据库");
-    assert_eq!(uris(&v), vec!["cc://-home-u-app/s1.jsonl"]);
+    assert_eq!(files(&v), vec!["cc://-home-u-app/s1.jsonl"]);
+    assert_eq!(v["hits"][0]["line_start"], 3, "{v}");
     let v = search(&home, "six pre-thinking questions PRD");
     assert_eq!(uris(&v)[0], "product/workflows/prd.md");
 }
@@ -151,7 +164,7 @@ fn hostile_queries_never_break_the_search() {
         );
     }
     let v = search(&home, r#"billing" OR "*"#);
-    assert_eq!(uris(&v), vec!["cc://-home-u-app/s1.jsonl"]);
+    assert_eq!(files(&v), vec!["cc://-home-u-app/s1.jsonl"]);
 }
 
 #[test]
@@ -166,7 +179,7 @@ fn and_first_then_or_fallback() {
     // single-character fallback: no bigram of the query is in the corpus
     let v = search(&home, "划迁");
     assert_eq!(v["matched"], "single-character", "{v}");
-    assert_eq!(uris(&v), vec!["cc://-home-u-app/s1.jsonl"]);
+    assert_eq!(files(&v), vec!["cc://-home-u-app/s1.jsonl"]);
 }
 
 #[test]
@@ -189,13 +202,18 @@ fn appended_transcripts_are_read_from_where_they_stopped() {
     assert_eq!(r["files_appended"], 1);
     let v = search(&home, "noted marmalade");
     assert_eq!(v["hits"][0]["line_start"], 6, "{v}");
-    // nothing was indexed twice
+    // nothing was indexed twice: the two turns that say "billing", once each
     let v = home.ok(&["search", "billing", "--json", "-n", "50"]);
     let v: Value = serde_json::from_slice(&v.stdout).unwrap();
-    assert_eq!(
-        uris(&v).iter().filter(|u| u.starts_with("cc://")).count(),
-        1
-    );
+    let turns: Vec<(String, i64)> = v["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h["uri"].as_str().unwrap().starts_with("cc://"))
+        .map(|h| (h["uri"].to_string(), h["line_start"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(turns.len(), 2, "{v}");
+    assert_ne!(turns[0], turns[1]);
 }
 
 #[test]
@@ -382,7 +400,7 @@ fn a_corrupt_database_is_rebuilt_by_index_and_explained_by_search() {
         crate::support::stderr(&out)
     );
     assert_eq!(
-        uris(&search(&home, "shard billing")),
+        files(&search(&home, "shard billing")),
         vec!["cc://-home-u-app/s1.jsonl"]
     );
 }
@@ -481,17 +499,26 @@ fn very_common_terms_stop_selecting_transcripts_but_not_knowledge() {
     drop(conn);
     let v = search(&home, "tenant database");
     let got = uris(&v);
-    // the transcript turn without "database" now matches on "tenant" alone...
-    assert!(
-        got.contains(&"cc://-home-u-app/s1.jsonl".to_string()),
-        "{v}"
-    );
-    // ...but a knowledge file still needs every term
-    assert!(
-        !got.contains(&"product/projects/tenants.md".to_string()),
-        "{v}"
-    );
+    // the transcript turn with both words still comes first, although
+    // "database" no longer selects transcripts...
+    assert_eq!(got[0], "cc://-home-u-app/s1.jsonl", "{v}");
     assert_eq!(v["matched"], "all-terms");
+    // ...and a knowledge file holding one of the words ranks below it (OR
+    // with a boost for holding every word, not AND)
+    let k = got
+        .iter()
+        .position(|u| u == "product/projects/tenants.md")
+        .expect("the knowledge file matches on tenant");
+    assert!(k > 0, "{v}");
+    // a turn holding only the very common word is not selected
+    assert!(
+        v["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["source"] != "transcript" || h["line_start"] != 1),
+        "{v}"
+    );
 }
 
 #[test]
@@ -588,4 +615,51 @@ fn a_full_disk_keeps_the_index_and_search_answers() {
         );
         assert!(!home.workspace().join(".pms/index.db.rebuild").exists());
     }
+}
+
+#[test]
+fn hits_are_grouped_by_conversation_and_none_is_dropped() {
+    let home = setup();
+    // a session summary of s1: shown with its conversation
+    std::fs::write(
+        home.workspace().join("sessions/20261101-0900-s1.md"),
+        "---\nsession_id: s1\nproject: -home-u-app\ntranscript_ref: cc://-home-u-app/s1.jsonl\nend: 2026-11-01T09:01:05Z\n---\n# Sharding the billing database\n## Decisions\n- shard billing by tenant\n",
+    )
+    .unwrap();
+    index(&home);
+    let run = |args: &[&str]| -> Value {
+        let out = home.ok(&[&["search", "billing database"][..], args, &["--json"]].concat());
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let v = run(&[]);
+    assert_eq!(v["group"], "session");
+    let groups = v["groups"].as_array().unwrap();
+    assert_eq!(groups[0]["key"], "cc://-home-u-app/s1.jsonl", "{v}");
+    // both turns of the conversation and the two sections of its summary,
+    // together
+    assert_eq!(groups.len(), 1, "{v}");
+    assert_eq!(groups[0]["hits"], 4, "{v}");
+    let sources: Vec<&str> = v["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["source"].as_str().unwrap())
+        .collect();
+    assert_eq!(sources.iter().filter(|s| **s == "transcript").count(), 2);
+    // a limit of one keeps the best hit and says how many more matched
+    let v = run(&["--limit", "1"]);
+    assert_eq!(v["hits"].as_array().unwrap().len(), 1);
+    assert_eq!(v["groups"][0]["more"], 3, "{v}");
+    // by file, the summary is a group of its own
+    let v = run(&["--group", "file"]);
+    let keys: Vec<&str> = v["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["key"].as_str().unwrap())
+        .collect();
+    assert!(keys.contains(&"sessions/20261101-0900-s1.md"), "{v}");
+    assert!(keys.contains(&"cc://-home-u-app/s1.jsonl"), "{v}");
+    let out = home.run(&["search", "billing", "--group", "topic"]);
+    assert!(!out.status.success());
 }

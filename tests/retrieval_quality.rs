@@ -40,9 +40,12 @@ fn keyword_search_quality_does_not_regress() {
     assert!(m.ndcg_at_10 >= FLOOR_NDCG, "nDCG@10 {:.3}", m.ndcg_at_10);
 }
 
-const FLOOR_RECALL: f64 = 0.94;
-const FLOOR_MRR: f64 = 0.98;
-const FLOOR_NDCG: f64 = 0.95;
+// Raised with issue 13's ranking (OR with a coverage boost, inflections,
+// conversation context): 0.947 / 0.989 / 0.951 before, 1.000 for all three
+// after.
+const FLOOR_RECALL: f64 = 0.99;
+const FLOOR_MRR: f64 = 0.99;
+const FLOOR_NDCG: f64 = 0.99;
 
 /// Hybrid ranking with real weights from a package registry (see
 /// tests/support/models.rs): it must keep every keyword query's quality and
@@ -95,8 +98,13 @@ fn hybrid_search_recovers_paraphrases_without_losing_keyword_quality() {
         hy_kw.ndcg_at_10
     );
     assert!(hy_para.recall_at_10 > kw_para.recall_at_10 && hy_para.mrr > kw_para.mrr);
+    // Issue 13 lowered embeddings.vector_weight from 0.6 to 0.3 (with the
+    // 64-dimension registry model, weights above 0.3 cost the long-memory
+    // set's conversations more than they gave its paraphrases): here that
+    // moved paraphrases from R@10 0.750 / MRR 0.467 to 0.700 / 0.412, while
+    // keyword search alone rose from 0.35 to 0.575 Recall@10 on them.
     assert!(
-        hy_para.recall_at_10 >= 0.65 && hy_para.mrr >= 0.47,
+        hy_para.recall_at_10 >= 0.65 && hy_para.mrr >= 0.40,
         "{hy_para:?}"
     );
     assert!(

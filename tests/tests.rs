@@ -24,6 +24,7 @@ mod mcp_robustness;
 mod readme;
 mod redaction;
 mod retrieval_quality;
+mod search_quality;
 mod settings_bytes_fuzz;
 mod settings_merge_props;
 mod signals_quality;

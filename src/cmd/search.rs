@@ -19,8 +19,13 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> Result<ExitCode> {
         project: args.project.as_deref(),
         since: args.since.as_deref(),
         until: args.until.as_deref(),
+        group: args.group.as_deref(),
     }
-    .parse(ctx.cfg.search.default_limit, usize::MAX)?;
+    .parse_with(
+        ctx.cfg.search.default_limit,
+        usize::MAX,
+        ctx.cfg.search.group,
+    )?;
     let conn = db::open_ro(&ctx.ws.db_path())?;
     let plan = if args.keyword {
         Plan::Off("--keyword".into())
@@ -38,21 +43,23 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> Result<ExitCode> {
         println!("No results for {:?}.", args.query);
         return Ok(ExitCode::SUCCESS);
     }
-    for (i, h) in out.hits.iter().enumerate() {
-        let date = h.date.as_deref().and_then(|d| d.get(..10)).unwrap_or("");
-        let title = h.heading.as_deref().or(h.role.as_deref()).unwrap_or("");
-        println!(
-            "{:>2}. {:.2}  {}:{}-{}  [{}] {} {}",
-            i + 1,
-            h.score,
-            h.uri,
-            h.line_start,
-            h.line_end,
-            h.source,
-            date,
-            title
-        );
-        println!("    {}", h.snippet);
+    let mut n = 0;
+    for (gi, g) in out.groups.iter().enumerate() {
+        let grouped = out.group != crate::search::Group::None && (g.hits > 1 || g.more > 0);
+        if grouped {
+            println!("{}  ({} hit(s){})", g.key, g.hits, more_text(g.more));
+        }
+        for h in out.group_hits(gi) {
+            n += 1;
+            let date = h.date.as_deref().and_then(|d| d.get(..10)).unwrap_or("");
+            let title = h.heading.as_deref().or(h.role.as_deref()).unwrap_or("");
+            let indent = if grouped { "  " } else { "" };
+            println!(
+                "{indent}{:>2}. {:.2}  {}:{}-{}  [{}] {} {}",
+                n, h.score, h.uri, h.line_start, h.line_end, h.source, date, title
+            );
+            println!("{indent}    {}", h.snippet);
+        }
     }
     if let Some(note) = out.fallback_note() {
         println!("({note})");
@@ -61,4 +68,12 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> Result<ExitCode> {
         println!("(keyword search only: {reason})");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn more_text(more: usize) -> String {
+    if more == 0 {
+        String::new()
+    } else {
+        format!(", {more} more match there")
+    }
 }

@@ -28,9 +28,9 @@ use crate::search::{self, Request, SearchParams, fetch};
 pub const INSTRUCTIONS: &str = "pms is the user's personal memory: their notes and domain rules, confirmed lessons, \
 session summaries, and every past conversation (Claude Code, Codex, OpenClaw). Search it before answering anything about past work, \
 decisions, people, preferences or \"what did we do about X\" (including \"yesterday\", \"last week\"), and before \
-redoing work that may have been done. memory_search finds files and conversations (paths like product/CLAUDE.md, \
-or a cc://, codex:// or openclaw:// URI for a conversation). memory_search_context looks for the best passages inside one \
-of them. memory_get reads the original text around a hit by line range: quote it rather than guessing. \
+redoing work that may have been done. memory_search finds passages (turns of past conversations, parts of files; ask in plain words or as a question), \
+shown together per conversation (cc://, codex:// or openclaw:// URIs) or file (e.g. product/CLAUDE.md) with how many more \
+matched there; memory_search_context opens those, the best passages inside one of them. memory_get reads the original text around a hit by line range: quote it rather than guessing. \
 memory_timeline lists past sessions by day (\"what did I do last week?\") with no query. memory_save keeps a note \
 the user asks you to remember. Session summaries (sessions/*.md) carry a transcript_ref pointing to the full conversation. Learnings staged from past \
 sessions wait for the user's confirmation: lessons_pending lists them; after the user explicitly says yes to one, \
@@ -56,6 +56,9 @@ pub struct SearchArgs {
     /// Only results on or after this date (YYYY-MM-DD).
     #[serde(default)]
     pub since: Option<String>,
+    /// How hits are put together: "session" (default: the turns of one conversation together, with how many more it holds), "file", or "none" (plain rank order).
+    #[serde(default)]
+    pub group: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -244,8 +247,13 @@ impl Memory {
             project: a.project.as_deref(),
             since: a.since.as_deref(),
             until: None,
+            group: a.group.as_deref(),
         };
-        let params = match request.parse(self.ctx.cfg.search.default_limit, MAX_LIMIT) {
+        let params = match request.parse_with(
+            self.ctx.cfg.search.default_limit,
+            MAX_LIMIT,
+            self.ctx.cfg.search.group,
+        ) {
             Ok(p) => p,
             Err(e) => return fail(e.to_string()),
         };
@@ -271,7 +279,7 @@ impl Memory {
             query: clamp_query(&a.query),
             limit,
             within: Some(uri.clone()),
-            per_file: limit,
+            group: search::Group::None,
             ..SearchParams::default()
         };
         let cfg = &self.ctx.cfg.search;
@@ -507,7 +515,7 @@ impl MemoryServer {
     }
 
     #[tool(
-        description = "Search the user's memory (notes, lessons, session summaries, past conversations with Claude Code, Codex and OpenClaw). Returns ranked hits with path or conversation URI, line range, score, source, date and a snippet.",
+        description = "Search the user's memory (notes, lessons, session summaries, past conversations with Claude Code, Codex and OpenClaw). Ask in plain words or as a question. Returns ranked passages (single turns of a conversation, or parts of a file) with path or conversation URI, line range, score, source, date and a snippet. By default the hits of one conversation are shown together under its URI (group=\"session\"; \"file\" or \"none\" for plain rank order), and each group says how many more passages of it matched beyond the limit: open those with memory_search_context(source=<that URI>, query).",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn memory_search(
@@ -623,25 +631,33 @@ fn format_hits(query: &str, out: &search::SearchOutcome, inside: bool) -> String
     if let Some(note) = out.fallback_note() {
         s.push_str(&format!("({note})\n"));
     }
-    for (i, h) in out.hits.iter().enumerate() {
-        let date = h
-            .date
-            .as_deref()
-            .and_then(|d| d.get(..10))
-            .unwrap_or("undated");
-        let what = h.heading.as_deref().or(h.role.as_deref()).unwrap_or("");
-        s.push_str(&format!(
-            "{}. {} lines {}-{} ({}, {}, score {:.2}) {}\n   {}\n",
-            i + 1,
-            h.uri,
-            h.line_start,
-            h.line_end,
-            h.source,
-            date,
-            h.score,
-            what,
-            h.snippet
-        ));
+    let mut n = 0;
+    for (gi, g) in out.groups.iter().enumerate() {
+        let grouped = !inside && out.group != search::Group::None;
+        if grouped {
+            let more = if g.more > 0 {
+                format!(
+                    "; {} more matching passage(s) there: memory_search_context(source=\"{}\", query)",
+                    g.more, g.key
+                )
+            } else {
+                String::new()
+            };
+            s.push_str(&format!("== {} ({} hit(s){more})\n", g.key, g.hits));
+        }
+        for h in out.group_hits(gi) {
+            n += 1;
+            let date = h
+                .date
+                .as_deref()
+                .and_then(|d| d.get(..10))
+                .unwrap_or("undated");
+            let what = h.heading.as_deref().or(h.role.as_deref()).unwrap_or("");
+            s.push_str(&format!(
+                "{}. {} lines {}-{} ({}, {}, score {:.2}) {}\n   {}\n",
+                n, h.uri, h.line_start, h.line_end, h.source, date, h.score, what, h.snippet
+            ));
+        }
     }
     if !inside {
         s.push_str("\nRead around a hit with memory_get(path, from, lines); look inside one with memory_search_context.");

@@ -199,6 +199,16 @@ pub fn search(
     hybrid(conn, cfg, params, &query_vec, weight, cache)
 }
 
+/// How keyword and vector rankings are combined.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Fusion {
+    /// `w * semantic + (1 - w) * keyword`, both normalised to 0..1.
+    Weighted(f64),
+    /// Reciprocal rank fusion: `1/(k + keyword rank) + 1/(k + vector rank)`
+    /// (k = 60), a rank missing on one side counting nothing there.
+    ReciprocalRank,
+}
+
 /// The fused ranking for a query vector.
 pub fn hybrid(
     conn: &Connection,
@@ -208,9 +218,31 @@ pub fn hybrid(
     weight: f64,
     cache: Option<&VectorCache>,
 ) -> rusqlite::Result<SearchOutcome> {
-    let pool = (params.limit.max(1) * 4 * params.per_file.max(1)).max(40);
-    let (raw, matched, round_weight) = super::keyword_candidates(conn, params)?;
-    let keyword: HashMap<i64, (Hit, f64)> = super::normalised_bm25(raw, round_weight)
+    hybrid_fused(
+        conn,
+        cfg,
+        params,
+        query_vec,
+        Fusion::Weighted(weight),
+        cache,
+        &super::TUNING,
+    )
+}
+
+/// [`hybrid`] with a chosen fusion and keyword tuning (for the benchmarks).
+pub fn hybrid_fused(
+    conn: &Connection,
+    cfg: &SearchConfig,
+    params: &SearchParams,
+    query_vec: &[f32],
+    fusion: Fusion,
+    cache: Option<&VectorCache>,
+    tuning: &super::Tuning,
+) -> rusqlite::Result<SearchOutcome> {
+    let k = super::keyword_scored(conn, cfg, params, tuning)?;
+    let pool = tuning.pool.max(params.limit * 4);
+    let keyword: HashMap<i64, (Hit, f64)> = k
+        .scored
         .into_iter()
         .map(|(h, s)| (h.chunk_id, (h, s)))
         .collect();
@@ -243,25 +275,59 @@ pub fn hybrid(
         .map(|(id, _)| *id)
         .filter(|id| !keyword.contains_key(id))
         .collect();
-    let mut scored: Vec<(Hit, f64)> = keyword
+    let mut both: Vec<(Hit, f64, f64)> = keyword
         .into_iter()
-        .map(|(id, (hit, kw))| (hit, weight * semantic(id) + (1.0 - weight) * kw))
+        .map(|(id, (hit, kw))| (hit, kw, semantic(id)))
         .collect();
     for hit in hits_of(conn, &new_ids)? {
-        let s = weight * semantic(hit.chunk_id);
-        scored.push((hit, s));
+        let s = semantic(hit.chunk_id);
+        both.push((hit, 0.0, s));
     }
+    let mut scored: Vec<(Hit, f64)> = match fusion {
+        Fusion::Weighted(w) => both
+            .into_iter()
+            .map(|(h, kw, sem)| (h, w * sem + (1.0 - w) * kw))
+            .collect(),
+        Fusion::ReciprocalRank => {
+            let rank_of = |key: &dyn Fn(&(Hit, f64, f64)) -> f64| -> HashMap<i64, usize> {
+                let mut v: Vec<(i64, f64)> = both
+                    .iter()
+                    .filter(|x| key(x) > 0.0)
+                    .map(|x| (x.0.chunk_id, key(x)))
+                    .collect();
+                v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                v.into_iter()
+                    .enumerate()
+                    .map(|(i, (id, _))| (id, i))
+                    .collect()
+            };
+            let kw_rank = rank_of(&|x| x.1);
+            let sem_rank = rank_of(&|x| x.2);
+            let rrf = |r: Option<&usize>| r.map_or(0.0, |r| 1.0 / (60.0 + *r as f64 + 1.0));
+            let scored: Vec<(Hit, f64)> = both
+                .into_iter()
+                .map(|(h, _, _)| {
+                    let s = rrf(kw_rank.get(&h.chunk_id)) + rrf(sem_rank.get(&h.chunk_id));
+                    (h, s * 30.5)
+                })
+                .collect();
+            scored
+        }
+    };
     scored.retain(|(_, s)| *s > 0.0);
-    Ok(SearchOutcome {
-        hits: super::finish(scored, cfg, params),
-        matched: if matched == Matched::Nothing {
-            Matched::Semantic
-        } else {
-            matched
-        },
-        mode: Mode::Hybrid,
-        mode_reason: None,
-    })
+    let matched = if k.matched == Matched::Nothing {
+        Matched::Semantic
+    } else {
+        k.matched
+    };
+    Ok(super::finish(
+        scored,
+        matched,
+        Mode::Hybrid,
+        cfg,
+        params,
+        &k.concepts,
+    ))
 }
 
 fn unfiltered(p: &SearchParams) -> bool {

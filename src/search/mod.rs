@@ -1,33 +1,76 @@
 //! Searching the index: the query shared by `pms search`, the MCP tools and
 //! the benchmarks.
 //!
-//! A query runs in up to four rounds: all terms (AND); if nothing matches, at
-//! least two terms (the OR of every pair, for queries of three or more
-//! terms); then any term (OR, leaving out of the transcript table the terms
-//! that match more than 20,000 chunks there); and for Chinese, Japanese or
-//! Korean text that still finds nothing, single characters at half weight. Scores are BM25, normalised per
-//! query so the best hit is 1.0, then multiplied by the source weight
-//! (structured memory above raw transcripts, `search.structured_weight`) and,
-//! when configured, a recency factor. Structured sources and transcripts are
-//! ranked in separate FTS5 queries so that the large transcript set can
-//! never crowd the small knowledge set out of the candidate list. Results
-//! are deduplicated per file (a conversation counts as one file).
+//! Results are single chunks: a turn of a conversation, or a piece of a
+//! knowledge file, each ranked on its own; several may come from one
+//! conversation (what was decided about X is usually spread over turns).
+//! They are grouped for display (`Group`: by session, by file, or not) but
+//! none is dropped for sharing a conversation, and each group says how many
+//! more of its chunks matched beyond the limit.
+//!
+//! Ranking (measured on the long-memory labelled set, `cargo bench --bench
+//! memory`): the query becomes concepts (`query.rs`: question words gone,
+//! inflections, synonyms and abbreviations). FTS5 finds the chunks holding
+//! any form of any concept (OR) and ranks them by BM25; structured sources
+//! and transcripts are ranked in separate queries so that the large
+//! transcript set can never crowd the small knowledge set out. The best
+//! candidates are then re-scored: BM25 normalised to the best, blended with
+//! the share of the query's concepts the chunk (with its heading) holds (AND
+//! as a boost, not a gate), and raised with the share of concepts its
+//! conversation (or file) and its project hold together (a transcript
+//! folder's name counting as the project's title), so the right
+//! conversation's turns rise together. Then the source weight (`search.structured_weight`) and,
+//! when configured, recency. For Chinese, Japanese or Korean text that
+//! finds nothing, single characters at half weight are the last resort.
 
 pub mod fetch;
 pub mod hybrid;
+pub mod query;
 pub mod request;
 pub mod timeline;
 
 pub use request::{BadRequest, Request, parse_date};
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use rusqlite::{Connection, params_from_iter, types::Value as SqlValue};
 use serde::Serialize;
 
 use crate::index::indexer::Source;
-use crate::index::text::{Query, Term, is_cjk, terms};
+use crate::index::text::is_cjk;
 use crate::workspace::config::SearchConfig;
+use query::{Concepts, Synonyms};
+
+/// How hits are put together for display.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Group {
+    /// A conversation with its subagents and its session summary together.
+    #[default]
+    Session,
+    /// Each file (or conversation file) apart.
+    File,
+    /// Plain rank order.
+    None,
+}
+
+impl Group {
+    pub fn parse(s: &str) -> Option<Group> {
+        match s.trim() {
+            "session" | "sessions" | "conversation" => Some(Group::Session),
+            "file" | "files" => Some(Group::File),
+            "none" | "off" => Some(Group::None),
+            _ => None,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Group::Session => "session",
+            Group::File => "file",
+            Group::None => "none",
+        }
+    }
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct SearchParams {
@@ -42,8 +85,10 @@ pub struct SearchParams {
     pub until: Option<String>,
     /// Only hits inside this file or conversation (its URI).
     pub within: Option<String>,
-    /// Keep several hits per file (for searching inside one file).
+    /// At most this many hits per file (0: no cap). The file-level quality
+    /// sets use 1.
     pub per_file: usize,
+    pub group: Group,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -59,13 +104,19 @@ pub struct Hit {
     pub role: Option<String>,
     pub heading: Option<String>,
     pub snippet: String,
+    /// The display group this hit belongs to (a conversation URI, a file).
+    pub group: String,
     #[serde(skip)]
     pub chunk_id: i64,
+    /// Summaries: the conversation they summarise.
+    #[serde(skip)]
+    pub ref_uri: Option<String>,
 }
 
 /// The columns [`Hit::from_row`] reads, in its order (`c` = chunks, `f` = files).
-pub(crate) const HIT_COLUMNS: &str =
-    "c.id, f.uri, f.source, f.project, c.line_start, c.line_end, c.ts, c.role, c.heading, c.text";
+pub(crate) const HIT_COLUMNS: &str = "c.id, f.uri, f.source, f.project, c.line_start, c.line_end, c.ts, c.role, c.heading, c.text, f.ref_uri";
+/// How many columns [`HIT_COLUMNS`] has (a query's next column is this index).
+pub(crate) const HIT_COLUMN_COUNT: usize = 11;
 
 impl Hit {
     /// A hit (score 0) from the first columns of a row selected with [`HIT_COLUMNS`].
@@ -81,15 +132,44 @@ impl Hit {
             role: r.get(7)?,
             heading: r.get(8)?,
             snippet: r.get(9)?,
+            ref_uri: r.get(10)?,
+            group: String::new(),
             score: 0.0,
         })
     }
+
+    /// The conversation a hit belongs to: a transcript (a subagent's is its
+    /// parent's), or the one a summary summarises; else the file.
+    fn session_key(&self) -> String {
+        if let Some(r) = self.ref_uri.as_deref().filter(|r| !r.is_empty()) {
+            return r.to_string();
+        }
+        if let Some(rest) = self.uri.strip_prefix("cc://")
+            && let Some((head, _)) = rest.split_once("/subagents/")
+        {
+            return format!("cc://{head}.jsonl");
+        }
+        self.uri.clone()
+    }
+}
+
+/// Hits shown together.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct HitGroup {
+    /// The conversation URI or file path.
+    pub key: String,
+    /// How many of the returned hits are in it (they are adjacent in `hits`).
+    pub hits: usize,
+    /// Chunks of it that matched but did not fit in the limit (at least).
+    pub more: usize,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct SearchOutcome {
     pub hits: Vec<Hit>,
-    /// Which round found the hits.
+    pub group: Group,
+    pub groups: Vec<HitGroup>,
+    /// How much of the query the best hit holds.
     pub matched: Matched,
     pub mode: Mode,
     /// Why the search is keyword only although semantic recall exists (no
@@ -98,8 +178,8 @@ pub struct SearchOutcome {
     pub mode_reason: Option<String>,
 }
 
-/// How the hits matched the query: the keyword round that found them, or
-/// meaning alone.
+/// How the hits matched the query: how much of it the best keyword hit
+/// holds, or meaning alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Matched {
@@ -108,7 +188,7 @@ pub enum Matched {
     MostTerms,
     AnyTerm,
     SingleCharacter,
-    /// No keyword round matched; the hits are the nearest vectors.
+    /// No keyword matched; the hits are the nearest vectors.
     Semantic,
     #[serde(rename = "none")]
     Nothing,
@@ -140,7 +220,7 @@ impl SearchOutcome {
     /// query (the CLI and the MCP tools say the same).
     pub fn fallback_note(&self) -> Option<&'static str> {
         match self.matched {
-            Matched::MostTerms => Some("no hit has every word; these have at least two of them"),
+            Matched::MostTerms => Some("no hit has every word; the best have most of them"),
             Matched::AnyTerm => Some("no hit has every word; these have some of them"),
             Matched::SingleCharacter => {
                 Some("no hit has the words; these share single characters with the query")
@@ -149,243 +229,624 @@ impl SearchOutcome {
             Matched::AllTerms | Matched::Nothing => None,
         }
     }
+
+    /// The hits of group `i` (a slice of `hits`).
+    pub fn group_hits(&self, i: usize) -> &[Hit] {
+        let start: usize = self.groups[..i].iter().map(|g| g.hits).sum();
+        &self.hits[start..start + self.groups[i].hits]
+    }
 }
 
 const UNIGRAM_WEIGHT: f64 = 0.5;
+
+/// Weights of the re-scoring (tuned on the tuning half of the long-memory
+/// set; `cargo bench --bench memory` prints both halves).
+#[derive(Debug, Clone, Copy)]
+pub struct Tuning {
+    /// Share of a chunk's score that is its concept coverage (the rest is
+    /// its normalised BM25).
+    pub coverage: f64,
+    /// Raise by the share of concepts the chunk's file holds together.
+    pub file: f64,
+    /// Raise by the share of concepts the chunk's project holds together
+    /// (its transcript folder's name counts as its title).
+    pub project: f64,
+    /// Candidates ranked per table.
+    pub pool: usize,
+    /// Weight in the coverage of a concept whose word is in
+    /// `frequent_terms` (any other concept weighs 1).
+    pub frequent: f64,
+}
+
+/// Measured on the tuning half (conversations, keyword search): coverage
+/// 0.0 → 0.8 took Recall@10 from 0.57 to 0.72; file 0 → 1.0 and project
+/// 0 → 1.5 took right-conversation-first from 0.64 to 0.89. A separate
+/// weight for knowledge headings changed nothing on the notes, and one for
+/// the speaker of a chat turn ("Maya: ...") cost 0.02 of Recall@10 and
+/// right-conversation-first, so neither is kept: a heading counts as part of
+/// its chunk, a speaker's name as a word of the turn. A pool of 300 instead
+/// of 150 changed nothing but time.
+pub const TUNING: Tuning = Tuning {
+    coverage: 0.8,
+    file: 1.0,
+    project: 1.5,
+    pool: 150,
+    frequent: 0.3,
+};
 
 pub fn search(
     conn: &Connection,
     cfg: &SearchConfig,
     params: &SearchParams,
 ) -> rusqlite::Result<SearchOutcome> {
-    let (raw, matched, weight) = keyword_candidates(conn, params)?;
-    let scored = normalised_bm25(raw, weight);
-    Ok(SearchOutcome {
-        hits: finish(scored, cfg, params),
-        matched,
-        mode: Mode::Keyword,
-        mode_reason: None,
-    })
+    search_tuned(conn, cfg, params, &TUNING)
 }
 
-/// The keyword candidates of the first round that matches anything, the
-/// round's name and its weight.
-fn keyword_candidates(
+/// [`search`] with other weights (for the benchmarks).
+pub fn search_tuned(
     conn: &Connection,
+    cfg: &SearchConfig,
     params: &SearchParams,
-) -> rusqlite::Result<(Vec<Raw>, Matched, f64)> {
-    let q = Query::parse(&params.query);
-    if q.is_empty() {
-        return Ok((Vec::new(), Matched::Nothing, 1.0));
-    }
-    // In the transcript table, very common terms select nothing and cost the
-    // most: match on the rarer terms when there are any.
-    let frequent = frequent_phrases(conn, &q);
-    let rare: Vec<usize> = (0..q.phrases.len()).filter(|i| !frequent[*i]).collect();
-    let broad = rare.is_empty() && frequent.iter().any(|f| *f);
-    let tq = if rare.is_empty() || rare.len() == q.phrases.len() {
-        q.clone()
-    } else {
-        q.select(&rare)
+    tuning: &Tuning,
+) -> rusqlite::Result<SearchOutcome> {
+    let k = keyword_scored(conn, cfg, params, tuning)?;
+    Ok(finish(
+        k.scored,
+        k.matched,
+        Mode::Keyword,
+        cfg,
+        params,
+        &k.concepts,
+    ))
+}
+
+/// The synonyms in force for `cfg`.
+pub fn synonyms(cfg: &SearchConfig) -> Synonyms {
+    Synonyms::new(cfg.synonyms.iter().map(|(k, v)| (k.as_str(), v.as_slice())))
+}
+
+/// Keyword candidates, each scored 0..1 (the best is 1), with how much of
+/// the query the best holds.
+pub(crate) struct KeywordScored {
+    pub scored: Vec<(Hit, f64)>,
+    pub matched: Matched,
+    pub concepts: Concepts,
+}
+
+pub(crate) fn keyword_scored(
+    conn: &Connection,
+    cfg: &SearchConfig,
+    params: &SearchParams,
+    tuning: &Tuning,
+) -> rusqlite::Result<KeywordScored> {
+    let q = Concepts::parse(&params.query, &synonyms(cfg));
+    let nothing = |q: Concepts| KeywordScored {
+        scored: Vec::new(),
+        matched: Matched::Nothing,
+        concepts: q,
     };
-    let rounds: [(Round, Matched, f64, &str); 4] = [
-        (Round::All, Matched::AllTerms, 1.0, "1.0, 0.0, 0.0"),
-        (Round::Most, Matched::MostTerms, 1.0, "1.0, 0.0, 0.0"),
-        (Round::Any, Matched::AnyTerm, 1.0, "1.0, 0.0, 0.0"),
-        (
-            Round::Unigram,
-            Matched::SingleCharacter,
-            UNIGRAM_WEIGHT,
-            "0.0, 1.0, 0.0",
-        ),
-    ];
-    for (round, name, weight, bm25_weights) in rounds {
-        let expr = round.expr(&q);
-        // any one very common word alone is no match among conversations
-        let texpr = if round == Round::Any && broad {
-            None
-        } else {
-            round.expr(&tq)
-        };
-        if expr.is_none() && texpr.is_none() {
-            continue;
-        }
-        // Single CJK characters are common by nature: among conversations the
-        // last-resort round ranks only the newest matches, as a broad query does.
-        let bounded = broad || round == Round::Unigram;
-        let raw = candidates(
+    if q.is_empty() {
+        return Ok(nothing(q));
+    }
+    let frequent_terms = frequent_terms(conn, &q);
+    let is_frequent = |form: &[String]| form.iter().all(|t| frequent_terms.contains(t));
+    let all: Vec<usize> = (0..q.concepts.len()).collect();
+    let pool = tuning.pool.max(params.limit * 4);
+    let transcripts = params.sources.is_empty() || params.sources.contains(&Source::Transcript);
+    // each concept as an FTS5 group of its forms that are not very common,
+    // and how many chunks it matches (up to DF_CAP), in the table that holds
+    // most of the index
+    let groups: Vec<Option<String>> = all
+        .iter()
+        .map(|&i| q.groups(&[i], is_frequent).pop())
+        .collect();
+    let table = if transcripts {
+        "transcript_fts"
+    } else {
+        "knowledge_fts"
+    };
+    let mut counts = Vec::new();
+    for g in &groups {
+        counts.push(match g {
+            Some(g) => conn
+                .prepare_cached(&format!(
+                    "SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ?1 LIMIT ?2)"
+                ))?
+                .query_row(rusqlite::params![format!("{{body}} : {g}"), DF_CAP], |r| {
+                    r.get(0)
+                })?,
+            None => 0i64,
+        });
+    }
+    let mut raw = Vec::new();
+    if wants_structured(params) {
+        // the structured table is small: every form of every concept
+        let expr = q.or_expr(&all);
+        raw.extend(run_fts(
             conn,
             params,
+            Table::Knowledge,
             expr.as_deref(),
-            texpr.as_deref(),
-            bm25_weights,
-            bounded,
-        )?;
+            "1.0, 0.0, 0.0",
+            pool,
+            Order::Bm25,
+        )?);
+    }
+    if transcripts {
+        raw.extend(transcript_candidates(
+            conn, params, &q, &groups, &counts, pool,
+        )?);
+    }
+    if !raw.is_empty() {
+        let idf = concept_idf(conn, &q, &counts, &frequent_terms)?;
+        let (scored, best_coverage) = rescore(raw, &q, &idf, tuning);
+        let matched = if best_coverage >= 0.999 {
+            Matched::AllTerms
+        } else if best_coverage * q.concepts.len() as f64 >= 1.999 {
+            Matched::MostTerms
+        } else {
+            Matched::AnyTerm
+        };
+        return Ok(KeywordScored {
+            scored,
+            matched,
+            concepts: q,
+        });
+    }
+    // Single CJK characters are common by nature: among conversations the
+    // last-resort round ranks only the newest matches, as a broad query does.
+    let uni = q.unigram_expr();
+    if uni.is_some() {
+        let mut raw = Vec::new();
+        if wants_structured(params) {
+            raw.extend(run_fts(
+                conn,
+                params,
+                Table::Knowledge,
+                uni.as_deref(),
+                "0.0, 1.0, 0.0",
+                pool,
+                Order::Bm25,
+            )?);
+        }
+        if params.sources.is_empty() || params.sources.contains(&Source::Transcript) {
+            raw.extend(run_fts(
+                conn,
+                params,
+                Table::Transcript,
+                uni.as_deref(),
+                "0.0, 1.0",
+                pool,
+                Order::Bm25Newest,
+            )?);
+        }
         if !raw.is_empty() {
-            return Ok((raw, name, weight));
+            let scored = normalised_bm25(raw, UNIGRAM_WEIGHT);
+            return Ok(KeywordScored {
+                scored,
+                matched: Matched::SingleCharacter,
+                concepts: q,
+            });
         }
     }
-    Ok((Vec::new(), Matched::Nothing, 1.0))
+    Ok(nothing(q))
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Round {
-    All,
-    Most,
-    Any,
-    Unigram,
+/// Up to this many matches are counted for a concept's document frequency
+/// (walking rowids without scoring: about 0.1 ms per thousand).
+const DF_CAP: i64 = OR_RANKED_MAX as i64;
+
+/// Each concept's inverse document frequency, `ln(1 + (N - df + 0.5) / (df
+/// + 0.5))`, over the table that holds most of the index: df as counted (up
+/// to [`DF_CAP`]) or taken from `frequent_terms`, N the highest chunk id.
+fn concept_idf(
+    conn: &Connection,
+    q: &Concepts,
+    counts: &[i64],
+    frequent_terms: &HashSet<String>,
+) -> rusqlite::Result<Vec<(f64, bool)>> {
+    let n: i64 = conn.query_row("SELECT COALESCE(MAX(id), 0) FROM chunks", [], |r| r.get(0))?;
+    let mut out = Vec::new();
+    for (c, counted) in q.concepts.iter().zip(counts) {
+        let frequent = c.forms[0].iter().all(|t| frequent_terms.contains(t));
+        let df = if frequent {
+            conn.prepare_cached("SELECT docs FROM frequent_terms WHERE term = ?1")?
+                .query_row([&c.forms[0][0]], |r| r.get::<_, i64>(0))
+                .unwrap_or(n)
+        } else {
+            // too rare to have been seen in that table: as rare as can be
+            (*counted).max(1)
+        };
+        let (n, df) = (n.max(df) as f64, df as f64);
+        out.push(((1.0 + (n - df + 0.5) / (df + 0.5)).ln(), frequent));
+    }
+    Ok(out)
 }
 
-impl Round {
-    fn expr(self, q: &Query) -> Option<String> {
-        match self {
-            Round::All => q.and_expr(),
-            Round::Most => q.pairs_expr(),
-            Round::Any => q.or_expr(),
-            Round::Unigram => q.unigram_expr(),
+/// The re-scoring of keyword candidates (see the module docs); returns the
+/// scores (best 1.0) and the best chunk's coverage.
+fn rescore(raw: Vec<Raw>, q: &Concepts, idf: &[(f64, bool)], t: &Tuning) -> (Vec<(Hit, f64)>, f64) {
+    const K1: f64 = 1.2;
+    const B: f64 = 0.75;
+    // Coverage counts concepts alike, very common ones less: weighting it by
+    // IDF as well cost 0.08 of Recall@10 on the tuning half (names and rare
+    // words took over from what the question is about).
+    let weights: Vec<f64> = idf
+        .iter()
+        .map(|(_, frequent)| if *frequent { t.frequent } else { 1.0 })
+        .collect();
+    let idf: Vec<f64> = idf.iter().map(|(w, _)| *w).collect();
+    let idf = idf.as_slice();
+    let total: f64 = weights.iter().sum::<f64>().max(f64::MIN_POSITIVE);
+    let share = |present: &[bool]| -> f64 {
+        present
+            .iter()
+            .zip(&weights)
+            .filter(|(p, _)| **p)
+            .map(|(_, w)| w)
+            .sum::<f64>()
+            / total
+    };
+    struct Cand {
+        hit: Hit,
+        counts: Vec<u32>,
+        len: usize,
+        present: Vec<bool>,
+        coverage: f64,
+    }
+    let mut cands: Vec<Cand> = raw
+        .into_iter()
+        .map(|r| {
+            // a knowledge heading counts as part of its chunk
+            let text = match r.hit.heading.as_deref().filter(|h| !h.is_empty()) {
+                Some(h) => format!("{h}\n{}", r.hit.snippet),
+                None => r.hit.snippet.clone(),
+            };
+            let (counts, len) = q.counts(&text);
+            let present: Vec<bool> = counts.iter().map(|n| *n > 0).collect();
+            Cand {
+                coverage: share(&present),
+                present,
+                counts,
+                len,
+                hit: r.hit,
+            }
+        })
+        .collect();
+    // BM25 over the candidates, with the index's document frequencies: the
+    // same scale for every candidate, whichever step found it.
+    let avg_len =
+        (cands.iter().map(|c| c.len).sum::<usize>() as f64 / cands.len().max(1) as f64).max(1.0);
+    let bm25: Vec<f64> = cands
+        .iter()
+        .map(|c| {
+            c.counts
+                .iter()
+                .zip(idf)
+                .map(|(tf, idf)| {
+                    let tf = f64::from(*tf);
+                    idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * c.len as f64 / avg_len))
+                })
+                .sum()
+        })
+        .collect();
+    let best_bm25 = bm25.iter().copied().fold(f64::MIN_POSITIVE, f64::max);
+    let base: Vec<f64> = cands
+        .iter()
+        .zip(&bm25)
+        .map(|(c, b)| (1.0 - t.coverage) * b / best_bm25 + t.coverage * c.coverage)
+        .collect();
+    for (c, b) in cands.iter_mut().zip(base) {
+        c.hit.score = b;
+    }
+    // What a file, and a project, hold together.
+    let mut by_file: HashMap<String, Vec<bool>> = HashMap::new();
+    let mut by_project: HashMap<String, Vec<bool>> = HashMap::new();
+    for c in &cands {
+        for (map, key) in [
+            (&mut by_file, c.hit.session_key()),
+            (&mut by_project, project_key(&c.hit)),
+        ] {
+            let acc = map.entry(key).or_insert_with(|| vec![false; idf.len()]);
+            for (a, p) in acc.iter_mut().zip(&c.present) {
+                *a |= *p;
+            }
         }
     }
+    // the transcript folder's name is the project's title
+    for (key, acc) in by_project.iter_mut() {
+        for (a, p) in acc.iter_mut().zip(q.present(&key.replace('-', " "))) {
+            *a |= p;
+        }
+    }
+    let best_coverage = cands.iter().map(|c| c.coverage).fold(0.0, f64::max);
+    let mut scored: Vec<(Hit, f64)> = cands
+        .into_iter()
+        .map(|c| {
+            let file = share(&by_file[&c.hit.session_key()]);
+            let project = share(&by_project[&project_key(&c.hit)]);
+            let s = c.hit.score * (1.0 + t.file * file + t.project * project);
+            (c.hit, s)
+        })
+        .collect();
+    let best = scored
+        .iter()
+        .map(|(_, s)| *s)
+        .fold(f64::MIN_POSITIVE, f64::max);
+    for (_, s) in &mut scored {
+        *s /= best;
+    }
+    (scored, best_coverage)
+}
+
+/// The project a hit belongs to: a conversation's transcript folder; a
+/// knowledge file is a project of its own (a domain folder holds unrelated
+/// notes, and pooling them lifted a folder's files over the right one).
+fn project_key(h: &Hit) -> String {
+    if h.source == "transcript" && !h.project.is_empty() {
+        return h.project.clone();
+    }
+    h.session_key()
 }
 
 /// Most matches of a broad transcript query ranked by BM25: the newest ones
 /// (chunk ids follow time, as the indexer adds files oldest first).
 const BROAD_MAX_RANKED: i64 = 2_000;
 
-/// Which phrases are made only of terms in `frequent_terms`.
-fn frequent_phrases(conn: &Connection, q: &Query) -> Vec<bool> {
-    let all: Vec<&String> = q.tokens.iter().flatten().collect();
+/// The query's index terms that are in `frequent_terms` (in more than
+/// 2% of the transcript chunks of a large index).
+fn frequent_terms(conn: &Connection, q: &Concepts) -> HashSet<String> {
+    let all: Vec<&String> = q
+        .concepts
+        .iter()
+        .flat_map(|c| c.forms.iter().flatten())
+        .collect();
     if all.is_empty() {
-        return vec![false; q.phrases.len()];
+        return HashSet::new();
     }
     let placeholders = vec!["?"; all.len()].join(",");
     let sql = format!("SELECT term FROM frequent_terms WHERE term IN ({placeholders})");
-    let found: std::collections::HashSet<String> = conn
-        .prepare_cached(&sql)
+    conn.prepare_cached(&sql)
         .and_then(|mut st| {
             st.query_map(params_from_iter(all.iter()), |r| r.get::<_, String>(0))?
                 .collect::<rusqlite::Result<_>>()
         })
-        .unwrap_or_default();
-    q.tokens
-        .iter()
-        .map(|toks| !toks.is_empty() && toks.iter().all(|t| found.contains(t)))
-        .collect()
+        .unwrap_or_default()
 }
 
-/// A candidate before ranking: the hit plus its raw BM25 (higher = better).
+/// The any-concept step among transcripts ranks at most this many matches:
+/// FTS5 scores every matching row (about 1.5 µs each on the 1.1M-chunk
+/// benchmark index), so it takes the rarest concepts whose matches add up
+/// to no more; a concept with more matches only counts in the re-scoring.
+const OR_RANKED_MAX: usize = 3_000;
+
+/// Transcript candidates, cheapest first: chunks holding every concept
+/// (AND, an intersection), then at least two of them (the OR of every
+/// pair), then any of them; each step only while the pool is not full.
+/// Forms made only of very common terms never select a chunk; a query made
+/// only of such terms ranks the newest 2,000 matches.
+fn transcript_candidates(
+    conn: &Connection,
+    p: &SearchParams,
+    q: &Concepts,
+    concept_groups: &[Option<String>],
+    counts: &[i64],
+    pool: usize,
+) -> rusqlite::Result<Vec<Raw>> {
+    let all: Vec<usize> = (0..q.concepts.len()).collect();
+    let groups: Vec<&String> = concept_groups.iter().flatten().collect();
+    let body = |e: String| format!("{{body}} : ({e})");
+    if groups.is_empty() {
+        // only very common words: rank the newest matches
+        return run_fts(
+            conn,
+            p,
+            Table::Transcript,
+            q.or_expr(&all).as_deref(),
+            "1.0, 0.0",
+            pool,
+            Order::Bm25Newest,
+        );
+    }
+    let mut out: Vec<Raw> = Vec::new();
+    let mut seen: HashSet<i64> = HashSet::new();
+    let mut take = |rows: Vec<Raw>, out: &mut Vec<Raw>| {
+        for r in rows {
+            if seen.insert(r.hit.chunk_id) {
+                out.push(r);
+            }
+        }
+    };
+    let joined =
+        |gs: &[&String], op: &str| gs.iter().map(|g| g.as_str()).collect::<Vec<_>>().join(op);
+    take(
+        run_fts(
+            conn,
+            p,
+            Table::Transcript,
+            Some(&body(joined(&groups, " AND "))),
+            "1.0, 0.0",
+            pool,
+            Order::Bm25,
+        )?,
+        &mut out,
+    );
+    if out.len() < pool && groups.len() >= 3 {
+        let g: Vec<&String> = groups.iter().take(8).copied().collect();
+        let mut pairs = Vec::new();
+        for i in 0..g.len() {
+            for j in i + 1..g.len() {
+                pairs.push(format!("({} AND {})", g[i], g[j]));
+            }
+        }
+        let e = body(pairs.join(" OR "));
+        take(
+            run_fts(
+                conn,
+                p,
+                Table::Transcript,
+                Some(&e),
+                "1.0, 0.0",
+                pool,
+                Order::Bm25,
+            )?,
+            &mut out,
+        );
+    }
+    if groups.len() >= 2 {
+        // Any of the concepts, rarest first, as many as keep the union small
+        // enough to rank; the commoner ones still count in the re-scoring.
+        // Always, even with a full pool: a rare word alone (a name, a
+        // project's term) is what ties a turn to its conversation.
+        // A concept counted up to the cap has more matches than can be
+        // ranked cheaply: it only counts in the re-scoring.
+        let mut counted: Vec<(i64, &String)> = concept_groups
+            .iter()
+            .zip(counts)
+            .filter_map(|(g, n)| g.as_ref().map(|g| (*n, g)))
+            .filter(|(n, _)| *n > 0 && *n < DF_CAP)
+            .collect();
+        counted.sort();
+        let mut total = 0;
+        let mut chosen: Vec<&String> = Vec::new();
+        for (n, g) in counted {
+            if total + n as usize > OR_RANKED_MAX {
+                break;
+            }
+            total += n as usize;
+            chosen.push(g);
+        }
+        if !chosen.is_empty() {
+            take(
+                run_fts(
+                    conn,
+                    p,
+                    Table::Transcript,
+                    Some(&body(joined(&chosen, " OR "))),
+                    "1.0, 0.0",
+                    pool,
+                    Order::Bm25,
+                )?,
+                &mut out,
+            );
+        }
+    }
+    Ok(out)
+}
+
+fn wants_structured(p: &SearchParams) -> bool {
+    p.sources.is_empty()
+        || p.sources
+            .iter()
+            .any(|s| matches!(s, Source::Knowledge | Source::Summary | Source::Memory))
+}
+
+/// A candidate before ranking: the hit plus its BM25 as a share of the best
+/// of the query that found it (0 for a chunk taken for its recency).
 struct Raw {
     hit: Hit,
     bm25: f64,
 }
 
-fn candidates(
-    conn: &Connection,
-    p: &SearchParams,
-    expr: Option<&str>,
-    transcript_expr: Option<&str>,
-    bm25_weights: &str,
-    broad: bool,
-) -> rusqlite::Result<Vec<Raw>> {
-    let wanted = |s: Source| p.sources.is_empty() || p.sources.contains(&s);
-    const STRUCTURED: [Source; 3] = [Source::Knowledge, Source::Summary, Source::Memory];
-    let structured: Vec<&str> = STRUCTURED
-        .into_iter()
-        .filter(|s| wanted(*s))
-        .map(Source::as_str)
-        .collect();
-    let pool = (p.limit.max(1) * 4 * p.per_file.max(1)).max(40);
-    let mut out = Vec::new();
-    if let Some(expr) = expr.filter(|_| !structured.is_empty()) {
-        let expr = if structured.len() == STRUCTURED.len() {
-            expr.to_string()
-        } else {
-            let srcs: Vec<String> = structured.iter().map(|s| format!("\"{s}\"")).collect();
-            format!("({expr}) AND {{src}} : ({})", srcs.join(" OR "))
-        };
-        out.extend(run_fts(
-            conn,
-            p,
-            "knowledge_fts",
-            &expr,
-            bm25_weights_for(bm25_weights, 3),
-            pool,
-            false,
-        )?);
-    }
-    if let Some(texpr) = transcript_expr.filter(|_| wanted(Source::Transcript)) {
-        out.extend(run_fts(
-            conn,
-            p,
-            "transcript_fts",
-            texpr,
-            bm25_weights_for(bm25_weights, 2),
-            pool,
-            broad,
-        )?);
-    }
-    Ok(out)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Table {
+    /// Knowledge, summaries and auto-memory (`knowledge_fts`).
+    Knowledge,
+    Transcript,
 }
 
-/// The bm25 weights for a table with `columns` columns (the structured
-/// table has the extra `src` column, which never counts).
-fn bm25_weights_for(w: &str, columns: usize) -> &str {
-    match (w, columns) {
-        ("1.0, 0.0, 0.0", 2) => "1.0, 0.0",
-        ("0.0, 1.0, 0.0", 2) => "0.0, 1.0",
-        (w, _) => w,
-    }
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Order {
+    /// The best BM25 first.
+    Bm25,
+    /// BM25 among the newest 2,000 matches (walking rowids needs no scoring).
+    Bm25Newest,
+    /// The newest matches, unscored.
+    Newest,
 }
 
 fn run_fts(
     conn: &Connection,
     p: &SearchParams,
-    table: &str,
-    fts_expr: &str,
+    table: Table,
+    fts_expr: Option<&str>,
     bm25_weights: &str,
     pool: usize,
-    broad: bool,
+    order: Order,
 ) -> rusqlite::Result<Vec<Raw>> {
+    let Some(fts_expr) = fts_expr else {
+        return Ok(Vec::new());
+    };
+    let name = match table {
+        Table::Knowledge => "knowledge_fts",
+        Table::Transcript => "transcript_fts",
+    };
+    let mut expr = fts_expr.to_string();
+    if table == Table::Knowledge && !p.sources.is_empty() {
+        const STRUCTURED: [Source; 3] = [Source::Knowledge, Source::Summary, Source::Memory];
+        let srcs: Vec<String> = STRUCTURED
+            .into_iter()
+            .filter(|s| p.sources.contains(s))
+            .map(|s| format!("\"{}\"", s.as_str()))
+            .collect();
+        expr = format!("({expr}) AND {{src}} : ({})", srcs.join(" OR "));
+    }
     let mut filters = String::new();
-    let mut args: Vec<SqlValue> = vec![SqlValue::Text(fts_expr.to_string())];
-    if broad {
+    let mut args: Vec<SqlValue> = vec![SqlValue::Text(expr.clone())];
+    if order == Order::Bm25Newest {
         // Rank only the newest matches: walking rowids needs no scoring.
         let floor: Option<i64> = conn
             .prepare_cached(&format!(
-                "SELECT rowid FROM {table} WHERE {table} MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2"
+                "SELECT rowid FROM {name} WHERE {name} MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2"
             ))?
-            .query_row(rusqlite::params![fts_expr, BROAD_MAX_RANKED - 1], |r| r.get(0))
+            .query_row(rusqlite::params![expr, BROAD_MAX_RANKED - 1], |r| r.get(0))
             .ok();
         if let Some(floor) = floor {
             args.push(SqlValue::Integer(floor));
-            filters.push_str(&format!(" AND {table}.rowid >= ?{}", args.len()));
+            filters.push_str(&format!(" AND {name}.rowid >= ?{}", args.len()));
         }
     }
     filters.push_str(&filter_clause(p, &mut args));
     args.push(SqlValue::Integer(pool as i64));
     let limit_arg = args.len();
+    let (score, order_by) = match order {
+        Order::Bm25 | Order::Bm25Newest => (format!("bm25({name}, {bm25_weights})"), "r"),
+        Order::Newest => ("0.0".to_string(), "id DESC"),
+    };
     // Without filters, let FTS5 pick the best rows before the joins.
     let sql = if filters.is_empty() {
         format!(
             "SELECT {HIT_COLUMNS}, m.r
-             FROM (SELECT rowid AS id, bm25({table}, {bm25_weights}) AS r FROM {table}
-                   WHERE {table} MATCH ?1 ORDER BY r LIMIT ?{limit_arg}) m
+             FROM (SELECT rowid AS id, {score} AS r FROM {name}
+                   WHERE {name} MATCH ?1 ORDER BY {order_by} LIMIT ?{limit_arg}) m
              JOIN chunks c ON c.id = m.id JOIN files f ON f.id = c.file_id"
         )
     } else {
+        let order_by = if order == Order::Newest {
+            format!("{name}.rowid DESC")
+        } else {
+            "r".into()
+        };
         format!(
-            "SELECT {HIT_COLUMNS}, bm25({table}, {bm25_weights}) AS r
-             FROM {table} JOIN chunks c ON c.id = {table}.rowid JOIN files f ON f.id = c.file_id
-             WHERE {table} MATCH ?1{filters} ORDER BY r LIMIT ?{limit_arg}"
+            "SELECT {HIT_COLUMNS}, {score} AS r
+             FROM {name} JOIN chunks c ON c.id = {name}.rowid JOIN files f ON f.id = c.file_id
+             WHERE {name} MATCH ?1{filters} ORDER BY {order_by} LIMIT ?{limit_arg}"
         )
     };
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map(params_from_iter(args), |r| {
         Ok(Raw {
-            bm25: -r.get::<_, f64>(10)?,
+            bm25: -r.get::<_, f64>(HIT_COLUMN_COUNT)?,
             hit: Hit::from_row(r)?,
         })
     })?;
-    rows.collect()
+    let mut raw: Vec<Raw> = rows.collect::<rusqlite::Result<_>>()?;
+    // each query's BM25 as a share of its best
+    let best = raw.iter().map(|r| r.bm25).fold(0.0, f64::max);
+    for r in &mut raw {
+        r.bm25 = if best > 0.0 { r.bm25 / best } else { 0.0 };
+    }
+    Ok(raw)
 }
 
 /// The `AND ...` conditions (on `c` = chunks, `f` = files) for the project,
@@ -413,15 +874,22 @@ fn filter_clause(p: &SearchParams, args: &mut Vec<SqlValue>) -> String {
 
 /// Keyword candidates scored 0..1: BM25 over the best BM25, times the round's weight.
 fn normalised_bm25(raw: Vec<Raw>, round_weight: f64) -> Vec<(Hit, f64)> {
-    let best = raw.iter().map(|r| r.bm25).fold(f64::MIN_POSITIVE, f64::max);
     raw.into_iter()
-        .map(|r| (r.hit, r.bm25 / best * round_weight))
+        .map(|r| (r.hit, r.bm25 * round_weight))
         .collect()
 }
 
 /// Final ranking: source weight and recency on top of each candidate's base
-/// score, best first, at most `per_file` hits per file, `limit` in all.
-fn finish(scored: Vec<(Hit, f64)>, cfg: &SearchConfig, p: &SearchParams) -> Vec<Hit> {
+/// score, best first, at most `per_file` hits per file (0: any), `limit` in
+/// all, then put together by group (groups in the order of their best hit).
+pub(crate) fn finish(
+    scored: Vec<(Hit, f64)>,
+    matched: Matched,
+    mode: Mode,
+    cfg: &SearchConfig,
+    p: &SearchParams,
+    concepts: &Concepts,
+) -> SearchOutcome {
     let now = chrono::Utc::now();
     let mut hits: Vec<Hit> = scored
         .into_iter()
@@ -442,6 +910,10 @@ fn finish(scored: Vec<(Hit, f64)>, cfg: &SearchConfig, p: &SearchParams) -> Vec<
                 _ => 1.0,
             };
             hit.score = base * source_weight * recency;
+            hit.group = match p.group {
+                Group::Session => hit.session_key(),
+                Group::File | Group::None => hit.uri.clone(),
+            };
             hit
         })
         .collect();
@@ -450,32 +922,67 @@ fn finish(scored: Vec<(Hit, f64)>, cfg: &SearchConfig, p: &SearchParams) -> Vec<
             .total_cmp(&a.score)
             .then(a.chunk_id.cmp(&b.chunk_id))
     });
-    let per_file = p.per_file.max(1);
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    hits.retain(|h| {
-        let n = seen.entry(h.uri.clone()).or_default();
-        *n += 1;
-        *n <= per_file
-    });
-    hits.truncate(p.limit.max(1));
-    let highlight = highlight_terms(&p.query);
-    for h in &mut hits {
-        h.score = (h.score * 1000.0).round() / 1000.0;
-        h.snippet = snippet(&h.snippet, &highlight, 240);
+    if p.per_file > 0 {
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        hits.retain(|h| {
+            let n = seen.entry(h.uri.clone()).or_default();
+            *n += 1;
+            *n <= p.per_file
+        });
     }
-    hits
+    let rest = hits.split_off(p.limit.max(1).min(hits.len()));
+    let mut more: HashMap<&str, usize> = HashMap::new();
+    for h in &rest {
+        *more.entry(h.group.as_str()).or_default() += 1;
+    }
+    // groups in the order of their best hit; within a group, by score
+    let mut order: Vec<String> = Vec::new();
+    let mut members: HashMap<String, Vec<Hit>> = HashMap::new();
+    for (i, h) in hits.into_iter().enumerate() {
+        let key = if p.group == Group::None {
+            format!("{i}")
+        } else {
+            h.group.clone()
+        };
+        if !members.contains_key(&key) {
+            order.push(key.clone());
+        }
+        members.entry(key).or_default().push(h);
+    }
+    let highlight = highlight_terms(concepts);
+    let mut out_hits = Vec::new();
+    let mut groups = Vec::new();
+    for key in order {
+        let mut g = members.remove(&key).unwrap_or_default();
+        let group_key = g[0].group.clone();
+        groups.push(HitGroup {
+            hits: g.len(),
+            more: if p.group == Group::None {
+                0
+            } else {
+                more.get(group_key.as_str()).copied().unwrap_or(0)
+            },
+            key: group_key,
+        });
+        for h in &mut g {
+            h.score = (h.score * 1000.0).round() / 1000.0;
+            h.snippet = snippet(&h.snippet, &highlight, 240);
+        }
+        out_hits.extend(g);
+    }
+    SearchOutcome {
+        hits: out_hits,
+        group: p.group,
+        groups,
+        matched,
+        mode,
+        mode_reason: None,
+    }
 }
 
 /// The words of the query to look for when cutting a snippet.
-fn highlight_terms(query: &str) -> Vec<String> {
-    terms(query)
-        .into_iter()
-        .filter_map(|t| match t {
-            Term::Word(w) if !crate::index::text::is_stop_word(&w) => Some(w),
-            Term::Cjk(run) => Some(run.chars().take(2).collect()),
-            _ => None,
-        })
-        .collect()
+fn highlight_terms(concepts: &Concepts) -> Vec<String> {
+    concepts.highlights()
 }
 
 /// About `width` characters of `text` around the first query term, on one line.

@@ -2,7 +2,7 @@
 //! for it, loose strings in, checked once into [`SearchParams`]: sources by
 //! name, dates in any of the accepted forms, the limit within bounds.
 
-use super::SearchParams;
+use super::{Group, SearchParams};
 use crate::index::indexer::Source;
 
 /// Longest query accepted (longer text is cut, not refused).
@@ -19,6 +19,8 @@ pub struct Request<'a> {
     pub project: Option<&'a str>,
     pub since: Option<&'a str>,
     pub until: Option<&'a str>,
+    /// session, file or none; absent: `search.group`.
+    pub group: Option<&'a str>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -29,6 +31,8 @@ pub enum BadRequest {
     Source(String),
     #[error(transparent)]
     Date(#[from] BadDate),
+    #[error("unknown grouping {0:?}.\n  Fix: use session (a conversation together), file, or none")]
+    Group(String),
 }
 
 impl Request<'_> {
@@ -38,6 +42,16 @@ impl Request<'_> {
         &self,
         default_limit: usize,
         max_limit: usize,
+    ) -> Result<SearchParams, BadRequest> {
+        self.parse_with(default_limit, max_limit, Group::default())
+    }
+
+    /// [`Request::parse`] with the configured grouping for when none is asked.
+    pub fn parse_with(
+        &self,
+        default_limit: usize,
+        max_limit: usize,
+        default_group: Group,
     ) -> Result<SearchParams, BadRequest> {
         fn given(s: Option<&str>) -> Option<&str> {
             s.map(str::trim).filter(|s| !s.is_empty())
@@ -60,7 +74,11 @@ impl Request<'_> {
             since: given(self.since).map(parse_date).transpose()?,
             until: given(self.until).map(parse_date).transpose()?,
             within: None,
-            per_file: 1,
+            per_file: 0,
+            group: match given(self.group) {
+                Some(g) => Group::parse(g).ok_or_else(|| BadRequest::Group(g.to_string()))?,
+                None => default_group,
+            },
         })
     }
 }
@@ -110,6 +128,7 @@ mod tests {
             project: Some(""),
             since: Some("2026-01-02"),
             until: None,
+            group: Some("none"),
         }
         .parse(10, 50)
         .unwrap();
@@ -117,6 +136,7 @@ mod tests {
         assert_eq!(p.sources, [Source::Summary, Source::Transcript]);
         assert_eq!(p.project, None);
         assert_eq!(p.since.as_deref(), Some("2026-01-02"));
+        assert_eq!(p.group, Group::None);
         let bad = Request {
             sources: vec!["notes"],
             ..Request::default()

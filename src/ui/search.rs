@@ -80,6 +80,7 @@ pub fn page(app: &App, req: &Req) -> Reply {
         project: q.get("project"),
         since: q.get("since"),
         until: q.get("until"),
+        group: None,
     };
     let params = match request.parse(app.ctx.cfg.search.default_limit, MAX_LIMIT) {
         Ok(p) => p,
@@ -165,7 +166,21 @@ pub fn page(app: &App, req: &Req) -> Reply {
             .n(hit.line_end)
             .s("</span></div><p class=\"snippet\">")
             .t(&hit.snippet)
-            .s("</p></div>");
+            .s("</p>");
+        // The last hit shown of a conversation or file says how many more of
+        // its passages matched (memory_search says the same).
+        let group = out.groups.iter().find(|g| g.key == hit.group);
+        let last_of_group = out
+            .hits
+            .iter()
+            .rposition(|o| o.group == hit.group)
+            .is_some_and(|i| std::ptr::eq(&out.hits[i], hit));
+        if let Some(g) = group.filter(|g| g.more > 0 && last_of_group) {
+            h.s("<p class=\"small muted\">")
+                .n(g.more)
+                .s(" more passage(s) of it matched: open it to read them.</p>");
+        }
+        h.s("</div>");
     }
     h.s("</section>");
     app.page(Tab::Search, &format!("Search: {query}"), &h)

@@ -130,6 +130,18 @@ pub const KEYS: &[KeyDoc] = &[
         doc: "Results returned when a search does not say how many.",
     },
     KeyDoc {
+        table: "search",
+        key: "group",
+        default: "\"session\"",
+        doc: "How hits are shown together: \"session\" (a conversation with its summary and subagents), \"file\", or \"none\" (plain rank order). Every hit is kept either way.",
+    },
+    KeyDoc {
+        table: "search",
+        key: "synonyms",
+        default: "{}",
+        doc: "Words search treats as the same, added to the shipped table (k8s, db, auth, ci, pr, ...): a word and its other forms, e.g. { billing = [\"invoicing\", \"payments\"], pg = [\"postgres\"] }. Both directions match.",
+    },
+    KeyDoc {
         table: "embeddings",
         key: "provider",
         default: "\"auto\"",
@@ -150,7 +162,7 @@ pub const KEYS: &[KeyDoc] = &[
     KeyDoc {
         table: "embeddings",
         key: "vector_weight",
-        default: "0.6",
+        default: "0.3",
         doc: "Hybrid ranking: score = vector_weight * semantic + (1 - vector_weight) * keyword, both normalised to 0..1.",
     },
     KeyDoc {
@@ -221,7 +233,7 @@ impl Default for EmbeddingsConfig {
             provider: Provider::Auto,
             model: "minishlab/potion-multilingual-128M".into(),
             download_url: "https://huggingface.co".into(),
-            vector_weight: 0.6,
+            vector_weight: 0.3,
             api_url: "https://api.openai.com/v1".into(),
             api_model: "text-embedding-3-small".into(),
             api_key_env: "OPENAI_API_KEY".into(),
@@ -289,6 +301,8 @@ pub struct SearchConfig {
     pub structured_weight: f64,
     pub recency_half_life_days: f64,
     pub default_limit: usize,
+    pub group: crate::search::Group,
+    pub synonyms: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 impl Default for HooksConfig {
@@ -332,6 +346,8 @@ impl Default for SearchConfig {
             structured_weight: 1.2,
             recency_half_life_days: 0.0,
             default_limit: 10,
+            group: crate::search::Group::Session,
+            synonyms: std::collections::BTreeMap::new(),
         }
     }
 }
@@ -551,7 +567,7 @@ impl Config {
                 "embeddings.vector_weight",
                 self.embeddings.vector_weight.to_string(),
                 "is outside 0..1",
-                "use a share between 0 (keyword only) and 1 (semantic only), such as 0.6",
+                "use a share between 0 (keyword only) and 1 (semantic only), such as 0.3",
             );
         }
         if self.search.recency_half_life_days < 0.0 {
