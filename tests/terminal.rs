@@ -1,0 +1,104 @@
+//! The daily commands on a terminal, as a person sees them: run in a
+//! pseudo-terminal of a given width (colour, line wrapping, questions),
+//! and the same commands piped, as scripts see them.
+
+use std::time::Duration;
+
+use rexpect::session::{PtySession, spawn_command};
+
+use crate::support::TestHome;
+
+/// `pms <args>` in a pty of `cols` columns (and enough rows that nothing
+/// scrolls away), with `env` added to the test environment.
+fn pty(home: &TestHome, cols: u16, args: &[&str], env: &[(&str, &str)]) -> PtySession {
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c")
+        .arg(format!("stty cols {cols} rows 300; exec \"$0\" \"$@\""))
+        .arg(crate::support::PMS)
+        .args(args)
+        .env_clear()
+        .env("HOME", home.home())
+        .env("PATH", home.path_var())
+        .env("LANG", "C.UTF-8")
+        .env("TERM", "xterm-256color")
+        .env("PMS_NO_BACKGROUND", "1")
+        .envs(env.iter().copied())
+        .current_dir(home.home());
+    spawn_command(cmd, Some(Duration::from_secs(60).as_millis() as u64)).expect("pms starts")
+}
+
+/// Everything `pms <args>` writes to the terminal, as bytes.
+fn on_terminal(home: &TestHome, args: &[&str], env: &[(&str, &str)]) -> Vec<u8> {
+    let mut p = pty(home, 100, args, env);
+    raw_bytes(&p.exp_eof().unwrap())
+}
+
+/// rexpect hands back each byte as one char: undo that.
+fn raw_bytes(s: &str) -> Vec<u8> {
+    s.chars().map(|c| c as u32 as u8).collect()
+}
+
+fn has_escape(bytes: &[u8]) -> bool {
+    bytes.contains(&0x1b)
+}
+
+/// Whether `label` appears right after an SGR colour sequence (`ESC [ ... m`).
+fn coloured(bytes: &[u8], label: &str) -> bool {
+    let text = String::from_utf8_lossy(bytes);
+    text.match_indices(label).any(|(i, _)| {
+        let before = &text[..i];
+        before.ends_with('m') && before.rfind('\x1b').is_some_and(|e| i - e < 16)
+    })
+}
+
+/// Issue 14: `status` and `verify` colour their states on a terminal
+/// (green ok, red failures) and are plain when NO_COLOR is set or their
+/// output goes to a pipe or a file.
+#[test]
+fn status_and_verify_are_coloured_on_a_terminal_only() {
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+
+    let status = on_terminal(&home, &["status"], &[]);
+    assert!(
+        coloured(&status, "5/5"),
+        "hooks not coloured on a terminal:\n{}",
+        String::from_utf8_lossy(&status)
+    );
+    let verify = on_terminal(&home, &["verify", "--quick"], &[]);
+    assert!(
+        coloured(&verify, "ok"),
+        "verify's states not coloured on a terminal:\n{}",
+        String::from_utf8_lossy(&verify)
+    );
+
+    // a failure is coloured too (and differently from ok)
+    std::fs::write(home.settings(), "{}").unwrap();
+    let failing = on_terminal(&home, &["verify", "--quick"], &[]);
+    assert!(
+        coloured(&failing, "FAIL"),
+        "{}",
+        String::from_utf8_lossy(&failing)
+    );
+    let status_failing = on_terminal(&home, &["status"], &[]);
+    assert!(
+        coloured(&status_failing, "0/5"),
+        "{}",
+        String::from_utf8_lossy(&status_failing)
+    );
+
+    for args in [&["status"][..], &["verify", "--quick"][..]] {
+        let no_color = on_terminal(&home, args, &[("NO_COLOR", "1")]);
+        assert!(
+            !has_escape(&no_color) && !no_color.is_empty(),
+            "{args:?} with NO_COLOR:\n{}",
+            String::from_utf8_lossy(&no_color)
+        );
+        let piped = home.run(args);
+        assert!(
+            !has_escape(&piped.stdout) && !has_escape(&piped.stderr) && !piped.stdout.is_empty(),
+            "{args:?} piped:\n{}",
+            String::from_utf8_lossy(&piped.stdout)
+        );
+    }
+}
