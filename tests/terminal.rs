@@ -102,3 +102,74 @@ fn status_and_verify_are_coloured_on_a_terminal_only() {
         );
     }
 }
+
+/// The screen a terminal of `cols` columns shows after `bytes`.
+fn screen(bytes: &[u8], cols: u16) -> vt100::Parser {
+    let n = |v: u16| std::num::NonZeroU16::new(v).unwrap();
+    let mut parser = vt100::Parser::new(n(300), n(cols), 0);
+    parser.process(bytes);
+    parser
+}
+
+/// The words of a report, with numbers (timings differ between runs) as `#`.
+fn words(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .map(|w| {
+            w.chars()
+                .map(|c| if c.is_ascii_digit() { '#' } else { c })
+                .collect::<String>()
+        })
+        .map(|w| {
+            // runs of digits collapse to one mark
+            let mut out = String::new();
+            for c in w.chars() {
+                if !(c == '#' && out.ends_with('#')) {
+                    out.push(c);
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+/// Issue 14: `pms index --full` left a stray "." line. Its report lines
+/// are longer than a terminal is wide (the semantic-search line has 121
+/// characters), and the terminal wrapped them wherever the width fell: at
+/// 120 columns the line's final "." stood alone. Now each line is broken
+/// at spaces to the width: no row is wrapped by the terminal, no row holds
+/// only punctuation, and the words are those of the piped report.
+#[test]
+fn the_index_report_fits_the_terminal_and_leaves_no_stray_line() {
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+    let piped = home.ok(&["index", "--full"]);
+    let piped = crate::support::stdout(&piped);
+    assert!(
+        piped.lines().any(|l| l.chars().count() > 120),
+        "the report has a line longer than the terminals below:\n{piped}"
+    );
+    assert!(
+        piped.lines().count() >= 3 && !piped.lines().any(|l| l.trim() == "."),
+        "{piped}"
+    );
+    for cols in [80u16, 120] {
+        let mut p = pty(&home, cols, &["index", "--full"], &[]);
+        let shown = screen(&raw_bytes(&p.exp_eof().unwrap()), cols);
+        let shown = shown.screen();
+        let text = shown.contents();
+        let rows = text.lines().count() as u16;
+        for row in 0..rows {
+            assert!(
+                !shown.row_wrapped(row),
+                "{cols} columns: row {row} was wrapped by the terminal:\n{text}"
+            );
+        }
+        assert!(
+            !text
+                .lines()
+                .any(|l| !l.trim().is_empty() && l.trim().chars().all(|c| c.is_ascii_punctuation())),
+            "{cols} columns: a row of punctuation only:\n{text}"
+        );
+        assert_eq!(words(&text), words(&piped), "{cols} columns:\n{text}");
+    }
+}
