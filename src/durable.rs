@@ -225,11 +225,15 @@ pub fn remove_stale_temps(dir: &Path) -> usize {
 /// Backups kept beside each file: the newest few, not one per run forever.
 pub const BACKUPS_KEPT: usize = 3;
 
-/// Deletes all but the newest `keep` backups of file `name` in `dir` (their
-/// names sort by time).
-fn prune_backups(dir: &Path, name: &str, keep: usize) {
+/// The backups [`backup`] made of the file at `path` and still kept,
+/// oldest first (their names sort by time).
+pub fn backups_of(path: &Path) -> Vec<PathBuf> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "file".into());
     let prefix = format!("{name}.pms-backup-");
-    let mut found: Vec<PathBuf> = fs::read_dir(dir)
+    let mut found: Vec<PathBuf> = fs::read_dir(parent_dir(path))
         .into_iter()
         .flatten()
         .flatten()
@@ -240,6 +244,12 @@ fn prune_backups(dir: &Path, name: &str, keep: usize) {
         })
         .collect();
     found.sort();
+    found
+}
+
+/// Deletes all but the newest `keep` backups of the file at `path`.
+fn prune_backups(path: &Path, keep: usize) {
+    let found = backups_of(path);
     let excess = found.len().saturating_sub(keep);
     for p in &found[..excess] {
         let _ = fs::remove_file(p);
@@ -263,8 +273,25 @@ pub fn backup(path: &Path) -> io::Result<PathBuf> {
     }
     fault_point("backup", &candidate)?;
     fs::copy(path, &candidate)?;
-    prune_backups(&dir, &name, BACKUPS_KEPT);
+    prune_backups(path, BACKUPS_KEPT);
+    MADE.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(candidate.clone());
     Ok(candidate)
+}
+
+/// The backups this process made, in order (so a command can say where
+/// they are whichever module made them).
+static MADE: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// The backups [`backup`] made in this process that are still there.
+pub fn backups_made() -> Vec<PathBuf> {
+    MADE.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .filter(|p| p.exists())
+        .cloned()
+        .collect()
 }
 
 /// An exclusive advisory lock, released when dropped.

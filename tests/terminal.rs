@@ -173,3 +173,128 @@ fn the_index_report_fits_the_terminal_and_leaves_no_stray_line() {
         assert_eq!(words(&text), words(&piped), "{cols} columns:\n{text}");
     }
 }
+
+/// The files outside the workspace that init and uninstall change.
+fn user_files(home: &TestHome) -> Vec<(String, Option<Vec<u8>>)> {
+    [
+        ".claude/settings.json",
+        ".claude.json",
+        ".codex/config.toml",
+    ]
+    .iter()
+    .map(|rel| (rel.to_string(), std::fs::read(home.path(rel)).ok()))
+    .collect()
+}
+
+/// Issue 14: `pms uninstall` asks on a terminal (and changes nothing on a
+/// no); `--yes` does not ask; without a terminal and without `--yes` it
+/// refuses, naming `--yes`. It says where the copies of the files it
+/// changed are, and keeps at most the newest three per file over many
+/// runs. Afterwards `pms embeddings`, `pms status` and `pms uninstall
+/// --purge` still find the workspace (the pointer is not removed first).
+#[test]
+fn uninstall_asks_keeps_few_backups_and_leaves_the_workspace_findable() {
+    let home = TestHome::new();
+    std::fs::create_dir_all(home.path(".claude")).unwrap();
+    std::fs::write(home.settings(), "{\"theme\": \"dark\"}\n").unwrap();
+    std::fs::write(home.path(".claude.json"), "{\"numStartups\": 3}\n").unwrap();
+    let original = user_files(&home);
+    home.init(&["--no-index"]);
+    let installed = user_files(&home);
+    assert_ne!(installed, original);
+
+    // no terminal, no --yes: refused, nothing changed
+    let out = home.run(&["uninstall"]);
+    assert!(!out.status.success());
+    let err = crate::support::stderr(&out);
+    assert!(
+        err.contains("pms uninstall --yes") && err.contains("nothing changed"),
+        "{err}"
+    );
+    assert_eq!(user_files(&home), installed, "changed without a yes");
+    let out = home.run(&["uninstall", "--purge"]);
+    assert!(!out.status.success());
+    assert!(
+        crate::support::stderr(&out).contains("--purge --yes"),
+        "{}",
+        crate::support::stderr(&out)
+    );
+    assert_eq!(user_files(&home), installed);
+    assert!(home.workspace().join("_me/profile.md").exists());
+
+    // on a terminal it asks; "n" changes nothing
+    let mut p = pty(&home, 100, &["uninstall"], &[]);
+    p.exp_string("Remove pms's hooks").unwrap();
+    p.send("n").unwrap();
+    p.flush().unwrap();
+    p.exp_string("Nothing changed").unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(user_files(&home), installed);
+
+    // "y" removes, and says where the copies are
+    let mut p = pty(&home, 100, &["uninstall"], &[]);
+    p.exp_string("Remove pms's hooks").unwrap();
+    p.send("y").unwrap();
+    p.flush().unwrap();
+    let said = p.exp_eof().unwrap();
+    assert!(said.contains("Removed 5 pms hook(s)"), "{said}");
+    assert_eq!(
+        user_files(&home),
+        original,
+        "uninstall gives the files back"
+    );
+    let saved: Vec<std::path::PathBuf> = said
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("Saved the file as it was before: "))
+        .map(|shown| home.home().join(shown.trim().trim_start_matches("~/")))
+        .collect();
+    assert_eq!(saved.len(), 2, "settings.json and ~/.claude.json: {said}");
+    for b in &saved {
+        assert!(b.is_file(), "{b:?} named but missing:\n{said}");
+    }
+
+    // --yes does not ask
+    home.init(&["--no-index"]);
+    let mut p = pty(&home, 100, &["uninstall", "--yes"], &[]);
+    let said = p.exp_eof().unwrap();
+    assert!(!said.contains("Remove pms's hooks"), "{said}");
+    assert!(said.contains("Removed 5 pms hook(s)"), "{said}");
+
+    // many runs leave at most three copies of each file
+    for _ in 0..4 {
+        home.init(&["--no-index"]);
+        home.ok(&["uninstall", "--yes"]);
+    }
+    for (dir, name) in [(".claude", "settings.json"), ("", ".claude.json")] {
+        let copies = std::fs::read_dir(home.path(dir))
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with(&format!("{name}.pms-backup-"))
+            })
+            .count();
+        assert!((1..=3).contains(&copies), "{name}: {copies} backups kept");
+    }
+    assert_eq!(user_files(&home), original);
+
+    // the workspace is still found by the commands that need it
+    let ws = home.workspace();
+    let out = home.ok(&["embeddings"]);
+    assert!(
+        crate::support::stdout(&out).contains("Provider"),
+        "{}",
+        crate::support::stdout(&out)
+    );
+    home.ok(&["status"]);
+    let out = home.ok(&["uninstall", "--purge", "--yes"]);
+    assert!(
+        crate::support::stdout(&out).contains("Deleted ~/pms"),
+        "{}",
+        crate::support::stdout(&out)
+    );
+    assert!(!ws.exists());
+    assert!(!home.path(".config/pms/workspace").exists());
+    assert_eq!(user_files(&home), original);
+}
