@@ -18,7 +18,7 @@ use crate::embed::{Plan, download};
 use crate::env::HostEnv;
 use crate::index::indexer::{self, IndexReport};
 use crate::index::stats::{self, HistoryStats};
-use crate::index::{db, vectors};
+use crate::index::{db, health, vectors};
 use crate::progress::Progress;
 use crate::workspace::Workspace;
 use crate::workspace::config::Provider;
@@ -95,7 +95,25 @@ pub fn index_now(
         }
         Err(e) => return Err(e.into()),
     };
-    let report = indexer::run(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, progress)?;
+    let report = match indexer::run(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, progress) {
+        Ok(r) => r,
+        // A damaged page met halfway: rebuilt, as a file that does not open is.
+        Err(e) if health::is_corrupt(&e) => {
+            drop(conn);
+            progress.note(&format!(
+                "The index at {} is damaged ({e}); rebuilding it.",
+                path.display()
+            ));
+            return rebuild(ctx, lock, progress, download);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    // Two counts per run (each session start runs one): a full-text table
+    // out of step with its chunks makes searches miss, silently.
+    if let Ok(Some(what)) = health::counts_out_of_step(&conn) {
+        health::record(&path, &what, "pms index");
+        progress.note(&health::warning(&path).unwrap_or(what));
+    }
     crate::lessons::index_file::refresh_index(&ctx.ws);
     finish(ctx, conn, report, progress, download)
 }
@@ -121,6 +139,7 @@ pub fn rebuild(
     match built {
         Ok(outcome) => {
             db::replace_with(&path, &aside)?;
+            health::clear(&path);
             crate::lessons::index_file::refresh_index(&ctx.ws);
             Ok(outcome)
         }
@@ -134,8 +153,10 @@ pub fn rebuild(
 /// Syncs only `paths` (what a hook knows has changed) and embeds what they
 /// added; nothing is discovered, deleted or downloaded.
 pub fn index_paths(ctx: &Context, _lock: &IndexLock, paths: &[PathBuf]) -> Result<IndexOutcome> {
-    let mut conn = db::open_rw(&ctx.ws.db_path())?;
-    let report = indexer::run_paths(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, paths)?;
+    let path = ctx.ws.db_path();
+    let mut conn = db::open_rw(&path).inspect_err(|e| note_if_corrupt(&path, e))?;
+    let report = indexer::run_paths(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, paths)
+        .inspect_err(|e| note_if_corrupt(&path, e))?;
     finish(
         ctx,
         conn,
@@ -143,6 +164,14 @@ pub fn index_paths(ctx: &Context, _lock: &IndexLock, paths: &[PathBuf]) -> Resul
         &crate::progress::Quiet,
         ModelDownload::Never,
     )
+}
+
+/// A hook's background run does not rebuild (that is the next full
+/// `pms index`'s job); it leaves the note, so searches warn meanwhile.
+fn note_if_corrupt(db: &std::path::Path, e: &(dyn std::error::Error + 'static)) {
+    if health::is_corrupt(e) {
+        health::record(db, &e.to_string(), "pms index --path");
+    }
 }
 
 fn finish(

@@ -23,6 +23,7 @@ mod retrieval_quality;
 mod settings_bytes_fuzz;
 mod settings_merge_props;
 mod signals_quality;
+mod storage_faults;
 mod terminal;
 mod transcript_fixtures;
 mod verify_upgrade;

@@ -13,7 +13,7 @@ use crate::claude::json_file::JsonFile;
 use crate::claude::mcp_registration as mcp;
 use crate::claude::settings::{self, HOOK_EVENTS};
 use crate::env::HostEnv;
-use crate::index::{db, stats};
+use crate::index::{db, health, stats};
 use crate::lessons;
 use crate::wiring::{self, InstallRecord};
 use crate::workspace::config::{self, Config};
@@ -401,8 +401,23 @@ fn index(ws: &Workspace, env: &HostEnv) -> Vec<Check> {
         }
         Ok(())
     });
-    out.push(match (integrity.as_str(), fts) {
-        ("ok", Ok(())) => {
+    // The tables can each be sound and still disagree (searches then miss
+    // silently): compared entry by entry.
+    let in_step = health::entries_out_of_step(&conn).map_err(|e| e.to_string());
+    let damage = match (integrity.as_str(), fts, in_step) {
+        ("ok", Ok(()), Ok(None)) => None,
+        ("ok", Ok(()), Ok(Some(what))) => {
+            Some(format!("the full-text index is out of step: {what}"))
+        }
+        (other, fts, in_step) => Some(format!(
+            "integrity check failed: {other}{}{}",
+            fts.err().map(|e| format!("; {e}")).unwrap_or_default(),
+            in_step.err().map(|e| format!("; {e}")).unwrap_or_default()
+        )),
+    };
+    out.push(match damage {
+        None => {
+            health::clear(&path);
             let chunks = stats::counts(&conn).map(|c| c.chunks).unwrap_or(0);
             Check::ok(
                 "index",
@@ -412,14 +427,12 @@ fn index(ws: &Workspace, env: &HostEnv) -> Vec<Check> {
                 ),
             )
         }
-        (other, fts) => Check::fail(
-            "index",
-            format!(
-                "integrity check failed: {other}{}",
-                fts.err().map(|e| format!("; {e}")).unwrap_or_default()
-            ),
-        )
-        .fixable(Fix::RebuildIndex),
+        Some(what) => {
+            // searches warn until the rebuild
+            let one_line: String = what.replace('\n', "; ").chars().take(300).collect();
+            health::record(&path, &one_line, "pms verify");
+            Check::fail("index", what).fixable(Fix::RebuildIndex)
+        }
     });
     // freshness: workspace files changed since the last run
     let last = db::get_meta(&conn, "last_index")

@@ -1,0 +1,296 @@
+//! The index and the workspace when storage misbehaves: a damaged
+//! database, a full disk, a database another process holds, a read-only
+//! file or mount. Real SQLite files, the real binary, temporary HOMEs.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::Connection;
+use serde_json::{Value, json};
+
+use crate::support::{TestHome, stderr};
+
+/// A workspace with `notes` notes (`notes/n<i>.md`, each holding the word
+/// `word<i>`) and one transcript, indexed.
+fn indexed_home(notes: usize) -> TestHome {
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+    let dir = home.workspace().join("notes");
+    std::fs::create_dir_all(&dir).unwrap();
+    for i in 0..notes {
+        let filler: String = (0..60).map(|k| format!("filler{i}x{k} ")).collect();
+        std::fs::write(
+            dir.join(format!("n{i}.md")),
+            format!("# Note {i}\n\nThe turnip plan {i}: word{i} {filler}\n"),
+        )
+        .unwrap();
+    }
+    let project = home.path(".claude/projects/-home-u-app");
+    std::fs::create_dir_all(&project).unwrap();
+    let lines: Vec<String> = (0..20)
+        .map(|i| {
+            json!({"type": "user", "timestamp": format!("2026-11-01T09:{i:02}:00Z"),
+                   "sessionId": "s1", "cwd": "/home/u/app",
+                   "message": {"role": "user", "content": format!("shard billing question {i}")}})
+            .to_string()
+        })
+        .collect();
+    std::fs::write(project.join("s1.jsonl"), lines.join("\n") + "\n").unwrap();
+    home.ok(&["index", "--quiet"]);
+    home
+}
+
+fn db_path(home: &TestHome) -> PathBuf {
+    home.workspace().join(".pms/index.db")
+}
+
+fn chunk_ids_of(db: &Path, uri_like: &str) -> Vec<i64> {
+    let c = Connection::open(db).unwrap();
+    let mut st = c
+        .prepare("SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.uri LIKE ?1")
+        .unwrap();
+    st.query_map([uri_like], |r| r.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<Vec<i64>>>()
+        .unwrap()
+}
+
+/// Overwrites part of the middle leaf page of `table` (or of every leaf
+/// page) with garbage, as a disk error would (the WAL checkpointed first,
+/// so the pages are in the file).
+fn damage_pages_of(db: &Path, table: &str, every_page: bool) {
+    use std::io::{Seek, Write};
+    let c = Connection::open(db).unwrap();
+    let mut pages: Vec<i64> = c
+        .prepare("SELECT pageno FROM dbstat WHERE name = ?1 AND pagetype = 'leaf' ORDER BY pageno")
+        .unwrap()
+        .query_map([table], |r| r.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    let page_size: i64 = c.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap();
+    c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
+    drop(c);
+    if !every_page {
+        pages = vec![pages[pages.len() / 2]];
+    }
+    let mut f = std::fs::OpenOptions::new().write(true).open(db).unwrap();
+    for page in pages {
+        f.seek(std::io::SeekFrom::Start(
+            ((page - 1) * page_size + 200) as u64,
+        ))
+        .unwrap();
+        // past the page's header: the cell pointers and the cells
+        f.write_all(&[0xde, 0xad, 0xbe, 0xef].repeat((page_size as usize - 200) / 4))
+            .unwrap();
+    }
+}
+
+fn damage_a_page_of(db: &Path, table: &str) {
+    damage_pages_of(db, table, false)
+}
+
+/// `pms search <q> --json`: its hit URIs and its warning, if any.
+fn search(home: &TestHome, q: &str) -> (Vec<String>, Option<String>) {
+    let out = home.ok(&["search", q, "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    (
+        crate::support::hit_uris(&v),
+        v["warning"].as_str().map(str::to_string),
+    )
+}
+
+/// The verify check `index`, from `pms verify --quick --json`.
+fn index_check(home: &TestHome) -> Value {
+    let out = home.run(&["verify", "--quick", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "index")
+        .unwrap()
+        .clone()
+}
+
+/// What `memory_search` answers for `q`.
+fn mcp_search(home: &TestHome, q: &str) -> String {
+    let mut s = crate::mcp_robustness::Server::start(home);
+    s.handshake();
+    s.send(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "memory_search", "arguments": {"query": q}}}));
+    let v = s
+        .answer(&json!(7), std::time::Duration::from_secs(15))
+        .expect("memory_search answers");
+    v["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Issue 12 item 11: a partly damaged index (chunk rows lost while their
+/// full-text entries stay, entries lost while their chunks stay, a page of
+/// `chunks` overwritten) still opens and answers, and searches used to
+/// miss silently: "No results" for a note that is there. Now `pms verify`
+/// reports each kind (fixable by a rebuild), a search answers with a
+/// warning that names `pms index --full` (CLI, `--json` and
+/// `memory_search`), and `verify --fix` rebuilds it: the missing notes are
+/// found again and the warning is gone.
+#[test]
+fn a_partly_damaged_index_is_reported_and_searches_warn_until_rebuilt() {
+    type Damage = fn(&Path);
+    let kinds: [(&str, Damage, &str); 3] = [
+        (
+            "chunk rows lost, full-text entries kept",
+            |db| {
+                let ids = chunk_ids_of(db, "notes/n4_.md");
+                let c = Connection::open(db).unwrap();
+                c.execute_batch("DROP TRIGGER chunks_after_delete_structured;")
+                    .unwrap();
+                for id in ids {
+                    c.execute("DELETE FROM chunks WHERE id = ?1", [id]).unwrap();
+                }
+            },
+            "word45",
+        ),
+        (
+            "full-text entries lost, chunks kept",
+            |db| {
+                let ids = chunk_ids_of(db, "notes/n5_.md");
+                let c = Connection::open(db).unwrap();
+                for id in ids {
+                    c.execute("DELETE FROM knowledge_fts WHERE rowid = ?1", [id])
+                        .unwrap();
+                }
+            },
+            "word55",
+        ),
+        (
+            "a page of chunks overwritten",
+            |db| {
+                damage_a_page_of(db, "chunks");
+            },
+            "",
+        ),
+    ];
+    for (kind, damage, lost_word) in kinds {
+        let home = indexed_home(200);
+        let db = db_path(&home);
+        let (_, warning) = search(&home, "turnip plan");
+        assert_eq!(warning, None, "{kind}: a whole index warns");
+        damage(&db);
+
+        let check = index_check(&home);
+        assert_eq!(check["status"], "fail", "{kind}: {check}");
+        assert_eq!(check["fix"], "rebuild-index", "{kind}: {check}");
+
+        let (hits, warning) = search(&home, "turnip plan");
+        assert!(!hits.is_empty(), "{kind}: search still answers");
+        let warning = warning.unwrap_or_else(|| panic!("{kind}: no warning"));
+        assert!(warning.contains("pms index --full"), "{kind}: {warning}");
+        let out = home.ok(&["search", "turnip plan"]);
+        assert!(
+            stderr(&out).contains("warning:") && stderr(&out).contains("pms index --full"),
+            "{kind}: {}",
+            stderr(&out)
+        );
+        let text = mcp_search(&home, "turnip plan");
+        assert!(
+            text.starts_with("Warning:") && text.contains("pms index --full"),
+            "{kind}: {text:.400}"
+        );
+        if !lost_word.is_empty() {
+            let (hits, _) = search(&home, lost_word);
+            assert!(hits.is_empty(), "{kind}: the damage hides {lost_word}");
+        }
+
+        home.ok(&["verify", "--fix", "--quick"]);
+        assert_eq!(index_check(&home)["status"], "ok", "{kind}");
+        let (_, warning) = search(&home, "turnip plan");
+        assert_eq!(warning, None, "{kind}: the rebuild clears the warning");
+        for i in [45, 55, 97, 150] {
+            let (hits, _) = search(&home, &format!("word{i}"));
+            assert_eq!(
+                hits,
+                vec![format!("notes/n{i}.md")],
+                "{kind}: word{i} after the rebuild"
+            );
+        }
+    }
+}
+
+/// Without `pms verify`: the index run each session start makes notices a
+/// full-text table out of step with its chunks (the searches warn from
+/// then on), and a damaged page it meets halfway is rebuilt at once.
+#[test]
+fn index_runs_notice_damage_and_rebuild_what_they_meet() {
+    let home = indexed_home(200);
+    let db = db_path(&home);
+    let ids = chunk_ids_of(&db, "notes/n4_.md");
+    let c = Connection::open(&db).unwrap();
+    c.execute_batch("DROP TRIGGER chunks_after_delete_structured;")
+        .unwrap();
+    for id in ids {
+        c.execute("DELETE FROM chunks WHERE id = ?1", [id]).unwrap();
+    }
+    drop(c);
+    assert_eq!(search(&home, "turnip plan").1, None, "not noticed yet");
+    let out = home.ok(&["index"]);
+    assert!(
+        stderr(&out).contains("knowledge_fts has") && stderr(&out).contains("pms index --full"),
+        "{}",
+        stderr(&out)
+    );
+    let warning = search(&home, "turnip plan").1.expect("searches warn");
+    assert!(warning.contains("found by pms index"), "{warning}");
+    home.ok(&["index", "--full"]);
+    assert_eq!(search(&home, "word45").0, vec!["notes/n45.md".to_string()]);
+    assert_eq!(search(&home, "word45").1, None);
+
+    // a page of `files` that every index run reads
+    damage_a_page_of(&db, "files");
+    let out = home.ok(&["index"]);
+    assert!(
+        stderr(&out).contains("damaged") && stderr(&out).contains("rebuilding"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(index_check(&home)["status"], "ok");
+    for i in [3, 45, 150] {
+        assert_eq!(
+            search(&home, &format!("word{i}")),
+            (vec![format!("notes/n{i}.md")], None)
+        );
+    }
+}
+
+/// A search whose query reads the damaged part (a page of the full-text
+/// index) cannot answer: it says the index is damaged and names the fix,
+/// and leaves the note, so the searches that do answer warn too.
+#[test]
+fn a_search_stopped_by_damage_names_the_fix() {
+    let home = indexed_home(200);
+    let db = db_path(&home);
+    damage_pages_of(&db, "knowledge_fts_data", true);
+    let out = home.run(&["search", "word7"]);
+    assert!(!out.status.success(), "{}", crate::support::stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("index.db: the index is damaged") && err.contains("pms index --full"),
+        "{err}"
+    );
+    // the conversations' table is whole: that search answers, and warns
+    let out = home.ok(&[
+        "search",
+        "shard billing",
+        "--source",
+        "transcript",
+        "--json",
+    ]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(!v["hits"].as_array().unwrap().is_empty(), "{v}");
+    let warning = v["warning"].as_str().expect("the note was left");
+    assert!(warning.contains("found by a search"), "{warning}");
+    home.ok(&["index", "--full"]);
+    assert_eq!(search(&home, "word7").0, vec!["notes/n7.md".to_string()]);
+    assert_eq!(search(&home, "word7").1, None);
+}
