@@ -236,7 +236,7 @@ fn index_runs_notice_damage_and_rebuild_what_they_meet() {
     assert_eq!(search(&home, "turnip plan").1, None, "not noticed yet");
     let out = home.ok(&["index"]);
     assert!(
-        stderr(&out).contains("knowledge_fts has") && stderr(&out).contains("pms index --full"),
+        stderr(&out).contains("entries for") && stderr(&out).contains("pms index --full"),
         "{}",
         stderr(&out)
     );

@@ -86,26 +86,21 @@ const POOLS: [(&str, &str); 2] = [
     ("transcript_fts", "c.source = 'transcript'"),
 ];
 
-/// Cheap: whether each full-text table holds as many entries as there are
-/// chunks of its kind (two counts each). Describes the difference, if any.
-/// Measured on a 240-chunk index: under 1 ms; it is two index scans.
+/// Cheap: whether the full-text tables hold as many entries as there are
+/// chunks (three counts, each SQLite's b-tree count of a whole table).
+/// Describes the difference, if any. Per table (a `WHERE source` count)
+/// would read every row: on a 1,000,000-chunk, 540 MB table, 265 ms
+/// against 8 ms for a whole-table count (python3 sqlite3 3.40, warm cache).
 pub fn counts_out_of_step(conn: &Connection) -> rusqlite::Result<Option<String>> {
-    let mut found = Vec::new();
-    for (fts, kind) in POOLS {
-        let chunks: i64 = conn.query_row(
-            &format!("SELECT COUNT(*) FROM chunks c WHERE {kind}"),
-            [],
-            |r| r.get(0),
-        )?;
-        let entries: i64 =
-            conn.query_row(&format!("SELECT COUNT(*) FROM {fts}_docsize"), [], |r| {
-                r.get(0)
-            })?;
-        if chunks != entries {
-            found.push(format!("{fts} has {entries} entries for {chunks} chunks"));
-        }
-    }
-    Ok((!found.is_empty()).then(|| found.join("; ")))
+    let count = |table: &str| {
+        conn.query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| {
+            r.get::<_, i64>(0)
+        })
+    };
+    let chunks = count("chunks")?;
+    let entries = count("knowledge_fts_docsize")? + count("transcript_fts_docsize")?;
+    Ok((chunks != entries)
+        .then(|| format!("the full-text tables have {entries} entries for {chunks} chunks")))
 }
 
 /// Exact: full-text entries whose chunk is gone (searches drop those
