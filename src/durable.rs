@@ -335,6 +335,34 @@ pub fn try_lock_exclusive(lock_path: &Path) -> io::Result<Option<FileLock>> {
     }
 }
 
+/// Bytes an unprivileged write can still use on the filesystem holding
+/// `path` (a file or folder that exists), or None when that cannot be told.
+pub fn free_space(path: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statvfs fills the struct we pass; the path is a valid C string.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    Some(st.f_bavail as u64 * st.f_frsize as u64)
+}
+
+/// Below this much free space a failed write is put down to a full disk:
+/// SQLite says "disk I/O error", not "disk full", when it cannot grow its
+/// shared-memory file, and a file system can have a few blocks left that
+/// no allocation of a whole extent fits in.
+pub const FULL_BELOW_BYTES: u64 = 1 << 20;
+
+/// Whether the filesystem holding `path` (or its nearest existing parent)
+/// is full.
+pub fn disk_is_full(path: &Path) -> bool {
+    path.ancestors()
+        .find(|p| p.exists())
+        .and_then(free_space)
+        .is_some_and(|free| free < FULL_BELOW_BYTES)
+}
+
 fn parent_dir(path: &Path) -> PathBuf {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),

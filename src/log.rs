@@ -33,9 +33,54 @@ pub fn append(workspace: Option<&Path>, event: &str, message: &str) {
         .create(true)
         .append(true)
         .open(&path)
+        && f.write_all(line.as_bytes()).is_ok()
     {
-        let _ = f.write_all(line.as_bytes());
+        keep_room(&f);
     }
+}
+
+/// Room kept allocated past the end of the log (about 200 lines), so that
+/// the line saying the disk is full can still be written when it is: an
+/// append into blocks the file already owns needs no free space.
+const RESERVED_BYTES: i64 = 64 << 10;
+
+/// Creates the workspace's hook log if needed and gives it its reserved
+/// room. Called by every index run (each session start runs one), off the
+/// hooks' path.
+pub fn reserve(ws: &Workspace) {
+    let path = ws.hook_log();
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    if let Ok(f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+    {
+        keep_room(&f);
+    }
+}
+
+/// Allocates [`RESERVED_BYTES`] past the file's end without changing its
+/// length (`fallocate` with `FALLOC_FL_KEEP_SIZE`; ext4, xfs, btrfs and
+/// tmpfs support it). Best effort: elsewhere the log is as before.
+fn keep_room(f: &std::fs::File) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let len = f.metadata().map(|m| m.len() as i64).unwrap_or(0);
+        // SAFETY: fallocate on an open descriptor we own; no memory is passed.
+        unsafe {
+            libc::fallocate(
+                f.as_raw_fd(),
+                libc::FALLOC_FL_KEEP_SIZE,
+                len,
+                RESERVED_BYTES,
+            );
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = f;
 }
 
 fn log_path(workspace: Option<&Path>) -> Option<PathBuf> {

@@ -82,6 +82,8 @@ pub fn index_now(
     progress: &dyn Progress,
     download: ModelDownload,
 ) -> Result<IndexOutcome> {
+    // keeps the hook log able to say the disk is full when it is
+    crate::log::reserve(&ctx.ws);
     let path = ctx.ws.db_path();
     let mut conn = match db::open_rw(&path) {
         Ok(c) => c,

@@ -294,3 +294,305 @@ fn a_search_stopped_by_damage_names_the_fix() {
     assert_eq!(search(&home, "word7").0, vec!["notes/n7.md".to_string()]);
     assert_eq!(search(&home, "word7").1, None);
 }
+
+/// A small tmpfs mounted over a folder inside a private mount namespace
+/// (outside it, and for the test process, the folder is unchanged): the
+/// commands built by [`SmallDisk::pms`] run inside it, and the test reaches
+/// its files through `/proc/<pid>/root`. Needs root (CAP_SYS_ADMIN) or
+/// unprivileged user namespaces; without them the test says so loudly.
+struct SmallDisk {
+    holder: std::process::Child,
+    dir: PathBuf,
+    /// Also a user namespace (made without root), which nsenter must join.
+    user_ns: bool,
+}
+
+impl SmallDisk {
+    fn mount(dir: &Path, size: &str) -> Option<SmallDisk> {
+        use std::io::BufRead;
+        let script =
+            "mount -t tmpfs -o size=\"$1\" tmpfs \"$2\" && echo mounted && exec sleep 3600";
+        for unshare in [&["-m"][..], &["-r", "-m"][..]] {
+            let Ok(mut holder) = std::process::Command::new("unshare")
+                .args(unshare)
+                .args(["sh", "-c", script, "sh", size])
+                .arg(dir)
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+            else {
+                break;
+            };
+            let mut line = String::new();
+            let _ = std::io::BufReader::new(holder.stdout.take().unwrap()).read_line(&mut line);
+            if line.trim() == "mounted" {
+                return Some(SmallDisk {
+                    holder,
+                    dir: dir.to_path_buf(),
+                    user_ns: unshare.contains(&"-r"),
+                });
+            }
+            let _ = holder.kill();
+            let _ = holder.wait();
+        }
+        crate::support::skip::missing_tool(
+            "mounting a small tmpfs (unshare -m) is not permitted here, so the full-disk test cannot run",
+            "run the tests as root, or where unprivileged user namespaces are allowed",
+        );
+        None
+    }
+
+    /// `path` (inside the mounted folder) as the test process reaches it.
+    fn path(&self, path: &Path) -> PathBuf {
+        assert!(path.starts_with(&self.dir));
+        PathBuf::from(format!("/proc/{}/root", self.holder.id()))
+            .join(path.strip_prefix("/").unwrap())
+    }
+
+    /// `pms <args>` for `home`, run inside the namespace.
+    fn pms(&self, home: &TestHome, args: &[&str]) -> std::process::Command {
+        let mut c = std::process::Command::new("nsenter");
+        c.args(["-t", &self.holder.id().to_string(), "-m"]);
+        if self.user_ns {
+            c.args(["-U", "--preserve-credentials"]);
+        }
+        c.arg("--")
+            .arg(crate::support::PMS)
+            .args(args)
+            .env_clear()
+            .env("HOME", home.home())
+            .env("PATH", home.path_var())
+            .env("LANG", "C.UTF-8")
+            .env("PMS_NO_BACKGROUND", "1")
+            .current_dir("/")
+            .stdin(std::process::Stdio::null());
+        c
+    }
+
+    fn ok(&self, home: &TestHome, args: &[&str]) -> std::process::Output {
+        let out = self.pms(home, args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "pms {args:?}: {}\n{}",
+            crate::support::stdout(&out),
+            stderr(&out)
+        );
+        out
+    }
+
+    fn hook(&self, home: &TestHome, event: &str, payload: &Value) -> std::process::Output {
+        use std::io::Write;
+        let ws = home.workspace();
+        let mut child = self
+            .pms(home, &["hook", event, "--workspace", ws.to_str().unwrap()])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(payload.to_string().as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    }
+
+    /// Fills the disk to the last byte.
+    fn fill(&self) {
+        let filler = self.path(&self.dir.join("filler"));
+        let mut f = std::fs::File::create(&filler).unwrap();
+        let block = vec![0u8; 1 << 16];
+        use std::io::Write;
+        while f.write_all(&block).is_ok() {}
+        while f.write_all(&block[..512]).is_ok() {}
+        let _ = f.write_all(&block[..1]);
+    }
+
+    fn free(&self) {
+        std::fs::remove_file(self.path(&self.dir.join("filler"))).unwrap();
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = self.holder.kill();
+        let _ = self.holder.wait();
+    }
+}
+
+/// Issue 18 case 5, on a real full disk (a 16 MB tmpfs holding HOME, filled
+/// to the last byte): search answers from the index (a reader used to need
+/// room for SQLite's shared-memory file: "disk I/O error"); `pms index`
+/// says the disk is full (it said "disk I/O error") and keeps the index;
+/// `pms verify` says the disk is full and does not call the index damaged;
+/// the hooks that inject still answer, those that save log "the disk is
+/// full" (the log keeps room for it); and once space is freed the next
+/// session start's catch-up loses nothing.
+#[test]
+fn on_a_full_disk_search_and_the_hooks_answer_and_everyone_says_the_disk_is_full() {
+    let home = TestHome::new();
+    let Some(disk) = SmallDisk::mount(home.home(), "16m") else {
+        return;
+    };
+    let ws = home.workspace();
+    disk.ok(
+        &home,
+        &[
+            "init",
+            "--yes",
+            "--no-index",
+            "--name",
+            "Ada Lovelace",
+            "--role",
+            "PM",
+            "--domains",
+            "product",
+            "--dir",
+            ws.to_str().unwrap(),
+        ],
+    );
+    let project = home.path(".claude/projects/-home-u-app");
+    std::fs::create_dir_all(disk.path(&project)).unwrap();
+    let session = "22222222-3333-4444-5555-666666666666";
+    let transcript = project.join(format!("{session}.jsonl"));
+    let lines = [
+        json!({"type":"user","uuid":"u1","timestamp":"2026-11-22T12:00:00Z","sessionId":session,
+               "message":{"role":"user","content":"How should we shard the billing database?"}}),
+        json!({"type":"assistant","uuid":"a1","timestamp":"2026-11-22T12:00:01Z",
+               "message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"Shard billing by tenant id."}]}}),
+        json!({"type":"user","uuid":"u2","timestamp":"2026-11-22T12:01:00Z","sessionId":session,
+               "message":{"role":"user","content":"The deploy used the wrong region."}}),
+        json!({"type":"assistant","uuid":"a2","timestamp":"2026-11-22T12:01:01Z",
+               "message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"My mistake: the deploy script reads the region from AWS_REGION, not from the config file."}]}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(disk.path(&transcript), text).unwrap();
+    disk.ok(&home, &["index"]);
+    // a note changed since: the next index run has work to do
+    std::fs::write(
+        disk.path(&ws.join("_me/preferences.md")),
+        "# Preferences\n\n- Tabs, not spaces.\n",
+    )
+    .unwrap();
+
+    disk.fill();
+    assert_eq!(
+        pms::durable::free_space(&disk.path(&ws)).unwrap(),
+        0,
+        "the disk is full"
+    );
+
+    let out = disk.ok(&home, &["search", "shard billing", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        crate::support::hit_uris(&v)[0],
+        "cc://-home-u-app/22222222-3333-4444-5555-666666666666.jsonl",
+        "search answers on a full disk"
+    );
+
+    let out = disk.pms(&home, &["index"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("the disk is full"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(disk.path(&ws.join(".pms/index.db")).exists());
+
+    let out = disk
+        .pms(&home, &["verify", "--quick", "--json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let check = |id: &str| {
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap_or_else(|| panic!("no {id} check: {v}"))
+            .clone()
+    };
+    assert_eq!(check("disk")["status"], "fail", "{v}");
+    assert!(
+        check("disk")["message"]
+            .as_str()
+            .unwrap()
+            .contains("is full"),
+        "{v}"
+    );
+    assert_eq!(
+        check("index")["status"],
+        "ok",
+        "a full disk is no damage: {v}"
+    );
+
+    let payload = json!({"session_id": session, "transcript_path": transcript,
+        "cwd": "/home/u/app", "prompt": "how do we shard billing?"});
+    for event in ["session-start", "user-prompt"] {
+        let out = disk.hook(&home, event, &payload);
+        assert!(out.status.success(), "{event}");
+        let v: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{event} answers on a full disk: {e}"));
+        assert!(
+            v["hookSpecificOutput"]["additionalContext"]
+                .as_str()
+                .is_some_and(|t| !t.is_empty()),
+            "{event}: {v}"
+        );
+    }
+    for event in ["stop", "pre-compact", "session-end"] {
+        let out = disk.hook(&home, event, &payload);
+        assert!(out.status.success(), "{event}");
+    }
+    let log = std::fs::read_to_string(disk.path(&ws.join(".pms/logs/hooks.log"))).unwrap();
+    for event in ["stop", "session-end"] {
+        assert!(
+            log.lines()
+                .any(|l| l.contains(&format!(" {event} the disk is full"))),
+            "{event} left no line saying the disk is full:\n{log}"
+        );
+    }
+
+    // space again: the next session start's catch-up finishes the session
+    disk.free();
+    let t = std::time::SystemTime::now() - std::time::Duration::from_secs(6 * 3600);
+    std::fs::File::options()
+        .write(true)
+        .open(disk.path(&transcript))
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+    disk.ok(
+        &home,
+        &[
+            "sync",
+            "--exclude-session",
+            "another-session",
+            "--workspace",
+            ws.to_str().unwrap(),
+        ],
+    );
+    let pending =
+        std::fs::read_to_string(disk.path(&ws.join(".pms/pending-learnings.json"))).unwrap();
+    assert!(pending.contains("AWS_REGION"), "{pending}");
+    let summaries = std::fs::read_dir(disk.path(&ws.join("sessions")))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".md"))
+        .count();
+    assert_eq!(summaries, 1, "the session was summarised once");
+    let out = disk.ok(&home, &["verify", "--quick", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["id"] == "disk" && c["status"] != "fail"),
+        "{v}"
+    );
+}

@@ -61,7 +61,8 @@ impl Event {
 
 /// Notes a problem that did not stop a hook in the workspace's hook log.
 pub fn log(ctx: &Context, event: Event, msg: &str) {
-    crate::log::append(Some(&ctx.ws.root), event.as_str(), msg);
+    let msg = disk_full_said(Some(&ctx.ws.root), msg.to_string());
+    crate::log::append(Some(&ctx.ws.root), event.as_str(), &msg);
 }
 
 /// Runs the hook for `event` and writes its output, if any. Never fails.
@@ -83,7 +84,27 @@ pub fn run(event: &str, workspace: Option<&Path>) {
         Err(panic) => Some(format!("panic: {}", panic_message(&panic))),
     };
     if let Some(msg) = error {
-        crate::log::append(workspace, event, &msg);
+        crate::log::append(workspace, event, &disk_full_said(workspace, msg));
+    }
+}
+
+/// A hook problem met while the disk is full says so first, and that
+/// nothing is lost (the transcript stays; the next session start catches
+/// up), rather than leaving "No space left on device" somewhere in a chain.
+fn disk_full_said(workspace: Option<&Path>, msg: String) -> String {
+    let full = workspace
+        .map(Path::to_path_buf)
+        .or_else(|| {
+            let env = crate::env::HostEnv::from_process().ok()?;
+            Workspace::locate(None, &env).ok().map(|w| w.root)
+        })
+        .is_some_and(|root| crate::durable::disk_is_full(&root));
+    if full {
+        format!(
+            "the disk is full: {msg}. Fix: free some space; the session's transcript stays, and the next session start catches up on what was not saved"
+        )
+    } else {
+        msg
     }
 }
 

@@ -215,14 +215,52 @@ pub fn version_of(path: &Path) -> i32 {
 }
 
 /// Opens an existing index for reading (search, hooks, the MCP server).
+///
+/// A reader of a WAL database creates the `-shm` file beside it when no
+/// other connection has it open. On a full disk or a read-only mount that
+/// fails ("disk I/O error", "unable to open"), so then, when no write is
+/// pending in a `-wal` file, the file is read as it is on disk
+/// (`immutable=1`: no locks, no shared memory): search keeps answering.
 pub fn open_ro(path: &Path) -> Result<Connection, DbError> {
     if !path.exists() {
         return Err(DbError::Missing { path: path.into() });
     }
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    let first = open_ro_with(path, false);
+    let cannot_share = match &first {
+        Err(DbError::DiskFull { .. }) => true,
+        Err(DbError::Sqlite { source, .. }) => cannot_share(source),
+        _ => false,
+    };
+    if cannot_share && !wal_pending(path) {
+        return open_ro_with(path, true);
+    }
+    first
+}
+
+/// Whether `e` is SQLite failing to set up or lock its shared files.
+fn cannot_share(e: &rusqlite::Error) -> bool {
+    use rusqlite::ErrorCode;
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::SystemIoFailure | ErrorCode::CannotOpen | ErrorCode::ReadOnly)
     )
+}
+
+/// Whether a `-wal` file beside `path` holds frames not yet in the file.
+fn wal_pending(path: &Path) -> bool {
+    std::fs::metadata(format!("{}-wal", path.display())).is_ok_and(|m| m.len() > 0)
+}
+
+fn open_ro_with(path: &Path, immutable: bool) -> Result<Connection, DbError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = if immutable {
+        let mut uri = url_path(path);
+        uri.insert_str(0, "file:");
+        uri.push_str("?immutable=1");
+        Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)
+    } else {
+        Connection::open_with_flags(path, flags)
+    }
     .map_err(|e| corrupt(path, e))?;
     configure(&conn, path)?;
     let version: i32 = conn
@@ -241,6 +279,35 @@ pub fn open_ro(path: &Path) -> Result<Connection, DbError> {
     }
 }
 
+/// A path as the path part of an SQLite `file:` URI (`%`, `?` and `#`
+/// escaped).
+fn url_path(path: &Path) -> String {
+    let mut out = String::new();
+    for c in path.to_string_lossy().chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '?' => out.push_str("%3f"),
+            '#' => out.push_str("%23"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Whether `e`, met on the index at `path`, means the disk is full: SQLite
+/// says so, or says "disk I/O error" (it cannot grow its shared-memory
+/// file) while the disk has no room left.
+pub fn means_disk_full(path: &Path, e: &rusqlite::Error) -> bool {
+    use rusqlite::ErrorCode;
+    match e.sqlite_error_code() {
+        Some(ErrorCode::DiskFull) => true,
+        Some(ErrorCode::SystemIoFailure | ErrorCode::CannotOpen) => {
+            crate::durable::disk_is_full(path)
+        }
+        _ => false,
+    }
+}
+
 /// What an SQLite error means for the index file: corrupt (rebuilding is
 /// the cure), the disk full (rebuilding would make it worse: the file is
 /// kept and the error says so), or anything else (busy, read-only, a
@@ -252,7 +319,7 @@ fn corrupt(path: &Path, e: rusqlite::Error) -> DbError {
             path: path.into(),
             cause: e.to_string(),
         },
-        Some(ErrorCode::DiskFull) => DbError::DiskFull { path: path.into() },
+        _ if means_disk_full(path, &e) => DbError::DiskFull { path: path.into() },
         _ => DbError::Sqlite {
             path: path.into(),
             source: e,

@@ -62,6 +62,7 @@ pub fn run_all(env: &HostEnv, ws: Option<&Workspace>, opts: Options) -> Vec<Chec
     if opts.probe_mcp {
         out.push(mcp_answers(ws, &binary));
     }
+    out.push(disk(ws, env));
     out.extend(index(ws, env));
     out.extend(embeddings(ws, env));
     out.push(lessons_index(ws));
@@ -372,6 +373,30 @@ fn mcp_answers(ws: &Workspace, binary: &Path) -> Check {
     }
 }
 
+/// Room on the disk that holds the workspace: the hooks write session
+/// state, summaries and learnings there, the index grows there.
+fn disk(ws: &Workspace, env: &HostEnv) -> Check {
+    const LOW_BYTES: u64 = 64 << 20;
+    let shown = env.display(&ws.root);
+    match crate::durable::free_space(&ws.root) {
+        None => Check::warn("disk", format!("cannot tell how much room is left for {shown}")),
+        Some(free) if free < crate::durable::FULL_BELOW_BYTES => Check::fail(
+            "disk",
+            format!(
+                "the disk holding {shown} is full ({} KB free): the hooks cannot save sessions or learnings and the index cannot grow; search and the hooks' injections still answer",
+                free / 1024
+            ),
+        )
+        .hint("free some space on that disk; nothing is lost, the next session start catches up from Claude Code's transcripts"),
+        Some(free) if free < LOW_BYTES => Check::warn(
+            "disk",
+            format!("the disk holding {shown} is nearly full ({} MB free)", free >> 20),
+        )
+        .hint("free some space on that disk before it fills"),
+        Some(free) => Check::ok("disk", format!("{} MB free for {shown}", free >> 20)),
+    }
+}
+
 fn index(ws: &Workspace, env: &HostEnv) -> Vec<Check> {
     let path = ws.db_path();
     if !path.exists() {
@@ -390,14 +415,17 @@ fn index(ws: &Workspace, env: &HostEnv) -> Vec<Check> {
     let integrity: String = conn
         .query_row("PRAGMA integrity_check", [], |r| r.get(0))
         .unwrap_or_else(|e| e.to_string());
-    let rw = rusqlite::Connection::open(&path);
-    let fts = rw.map_err(|e| e.to_string()).and_then(|c| {
+    // FTS5's own check needs a connection that may write; one that cannot
+    // be had (a full disk, a read-only file) says nothing about damage.
+    let fts = rusqlite::Connection::open(&path).map_or(Ok(()), |c| {
         for t in ["knowledge_fts", "transcript_fts"] {
-            c.execute(
+            match c.execute(
                 &format!("INSERT INTO {t}({t}) VALUES ('integrity-check')"),
                 [],
-            )
-            .map_err(|e| format!("{t}: {e}"))?;
+            ) {
+                Err(e) if health::is_corrupt(&e) => return Err(format!("{t}: {e}")),
+                _ => {}
+            }
         }
         Ok(())
     });
