@@ -1,6 +1,7 @@
 //! The hook error log: one line per failure, `<UTC time> <event> <cause>`,
 //! in `.pms/logs/hooks.log` (or `~/.config/pms/hooks.log` when the workspace
-//! itself could not be found). `pms doctor` shows its tail.
+//! itself could not be found, or its log cannot be written). `pms doctor`
+//! shows its tail.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -29,13 +30,33 @@ pub fn append(workspace: Option<&Path>, event: &str, message: &str) {
         chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ"),
         crate::redact::redact(message).replace('\n', " | ")
     );
-    if let Ok(mut f) = std::fs::OpenOptions::new()
+    let written = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(&path)
-        && f.write_all(line.as_bytes()).is_ok()
+        .and_then(|mut f| {
+            f.write_all(line.as_bytes())?;
+            keep_room(&f);
+            Ok(())
+        });
+    // A workspace on a read-only mount (or a full disk without the reserved
+    // room) cannot take the line: it goes to the log beside the pointer.
+    if let Err(e) = written
+        && let Some(env) = HostEnv::from_process().ok()
     {
-        keep_room(&f);
+        let fallback = env.pms_config_dir.join("hooks.log");
+        if fallback != path {
+            let _ = std::fs::create_dir_all(&env.pms_config_dir);
+            if let Ok(mut f) = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&fallback)
+            {
+                let _ = f.write_all(
+                    format!("{} (not in {}: {e})\n", line.trim_end(), path.display()).as_bytes(),
+                );
+            }
+        }
     }
 }
 

@@ -295,11 +295,12 @@ fn a_search_stopped_by_damage_names_the_fix() {
     assert_eq!(search(&home, "word7").1, None);
 }
 
-/// A small tmpfs mounted over a folder inside a private mount namespace
-/// (outside it, and for the test process, the folder is unchanged): the
-/// commands built by [`SmallDisk::pms`] run inside it, and the test reaches
-/// its files through `/proc/<pid>/root`. Needs root (CAP_SYS_ADMIN) or
-/// unprivileged user namespaces; without them the test says so loudly.
+/// A mount over a folder inside a private mount namespace (a small tmpfs,
+/// or the folder itself read-only; outside the namespace, and for the test
+/// process, the folder is unchanged): the commands built by
+/// [`SmallDisk::pms`] run inside it, and the test reaches its files through
+/// `/proc/<pid>/root`. Needs root (CAP_SYS_ADMIN) or unprivileged user
+/// namespaces; without them the test says so loudly.
 struct SmallDisk {
     holder: std::process::Child,
     dir: PathBuf,
@@ -308,10 +309,26 @@ struct SmallDisk {
 }
 
 impl SmallDisk {
+    /// A tmpfs of `size` (as `mount -o size=` takes it) over `dir`.
     fn mount(dir: &Path, size: &str) -> Option<SmallDisk> {
+        Self::enter(
+            dir,
+            size,
+            "mount -t tmpfs -o size=\"$1\" tmpfs \"$2\" && echo mounted && exec sleep 3600",
+        )
+    }
+
+    /// `dir` itself, read-only.
+    fn read_only(dir: &Path) -> Option<SmallDisk> {
+        Self::enter(
+            dir,
+            "",
+            "mount --bind \"$2\" \"$2\" && mount -o remount,ro,bind \"$2\" && echo mounted && exec sleep 3600",
+        )
+    }
+
+    fn enter(dir: &Path, size: &str, script: &str) -> Option<SmallDisk> {
         use std::io::BufRead;
-        let script =
-            "mount -t tmpfs -o size=\"$1\" tmpfs \"$2\" && echo mounted && exec sleep 3600";
         for unshare in [&["-m"][..], &["-r", "-m"][..]] {
             let Ok(mut holder) = std::process::Command::new("unshare")
                 .args(unshare)
@@ -337,7 +354,7 @@ impl SmallDisk {
             let _ = holder.wait();
         }
         crate::support::skip::missing_tool(
-            "mounting a small tmpfs (unshare -m) is not permitted here, so the full-disk test cannot run",
+            "mounting (unshare -m) is not permitted here, so the full-disk and read-only-mount tests cannot run",
             "run the tests as root, or where unprivileged user namespaces are allowed",
         );
         None
@@ -595,4 +612,268 @@ fn on_a_full_disk_search_and_the_hooks_answer_and_everyone_says_the_disk_is_full
             .any(|c| c["id"] == "disk" && c["status"] != "fail"),
         "{v}"
     );
+}
+
+/// Another process holding `index.db` (an open write transaction; with
+/// `exclusive`, SQLite's exclusive locking mode, which shuts readers out
+/// too) until the returned sender is dropped.
+fn hold_index(db: &Path, exclusive: bool) -> std::sync::mpsc::Sender<()> {
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    let (held_tx, held) = std::sync::mpsc::channel::<()>();
+    let db = db.to_path_buf();
+    std::thread::spawn(move || {
+        let c = Connection::open(&db).unwrap();
+        if exclusive {
+            c.execute_batch("PRAGMA locking_mode = EXCLUSIVE;").unwrap();
+        }
+        c.execute_batch(
+            "BEGIN IMMEDIATE; INSERT OR REPLACE INTO meta(key, value) VALUES ('held', 'yes');",
+        )
+        .unwrap();
+        held_tx.send(()).unwrap();
+        let _ = released.recv();
+        c.execute_batch("ROLLBACK;").unwrap();
+    });
+    held.recv().unwrap();
+    release
+}
+
+fn timed(home: &TestHome, args: &[&str]) -> (std::process::Output, std::time::Duration) {
+    let t = std::time::Instant::now();
+    let out = home.run(args);
+    (out, t.elapsed())
+}
+
+/// Issue 18: the index held by another process. A writer's lock: search
+/// and the hooks answer at once; `pms index` (and the background sync)
+/// wait a bounded time, then say another process holds the index and what
+/// to do (they said "database is locked"), the sync in the hook log; `pms
+/// verify` does not call it damage. An exclusive lock (readers shut out
+/// too): search waits as long, then says the same; `status` says the index
+/// is unreadable (it said "0 chunks, last run never"); verify warns without
+/// offering a rebuild. Released, the next index run catches up: nothing lost.
+#[test]
+fn a_database_held_by_another_process_makes_commands_wait_a_bounded_time_and_say_so() {
+    let home = indexed_home(20);
+    let db = db_path(&home);
+    let ws = home.workspace();
+    std::fs::write(ws.join("notes/new.md"), "# New\n\nparsnip harvest\n").unwrap();
+    let bound = std::time::Duration::from_secs(15);
+    let busy = |out: &std::process::Output| {
+        let err = stderr(out);
+        assert!(
+            err.contains("another process holds the index locked") && err.contains("Fix:"),
+            "{err}"
+        );
+    };
+
+    let release = hold_index(&db, false);
+    let (out, took) = timed(&home, &["search", "turnip plan", "--json"]);
+    assert!(
+        out.status.success() && took < std::time::Duration::from_secs(3),
+        "{took:?}"
+    );
+    let (out, took) = timed(&home, &["index"]);
+    assert!(!out.status.success());
+    busy(&out);
+    assert!(
+        took >= std::time::Duration::from_secs(4) && took < bound,
+        "waited {took:?}"
+    );
+    for event in ["session-start", "user-prompt"] {
+        let t = std::time::Instant::now();
+        let out = home.hook(event, &json!({"session_id": "s1", "prompt": "turnip plan"}));
+        assert!(out.status.success() && !out.stdout.is_empty(), "{event}");
+        assert!(t.elapsed() < std::time::Duration::from_secs(3), "{event}");
+    }
+    let out = home.run(&["sync", "--workspace", ws.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let log = std::fs::read_to_string(ws.join(".pms/logs/hooks.log")).unwrap();
+    assert!(
+        log.lines()
+            .any(|l| l.contains(" sync ") && l.contains("another process holds the index locked")),
+        "{log}"
+    );
+    let (out, took) = timed(&home, &["verify", "--quick", "--json"]);
+    assert!(took < bound, "{took:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let check = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "index")
+        .unwrap();
+    assert_ne!(check["status"], "fail", "{check}");
+    drop(release);
+
+    let release = hold_index(&db, true);
+    let (out, took) = timed(&home, &["search", "turnip plan"]);
+    assert!(!out.status.success());
+    busy(&out);
+    assert!(took < bound, "{took:?}");
+    let out = home.run(&["status"]);
+    let shown = crate::support::stdout(&out);
+    assert!(
+        shown.contains("Index      unreadable:") && !shown.contains("0 chunks"),
+        "{shown}"
+    );
+    let out = home.run(&["verify", "--quick", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let check = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "index")
+        .unwrap();
+    assert_eq!(check["status"], "warn", "{check}");
+    assert_eq!(check["fix"], Value::Null, "no rebuild for a lock: {check}");
+    drop(release);
+
+    // released: the next run catches up
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    home.ok(&["index"]);
+    assert_eq!(search(&home, "parsnip").0, vec!["notes/new.md".to_string()]);
+}
+
+/// Issue 18: the index or the whole workspace read-only. `chattr +i` on
+/// index.db: search answers, `pms index` says the index cannot be written
+/// and how to make it writable (it said "attempt to write a readonly
+/// database"), verify warns. A read-only mount of the workspace: search
+/// answers (it needed to create index.db-shm there), `pms index` says the
+/// same (it said "Read-only file system (os error 30)"), verify warns (it
+/// failed and offered a rebuild), the injecting hooks answer, the saving
+/// ones log to ~/.config/pms/hooks.log (the workspace log cannot take it),
+/// and `pms doctor` shows those lines. Writable again, catch-up loses
+/// nothing.
+#[test]
+fn a_read_only_index_or_workspace_answers_searches_and_says_what_to_make_writable() {
+    let home = indexed_home(20);
+    let db = db_path(&home);
+    let ws = home.workspace();
+    let cannot_write = |out: &std::process::Output| {
+        let err = stderr(out);
+        assert!(
+            err.contains("the index cannot be written") && err.contains("chattr -i"),
+            "{err}"
+        );
+    };
+    let index_check = |out: &std::process::Output| -> Value {
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == "index")
+            .unwrap()
+            .clone()
+    };
+
+    let chattr = |flag: &str| {
+        std::process::Command::new("chattr")
+            .arg(flag)
+            .arg(&db)
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if chattr("+i") {
+        assert!(!search(&home, "turnip plan").0.is_empty());
+        let out = home.run(&["index"]);
+        assert!(!out.status.success());
+        cannot_write(&out);
+        let check = index_check(&home.run(&["verify", "--quick", "--json"]));
+        assert_eq!(check["status"], "warn", "{check}");
+        assert!(
+            check["message"].as_str().unwrap().contains("read-only"),
+            "{check}"
+        );
+        assert!(chattr("-i"));
+    } else {
+        crate::support::skip::missing_tool(
+            "chattr +i is not supported on this filesystem (or not permitted)",
+            "the read-only mount below still runs",
+        );
+    }
+
+    // a session to catch up on later
+    let project = home.path(".claude/projects/-home-u-app");
+    let transcript = project.join("33333333-4444-5555-6666-777777777777.jsonl");
+    std::fs::write(
+        &transcript,
+        [
+            json!({"type":"user","uuid":"u1","timestamp":"2026-11-22T12:00:00Z","sessionId":"33333333-4444-5555-6666-777777777777",
+                   "message":{"role":"user","content":"The deploy used the wrong region."}}),
+            json!({"type":"assistant","uuid":"a1","timestamp":"2026-11-22T12:00:01Z",
+                   "message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"My mistake: the deploy script reads the region from AWS_REGION, not from the config file."}]}}),
+        ]
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect::<String>(),
+    )
+    .unwrap();
+    std::fs::write(ws.join("notes/new.md"), "# New\n\nparsnip harvest\n").unwrap();
+
+    let Some(ro) = SmallDisk::read_only(&ws) else {
+        return;
+    };
+    let out = ro.ok(&home, &["search", "turnip plan", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        !crate::support::hit_uris(&v).is_empty(),
+        "search answers: {v}"
+    );
+    let out = ro.pms(&home, &["index"]).output().unwrap();
+    assert!(!out.status.success());
+    cannot_write(&out);
+    let check = index_check(
+        &ro.pms(&home, &["verify", "--quick", "--json"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(check["status"], "warn", "{check}");
+    let payload = json!({"session_id": "33333333-4444-5555-6666-777777777777",
+        "transcript_path": transcript, "prompt": "turnip plan"});
+    for event in ["session-start", "user-prompt"] {
+        let out = ro.hook(&home, event, &payload);
+        assert!(
+            out.status.success() && !out.stdout.is_empty(),
+            "{event} answers"
+        );
+    }
+    for event in ["stop", "session-end"] {
+        assert!(ro.hook(&home, event, &payload).status.success());
+    }
+    let log = std::fs::read_to_string(home.path(".config/pms/hooks.log")).unwrap_or_default();
+    for event in ["stop", "session-end"] {
+        assert!(
+            log.lines()
+                .any(|l| l.contains(&format!(" {event} the workspace cannot be written"))),
+            "{event}:\n{log}"
+        );
+    }
+    let out = ro.pms(&home, &["doctor"]).output().unwrap();
+    assert!(
+        crate::support::stdout(&out).contains("session-end the workspace cannot be written"),
+        "{}",
+        crate::support::stdout(&out)
+    );
+    drop(ro);
+
+    // writable again: the next session start's catch-up loses nothing
+    let t = std::time::SystemTime::now() - std::time::Duration::from_secs(6 * 3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&transcript)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+    home.ok(&[
+        "sync",
+        "--exclude-session",
+        "another",
+        "--workspace",
+        ws.to_str().unwrap(),
+    ]);
+    let pending = std::fs::read_to_string(ws.join(".pms/pending-learnings.json")).unwrap();
+    assert!(pending.contains("AWS_REGION"), "{pending}");
+    assert_eq!(search(&home, "parsnip").0, vec!["notes/new.md".to_string()]);
 }

@@ -41,11 +41,20 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> Result<ExitCode> {
             .iter()
             .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
             .collect();
-        upkeep::index_paths(ctx, &lock, &paths)?
+        upkeep::index_paths(ctx, &lock, &paths)
     } else if args.full {
-        upkeep::rebuild(ctx, &lock, progress, download)?
+        upkeep::rebuild(ctx, &lock, progress, download)
     } else {
-        upkeep::index_now(ctx, &lock, progress, download)?
+        upkeep::index_now(ctx, &lock, progress, download)
+    };
+    let outcome = match outcome {
+        Ok(o) => o,
+        // --if-idle is the hooks' background run: nobody reads its stderr.
+        Err(e) if args.if_idle => {
+            crate::log::append(Some(&ctx.ws.root), "index", &format!("{e:#}"));
+            return Err(e);
+        }
+        Err(e) => return Err(e),
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&json(&outcome))?);

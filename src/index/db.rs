@@ -112,6 +112,14 @@ pub enum DbError {
     )]
     DiskFull { path: PathBuf },
     #[error(
+        "{path}: another process holds the index locked, and still did after the {BUSY_WAIT_SECS} s pms waits for it.\n  Fix: run the command again once that process has finished (`pms doctor` shows whether a pms run holds .pms/index.lock)."
+    )]
+    Busy { path: PathBuf },
+    #[error(
+        "{path}: the index cannot be written (the file, its folder or the disk is read-only), so it was not updated; search still answers from what it holds.\n  Fix: make it writable (`chmod u+w`, `chattr -i`, or mount the disk read-write), then run `pms index`."
+    )]
+    ReadOnly { path: PathBuf },
+    #[error(
         "{path} was written by a newer pms (schema {found}, this one reads {SCHEMA_VERSION}).\n  Fix: upgrade pms (`pms upgrade`), or run `pms index --full` to rebuild it for this version."
     )]
     Newer { path: PathBuf, found: i32 },
@@ -123,6 +131,12 @@ pub enum DbError {
     },
 }
 
+/// How long a connection waits for another process's lock before giving
+/// up with [`DbError::Busy`]: long enough for a background index run's
+/// transaction to commit, short enough that a hook or a search is not
+/// held up for long.
+pub const BUSY_WAIT_SECS: u64 = 5;
+
 fn configure(conn: &Connection, path: &Path) -> Result<(), DbError> {
     // A large index is read mostly through FTS5 doclists: memory-mapping the
     // file and a bigger page cache keep a search from re-reading pages.
@@ -131,7 +145,7 @@ fn configure(conn: &Connection, path: &Path) -> Result<(), DbError> {
     // statement savepoint, which makes FTS5 flush its pending terms to disk
     // each time (a third of indexing time went to that and the merging it
     // caused). The indexer deletes a file's chunks itself.
-    conn.busy_timeout(Duration::from_secs(5))
+    conn.busy_timeout(Duration::from_secs(BUSY_WAIT_SECS))
         .and_then(|_| conn.pragma_update(None, "mmap_size", 1i64 << 30))
         .and_then(|_| conn.pragma_update(None, "cache_size", -32_000))
         .map_err(|e| corrupt(path, e))?;
@@ -227,7 +241,7 @@ pub fn open_ro(path: &Path) -> Result<Connection, DbError> {
     }
     let first = open_ro_with(path, false);
     let cannot_share = match &first {
-        Err(DbError::DiskFull { .. }) => true,
+        Err(DbError::DiskFull { .. } | DbError::ReadOnly { .. }) => true,
         Err(DbError::Sqlite { source, .. }) => cannot_share(source),
         _ => false,
     };
@@ -313,6 +327,12 @@ pub fn means_disk_full(path: &Path, e: &rusqlite::Error) -> bool {
 /// kept and the error says so), or anything else (busy, read-only, a
 /// permission), reported as it is.
 fn corrupt(path: &Path, e: rusqlite::Error) -> DbError {
+    classify(path, e)
+}
+
+/// What an SQLite error met on the index at `path` means (see
+/// [`corrupt`]): also for errors from the middle of an index run.
+pub fn classify(path: &Path, e: rusqlite::Error) -> DbError {
     use rusqlite::ErrorCode;
     match e.sqlite_error_code() {
         Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => DbError::Corrupt {
@@ -320,11 +340,32 @@ fn corrupt(path: &Path, e: rusqlite::Error) -> DbError {
             cause: e.to_string(),
         },
         _ if means_disk_full(path, &e) => DbError::DiskFull { path: path.into() },
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+            DbError::Busy { path: path.into() }
+        }
+        Some(ErrorCode::ReadOnly) => DbError::ReadOnly { path: path.into() },
+        Some(ErrorCode::CannotOpen | ErrorCode::SystemIoFailure) if !writable(path) => {
+            DbError::ReadOnly { path: path.into() }
+        }
         _ => DbError::Sqlite {
             path: path.into(),
             source: e,
         },
     }
+}
+
+/// Whether this process may write the file at `path` (or create it) and
+/// its folder (SQLite creates its `-wal` and `-shm` files there): a
+/// read-only mount, `chattr +i` and a missing write bit all say no.
+pub fn writable(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let may_write = |p: &Path| {
+        std::ffi::CString::new(p.as_os_str().as_bytes())
+            // SAFETY: access only reads the C string.
+            .is_ok_and(|c| unsafe { libc::access(c.as_ptr(), libc::W_OK) } == 0)
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    may_write(dir) && (!path.exists() || may_write(path))
 }
 
 /// Puts the database built at `aside` in place of `path` (its connection

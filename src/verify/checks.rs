@@ -409,6 +409,14 @@ fn index(ws: &Workspace, env: &HostEnv) -> Vec<Check> {
                 Check::fail("index", "the index was written by a newer pms").hint("`pms upgrade`"),
             ];
         }
+        // held by another process: nothing is wrong with the file, and a
+        // rebuild would only wait for the same lock
+        Err(e @ db::DbError::Busy { .. }) => {
+            return vec![
+                Check::warn("index", e.to_string().lines().next().unwrap_or_default())
+                    .hint("run `pms verify` again once that process has finished"),
+            ];
+        }
         Err(e) => return vec![Check::fail("index", e.to_string()).fixable(Fix::RebuildIndex)],
     };
     let mut out = Vec::new();
@@ -418,6 +426,8 @@ fn index(ws: &Workspace, env: &HostEnv) -> Vec<Check> {
     // FTS5's own check needs a connection that may write; one that cannot
     // be had (a full disk, a read-only file) says nothing about damage.
     let fts = rusqlite::Connection::open(&path).map_or(Ok(()), |c| {
+        // a writer holding the lock only postpones this part of the check
+        let _ = c.busy_timeout(std::time::Duration::from_millis(500));
         for t in ["knowledge_fts", "transcript_fts"] {
             match c.execute(
                 &format!("INSERT INTO {t}({t}) VALUES ('integrity-check')"),
@@ -447,13 +457,19 @@ fn index(ws: &Workspace, env: &HostEnv) -> Vec<Check> {
         None => {
             health::clear(&path);
             let chunks = stats::counts(&conn).map(|c| c.chunks).unwrap_or(0);
-            Check::ok(
-                "index",
-                format!(
-                    "schema {}, integrity ok, {chunks} chunks",
-                    db::SCHEMA_VERSION
-                ),
-            )
+            let whole = format!(
+                "schema {}, integrity ok, {chunks} chunks",
+                db::SCHEMA_VERSION
+            );
+            if db::writable(&path) {
+                Check::ok("index", whole)
+            } else {
+                Check::warn(
+                    "index",
+                    format!("{whole}, but read-only: it cannot be updated (search answers from what it holds)"),
+                )
+                .hint("make .pms/index.db and its folder writable (`chmod u+w`, `chattr -i`, or mount the disk read-write), then `pms index`")
+            }
         }
         Some(what) => {
             // searches warn until the rebuild
