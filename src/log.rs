@@ -30,17 +30,30 @@ pub fn append(workspace: Option<&Path>, event: &str, message: &str) {
         chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ"),
         crate::redact::redact(message).replace('\n', " | ")
     );
-    let written = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .and_then(|mut f| {
-            f.write_all(line.as_bytes())?;
-            keep_room(&f);
-            Ok(())
-        });
-    // A workspace on a read-only mount (or a full disk without the reserved
-    // room) cannot take the line: it goes to the log beside the pointer.
+    let write = || {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|mut f| f.write_all(line.as_bytes()))
+    };
+    // On a full disk the reserved space is given up for the line that says so.
+    // On a full disk the reserved space is given up for the line that says
+    // so, and what the line did not use is taken back at once (before
+    // another write can have it).
+    let written = write().or_else(|e| match path.parent().map(spare_path) {
+        Some(spare)
+            if e.kind() == std::io::ErrorKind::StorageFull
+                && std::fs::remove_file(&spare).is_ok() =>
+        {
+            let again = write();
+            grow_spare(&spare);
+            again
+        }
+        _ => Err(e),
+    });
+    // A workspace on a read-only mount cannot take the line: it goes to the
+    // log beside the pointer.
     if let Err(e) = written
         && let Some(env) = HostEnv::from_process().ok()
     {
@@ -60,48 +73,52 @@ pub fn append(workspace: Option<&Path>, event: &str, message: &str) {
     }
 }
 
-/// Room kept allocated past the end of the log (about 200 lines), so that
-/// the line saying the disk is full can still be written when it is: an
-/// append into blocks the file already owns needs no free space.
-const RESERVED_BYTES: i64 = 64 << 10;
+/// Space kept in a file of its own beside the log (about 200 log lines),
+/// given up when the disk is full so that the lines saying so can still be
+/// written.
+const RESERVED_BYTES: usize = 64 << 10;
 
-/// Creates the workspace's hook log if needed and gives it its reserved
-/// room. Called by every index run (each session start runs one), off the
-/// hooks' path.
+/// The reserved space's file in the log folder `dir`.
+fn spare_path(dir: &Path) -> PathBuf {
+    dir.join("reserved-space")
+}
+
+/// Sets the reserved space aside again if it was used (or never was).
+/// Called by every index run (each session start runs one), off the
+/// hooks' path; one `stat` while it is whole.
 pub fn reserve(ws: &Workspace) {
-    let path = ws.hook_log();
-    if let Some(dir) = path.parent() {
+    if let Some(dir) = ws.hook_log().parent() {
         let _ = std::fs::create_dir_all(dir);
-    }
-    if let Ok(f) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-    {
-        keep_room(&f);
+        grow_spare(&spare_path(dir));
     }
 }
 
-/// Allocates [`RESERVED_BYTES`] past the file's end without changing its
-/// length (`fallocate` with `FALLOC_FL_KEEP_SIZE`; ext4, xfs, btrfs and
-/// tmpfs support it). Best effort: elsewhere the log is as before.
-fn keep_room(f: &std::fs::File) {
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::fd::AsRawFd;
-        let len = f.metadata().map(|m| m.len() as i64).unwrap_or(0);
-        // SAFETY: fallocate on an open descriptor we own; no memory is passed.
-        unsafe {
-            libc::fallocate(
-                f.as_raw_fd(),
-                libc::FALLOC_FL_KEEP_SIZE,
-                len,
-                RESERVED_BYTES,
-            );
-        }
+/// Grows the reserved space's file to [`RESERVED_BYTES`] with zeros
+/// (written, not `set_len`: a sparse file holds no blocks to give up),
+/// keeping what it could write when the disk fills first.
+fn grow_spare(spare: &Path) {
+    let have = std::fs::metadata(spare)
+        .map(|m| m.len() as usize)
+        .unwrap_or(0);
+    if have >= RESERVED_BYTES {
+        return;
     }
-    #[cfg(not(target_os = "linux"))]
-    let _ = f;
+    let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(spare)
+    else {
+        return;
+    };
+    let block = [0u8; 4096];
+    let mut left = RESERVED_BYTES - have;
+    while left > 0 {
+        let n = left.min(block.len());
+        if f.write_all(&block[..n]).is_err() {
+            break;
+        }
+        left -= n;
+    }
 }
 
 fn log_path(workspace: Option<&Path>) -> Option<PathBuf> {

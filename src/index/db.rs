@@ -148,7 +148,7 @@ fn configure(conn: &Connection, path: &Path) -> Result<(), DbError> {
     conn.busy_timeout(Duration::from_secs(BUSY_WAIT_SECS))
         .and_then(|_| conn.pragma_update(None, "mmap_size", 1i64 << 30))
         .and_then(|_| conn.pragma_update(None, "cache_size", -32_000))
-        .map_err(|e| corrupt(path, e))?;
+        .map_err(|e| classify(path, e))?;
     // The tests' full disk: SQLite answers SQLITE_FULL past this many pages,
     // as it does when the disk itself is full.
     if let Some(pages) = std::env::var("PMS_TEST_DB_MAX_PAGES")
@@ -156,7 +156,7 @@ fn configure(conn: &Connection, path: &Path) -> Result<(), DbError> {
         .and_then(|v| v.parse::<i64>().ok())
     {
         conn.pragma_update(None, "max_page_count", pages)
-            .map_err(|e| corrupt(path, e))?;
+            .map_err(|e| classify(path, e))?;
     }
     Ok(())
 }
@@ -166,11 +166,11 @@ pub fn open_rw(path: &Path) -> Result<Connection, DbError> {
     if let Some(dir) = path.parent() {
         let _ = std::fs::create_dir_all(dir);
     }
-    let conn = Connection::open(path).map_err(|e| corrupt(path, e))?;
+    let conn = Connection::open(path).map_err(|e| classify(path, e))?;
     configure(&conn, path)?;
     let version: i32 = conn
         .pragma_query_value(None, "user_version", |r| r.get(0))
-        .map_err(|e| corrupt(path, e))?;
+        .map_err(|e| classify(path, e))?;
     if version > SCHEMA_VERSION {
         return Err(DbError::Newer {
             path: path.into(),
@@ -178,7 +178,7 @@ pub fn open_rw(path: &Path) -> Result<Connection, DbError> {
         });
     }
     conn.pragma_update(None, "synchronous", "NORMAL")
-        .map_err(|e| corrupt(path, e))?;
+        .map_err(|e| classify(path, e))?;
     if version == SCHEMA_VERSION {
         return Ok(conn); // schema and settings already in place
     }
@@ -195,7 +195,7 @@ pub fn open_rw(path: &Path) -> Result<Connection, DbError> {
             )
         })
         .and_then(|_| conn.pragma_update(None, "user_version", SCHEMA_VERSION))
-        .map_err(|e| corrupt(path, e))?;
+        .map_err(|e| classify(path, e))?;
     Ok(conn)
 }
 
@@ -204,7 +204,7 @@ pub fn open_rw(path: &Path) -> Result<Connection, DbError> {
 fn migrate(conn: &Connection, path: &Path, from: i32) -> Result<(), DbError> {
     let backup = PathBuf::from(format!("{}.schema{from}-backup", path.display()));
     conn.execute("VACUUM INTO ?1", [backup.to_string_lossy()])
-        .map_err(|e| corrupt(path, e))?;
+        .map_err(|e| classify(path, e))?;
     let run = || -> rusqlite::Result<()> {
         conn.execute_batch("BEGIN IMMEDIATE")?;
         for (to, sql) in MIGRATIONS.iter().filter(|(to, _)| *to > from) {
@@ -216,7 +216,7 @@ fn migrate(conn: &Connection, path: &Path, from: i32) -> Result<(), DbError> {
     };
     if let Err(e) = run() {
         let _ = conn.execute_batch("ROLLBACK");
-        return Err(corrupt(path, e));
+        return Err(classify(path, e));
     }
     Ok(())
 }
@@ -275,11 +275,11 @@ fn open_ro_with(path: &Path, immutable: bool) -> Result<Connection, DbError> {
     } else {
         Connection::open_with_flags(path, flags)
     }
-    .map_err(|e| corrupt(path, e))?;
+    .map_err(|e| classify(path, e))?;
     configure(&conn, path)?;
     let version: i32 = conn
         .pragma_query_value(None, "user_version", |r| r.get(0))
-        .map_err(|e| corrupt(path, e))?;
+        .map_err(|e| classify(path, e))?;
     match version {
         v if v > SCHEMA_VERSION => Err(DbError::Newer {
             path: path.into(),
@@ -322,16 +322,11 @@ pub fn means_disk_full(path: &Path, e: &rusqlite::Error) -> bool {
     }
 }
 
-/// What an SQLite error means for the index file: corrupt (rebuilding is
-/// the cure), the disk full (rebuilding would make it worse: the file is
-/// kept and the error says so), or anything else (busy, read-only, a
-/// permission), reported as it is.
-fn corrupt(path: &Path, e: rusqlite::Error) -> DbError {
-    classify(path, e)
-}
-
-/// What an SQLite error met on the index at `path` means (see
-/// [`corrupt`]): also for errors from the middle of an index run.
+/// What an SQLite error met on the index at `path` means (opening it, or
+/// in the middle of an index run): corrupt (rebuilding is the cure), the
+/// disk full (rebuilding would make it worse: the file is kept and the
+/// error says so), another process's lock, a read-only file, folder or
+/// disk (each said with what to do), or anything else, reported as it is.
 pub fn classify(path: &Path, e: rusqlite::Error) -> DbError {
     use rusqlite::ErrorCode;
     match e.sqlite_error_code() {

@@ -441,7 +441,10 @@ fn index(ws: &Workspace, env: &HostEnv) -> Vec<Check> {
     });
     // The tables can each be sound and still disagree (searches then miss
     // silently): compared entry by entry.
-    let in_step = health::entries_out_of_step(&conn).map_err(|e| e.to_string());
+    let in_step = match health::entries_out_of_step(&conn) {
+        Err(e) if health::is_corrupt(&e) => Err(e.to_string()),
+        other => Ok(other.unwrap_or(None)),
+    };
     let damage = match (integrity.as_str(), fts, in_step) {
         ("ok", Ok(()), Ok(None)) => None,
         ("ok", Ok(()), Ok(Some(what))) => {
