@@ -225,11 +225,15 @@ pub fn remove_stale_temps(dir: &Path) -> usize {
 /// Backups kept beside each file: the newest few, not one per run forever.
 pub const BACKUPS_KEPT: usize = 3;
 
-/// Deletes all but the newest `keep` backups of file `name` in `dir` (their
-/// names sort by time).
-fn prune_backups(dir: &Path, name: &str, keep: usize) {
+/// The backups [`backup`] made of the file at `path` and still kept,
+/// oldest first (their names sort by time).
+pub fn backups_of(path: &Path) -> Vec<PathBuf> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "file".into());
     let prefix = format!("{name}.pms-backup-");
-    let mut found: Vec<PathBuf> = fs::read_dir(dir)
+    let mut found: Vec<PathBuf> = fs::read_dir(parent_dir(path))
         .into_iter()
         .flatten()
         .flatten()
@@ -240,6 +244,12 @@ fn prune_backups(dir: &Path, name: &str, keep: usize) {
         })
         .collect();
     found.sort();
+    found
+}
+
+/// Deletes all but the newest `keep` backups of the file at `path`.
+fn prune_backups(path: &Path, keep: usize) {
+    let found = backups_of(path);
     let excess = found.len().saturating_sub(keep);
     for p in &found[..excess] {
         let _ = fs::remove_file(p);
@@ -263,8 +273,25 @@ pub fn backup(path: &Path) -> io::Result<PathBuf> {
     }
     fault_point("backup", &candidate)?;
     fs::copy(path, &candidate)?;
-    prune_backups(&dir, &name, BACKUPS_KEPT);
+    prune_backups(path, BACKUPS_KEPT);
+    MADE.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(candidate.clone());
     Ok(candidate)
+}
+
+/// The backups this process made, in order (so a command can say where
+/// they are whichever module made them).
+static MADE: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// The backups [`backup`] made in this process that are still there.
+pub fn backups_made() -> Vec<PathBuf> {
+    MADE.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .filter(|p| p.exists())
+        .cloned()
+        .collect()
 }
 
 /// An exclusive advisory lock, released when dropped.
@@ -306,6 +333,34 @@ pub fn try_lock_exclusive(lock_path: &Path) -> io::Result<Option<FileLock>> {
         Err(fs::TryLockError::WouldBlock) => Ok(None),
         Err(fs::TryLockError::Error(e)) => Err(e),
     }
+}
+
+/// Bytes an unprivileged write can still use on the filesystem holding
+/// `path` (a file or folder that exists), or None when that cannot be told.
+pub fn free_space(path: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statvfs fills the struct we pass; the path is a valid C string.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    Some(st.f_bavail as u64 * st.f_frsize as u64)
+}
+
+/// Below this much free space a failed write is put down to a full disk:
+/// SQLite says "disk I/O error", not "disk full", when it cannot grow its
+/// shared-memory file, and a file system can have a few blocks left that
+/// no allocation of a whole extent fits in.
+pub const FULL_BELOW_BYTES: u64 = 1 << 20;
+
+/// Whether the filesystem holding `path` (or its nearest existing parent)
+/// is full.
+pub fn disk_is_full(path: &Path) -> bool {
+    path.ancestors()
+        .find(|p| p.exists())
+        .and_then(free_space)
+        .is_some_and(|free| free < FULL_BELOW_BYTES)
 }
 
 fn parent_dir(path: &Path) -> PathBuf {

@@ -18,7 +18,7 @@ use crate::embed::{Plan, download};
 use crate::env::HostEnv;
 use crate::index::indexer::{self, IndexReport};
 use crate::index::stats::{self, HistoryStats};
-use crate::index::{db, vectors};
+use crate::index::{db, health, vectors};
 use crate::progress::Progress;
 use crate::workspace::Workspace;
 use crate::workspace::config::Provider;
@@ -33,12 +33,29 @@ impl IndexLock {
 
     /// The lock, or None when another run holds it.
     pub fn try_acquire(ws: &Workspace) -> Result<Option<IndexLock>> {
-        Ok(durable::try_lock_exclusive(&Self::path(ws))?.map(IndexLock))
+        let path = Self::path(ws);
+        let lock = durable::try_lock_exclusive(&path).map_err(|e| Self::explain(ws, &path, e))?;
+        Ok(lock.map(IndexLock))
     }
 
     /// The lock, waiting for another run to finish.
     pub fn wait(ws: &Workspace) -> Result<IndexLock> {
-        Ok(IndexLock(durable::lock_exclusive(&Self::path(ws))?))
+        let path = Self::path(ws);
+        let lock = durable::lock_exclusive(&path).map_err(|e| Self::explain(ws, &path, e))?;
+        Ok(IndexLock(lock))
+    }
+
+    /// A lock file that cannot be created (a read-only mount, `chattr +i`
+    /// on `.pms`) means the index cannot be written: said as such, not as
+    /// a bare "Read-only file system".
+    fn explain(ws: &Workspace, path: &std::path::Path, e: std::io::Error) -> anyhow::Error {
+        use std::io::ErrorKind;
+        match e.kind() {
+            ErrorKind::ReadOnlyFilesystem | ErrorKind::PermissionDenied => {
+                db::DbError::ReadOnly { path: ws.db_path() }.into()
+            }
+            _ => crate::error::FileError::new(path, e).into(),
+        }
     }
 }
 
@@ -82,6 +99,8 @@ pub fn index_now(
     progress: &dyn Progress,
     download: ModelDownload,
 ) -> Result<IndexOutcome> {
+    // keeps the hook log able to say the disk is full when it is
+    crate::log::reserve(&ctx.ws);
     let path = ctx.ws.db_path();
     let mut conn = match db::open_rw(&path) {
         Ok(c) => c,
@@ -95,7 +114,26 @@ pub fn index_now(
         }
         Err(e) => return Err(e.into()),
     };
-    let report = indexer::run(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, progress)?;
+    let report = match indexer::run(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, progress) {
+        Ok(r) => r,
+        // A damaged page met halfway: rebuilt, as a file that does not open is.
+        Err(e) if health::is_corrupt(&e) => {
+            drop(conn);
+            progress.note(&format!(
+                "The index at {} is damaged ({e}); rebuilding it.",
+                path.display()
+            ));
+            return rebuild(ctx, lock, progress, download);
+        }
+        Err(e) => return Err(explained(&path, e)),
+    };
+    // Three whole-table counts per run (each session start runs one; 8 ms at
+    // a million chunks): a full-text table out of step with its chunks makes
+    // searches miss, silently.
+    if let Ok(Some(what)) = health::counts_out_of_step(&conn) {
+        health::record(&path, &what, "pms index");
+        progress.note(&health::warning(&path).unwrap_or(what));
+    }
     crate::lessons::index_file::refresh_index(&ctx.ws);
     finish(ctx, conn, report, progress, download)
 }
@@ -115,12 +153,14 @@ pub fn rebuild(
     db::remove(&aside)?;
     let built = (|| -> Result<IndexOutcome> {
         let mut conn = db::open_rw(&aside)?;
-        let report = indexer::run(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, progress)?;
+        let report = indexer::run(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, progress)
+            .map_err(|e| explained(&aside, e))?;
         finish(ctx, conn, report, progress, download)
     })();
     match built {
         Ok(outcome) => {
             db::replace_with(&path, &aside)?;
+            health::clear(&path);
             crate::lessons::index_file::refresh_index(&ctx.ws);
             Ok(outcome)
         }
@@ -134,8 +174,11 @@ pub fn rebuild(
 /// Syncs only `paths` (what a hook knows has changed) and embeds what they
 /// added; nothing is discovered, deleted or downloaded.
 pub fn index_paths(ctx: &Context, _lock: &IndexLock, paths: &[PathBuf]) -> Result<IndexOutcome> {
-    let mut conn = db::open_rw(&ctx.ws.db_path())?;
-    let report = indexer::run_paths(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, paths)?;
+    let path = ctx.ws.db_path();
+    let mut conn = db::open_rw(&path).inspect_err(|e| note_if_corrupt(&path, e))?;
+    let report = indexer::run_paths(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, paths)
+        .inspect_err(|e| note_if_corrupt(&path, e))
+        .map_err(|e| explained(&path, e))?;
     finish(
         ctx,
         conn,
@@ -143,6 +186,24 @@ pub fn index_paths(ctx: &Context, _lock: &IndexLock, paths: &[PathBuf]) -> Resul
         &crate::progress::Quiet,
         ModelDownload::Never,
     )
+}
+
+/// An index run's failure in the user's terms: SQLite's errors as
+/// [`db::classify`] reads them (a full disk, a lock another process holds,
+/// a read-only file each say what to do).
+fn explained(db: &std::path::Path, e: indexer::IndexError) -> anyhow::Error {
+    match e {
+        indexer::IndexError::Sqlite(e) => db::classify(db, e).into(),
+        other => other.into(),
+    }
+}
+
+/// A hook's background run does not rebuild (that is the next full
+/// `pms index`'s job); it leaves the note, so searches warn meanwhile.
+fn note_if_corrupt(db: &std::path::Path, e: &(dyn std::error::Error + 'static)) {
+    if health::is_corrupt(e) {
+        health::record(db, &e.to_string(), "pms index --path");
+    }
 }
 
 fn finish(

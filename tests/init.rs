@@ -222,7 +222,7 @@ fn uninstall_gives_back_the_original_settings() {
     .unwrap();
     home.init(&[]);
     home.init(&["--scope", "user"]); // re-running keeps the record of what the first run created
-    let out = home.ok(&["uninstall"]);
+    let out = home.ok(&["uninstall", "--yes"]);
     assert!(
         stdout(&out).contains("Removed 5 pms hook(s)"),
         "{}",
@@ -253,6 +253,7 @@ fn uninstall_from_a_settings_file_init_created_removes_the_hooks_key() {
     home.init(&[]);
     home.ok(&[
         "uninstall",
+        "--yes",
         "--workspace",
         home.workspace().to_str().unwrap(),
     ]);
@@ -369,7 +370,7 @@ fn codex_is_registered_when_on_path_and_not_with_no_codex() {
     let text = std::fs::read_to_string(home.path(".codex/config.toml")).unwrap();
     assert!(text.starts_with(user), "{text}");
     assert!(text.contains("[mcp_servers.pms]"), "{text}");
-    home.ok(&["uninstall"]);
+    home.ok(&["uninstall", "--yes"]);
     assert_eq!(
         std::fs::read_to_string(home.path(".codex/config.toml")).unwrap(),
         user

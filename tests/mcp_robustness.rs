@@ -189,17 +189,28 @@ fn hostile_requests_are_all_answered_and_leak_nothing() {
         let n = raw.len();
         raw.push(format!("{{\"jsonrpc\":\"2.0\",\"id\":{n},\"method\":\"tools/ca").into_bytes());
     }
+    // Counted, not asserted one by one, so the run prints its figures
+    // (issue 12 asks for them) before any assertion stops it.
+    let mut answered = 0;
+    let mut hangs = 0;
+    let mut leaks = 0;
+    let mut wrong_code: Vec<String> = Vec::new();
+    let mut slowest = Duration::ZERO;
     for line in &raw {
         let mut l = line.clone();
         l.push(b'\n');
+        let t = std::time::Instant::now();
         s.send_raw(&l);
-        let v = s
-            .recv(Duration::from_secs(10))
-            .expect("a malformed line is answered");
-        assert!(
-            v["error"]["code"] == -32700 || v["error"]["code"] == -32600,
-            "{v}"
-        );
+        match s.recv(Duration::from_secs(10)) {
+            Some(v) => {
+                answered += 1;
+                slowest = slowest.max(t.elapsed());
+                if !(v["error"]["code"] == -32700 || v["error"]["code"] == -32600) {
+                    wrong_code.push(format!("{v:.200}"));
+                }
+            }
+            None => hangs += 1,
+        }
     }
     // well-formed requests with hostile contents: answered by id
     let mut calls: Vec<Value> = Vec::new();
@@ -281,21 +292,43 @@ fn hostile_requests_are_all_answered_and_leak_nothing() {
             "params": {"name": "memory_search", "arguments": {"query": format!("q{id} \u{ffff} {}", "z".repeat(id % 97))}}}));
     }
     assert!(raw.len() + requests.len() >= 150);
+    let mut unanswered: Vec<String> = Vec::new();
+    let mut leaked: Vec<String> = Vec::new();
     for r in &requests {
+        let t = std::time::Instant::now();
         s.send(r);
-        let v = s
-            .answer(&r["id"], Duration::from_secs(15))
-            .unwrap_or_else(|| panic!("no answer to {r}"));
+        let Some(v) = s.answer(&r["id"], Duration::from_secs(15)) else {
+            hangs += 1;
+            unanswered.push(format!("{r:.200}"));
+            continue;
+        };
+        answered += 1;
+        slowest = slowest.max(t.elapsed());
         let text = v.to_string();
-        assert!(
-            !text.contains(&secret) && !text.contains(aws),
-            "leaked: {text:.300}"
-        );
-        assert!(!text.contains("root:x:0:0"), "{text:.300}");
+        if text.contains(&secret) || text.contains(aws) || text.contains("root:x:0:0") {
+            leaks += 1;
+            leaked.push(format!("{text:.300}"));
+        }
     }
     // still serving
     s.send(&json!({"jsonrpc": "2.0", "id": "last", "method": "ping"}));
-    assert!(s.answer(&json!("last"), Duration::from_secs(5)).is_some());
+    let ping_after = s.answer(&json!("last"), Duration::from_secs(5)).is_some();
+    println!(
+        "hostile MCP: {} requests ({} malformed lines, {} well-formed hostile calls): \
+         {answered} answered, {hangs} hangs (no answer within 10 s / 15 s), {leaks} leaks \
+         (GitHub token, AWS key, /etc/passwd); {} malformed lines answered with a code other \
+         than -32700/-32600; slowest answer {} ms; ping answered after: {ping_after}",
+        raw.len() + requests.len(),
+        raw.len(),
+        requests.len(),
+        wrong_code.len(),
+        slowest.as_millis()
+    );
+    assert!(wrong_code.is_empty(), "{wrong_code:#?}");
+    assert_eq!(hangs, 0, "unanswered: {unanswered:#?}");
+    assert_eq!(leaks, 0, "leaked: {leaked:#?}");
+    assert_eq!(answered, raw.len() + requests.len());
+    assert!(ping_after, "the server stopped answering");
     // the saved note stayed inside the workspace and holds no secret
     for e in walk(&ws) {
         let text = std::fs::read_to_string(&e).unwrap_or_default();

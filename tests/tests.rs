@@ -28,6 +28,8 @@ mod search_quality;
 mod settings_bytes_fuzz;
 mod settings_merge_props;
 mod signals_quality;
+mod storage_faults;
+mod terminal;
 mod transcript_fixtures;
 mod ui;
 mod ui_browser;

@@ -41,11 +41,20 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> Result<ExitCode> {
             .iter()
             .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
             .collect();
-        upkeep::index_paths(ctx, &lock, &paths)?
+        upkeep::index_paths(ctx, &lock, &paths)
     } else if args.full {
-        upkeep::rebuild(ctx, &lock, progress, download)?
+        upkeep::rebuild(ctx, &lock, progress, download)
     } else {
-        upkeep::index_now(ctx, &lock, progress, download)?
+        upkeep::index_now(ctx, &lock, progress, download)
+    };
+    let outcome = match outcome {
+        Ok(o) => o,
+        // --if-idle is the hooks' background run: nobody reads its stderr.
+        Err(e) if args.if_idle => {
+            crate::log::append(Some(&ctx.ws.root), "index", &format!("{e:#}"));
+            return Err(e);
+        }
+        Err(e) => return Err(e),
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&json(&outcome))?);
@@ -84,22 +93,24 @@ fn json(o: &IndexOutcome) -> serde_json::Value {
 
 pub fn print_vectors(v: &VectorOutcome) {
     if let Some(e) = &v.error {
-        println!("Semantic search: not updated ({e}). Keyword search is up to date.");
+        super::print_fitted(&format!(
+            "Semantic search: not updated ({e}). Keyword search is up to date."
+        ));
     } else if v.embedded > 0 {
-        println!(
+        super::print_fitted(&format!(
             "Semantic search: {} chunk(s) embedded in {} ms ({}).",
             v.embedded, v.elapsed_ms, v.provider
-        );
+        ));
     } else if v.keyword_only {
-        println!(
+        super::print_fitted(&format!(
             "Semantic search: off, {}.",
             v.provider.trim_start_matches("keyword only: ")
-        );
+        ));
     }
 }
 
 pub fn print_report(r: &IndexReport, s: &HistoryStats) {
-    println!(
+    super::print_fitted(&format!(
         "Indexed {} file(s) ({} new or changed, {} appended, {} unchanged, {} removed): {} chunk(s) written from {:.1} MB in {} ms.",
         r.files_seen,
         r.files_indexed,
@@ -109,27 +120,27 @@ pub fn print_report(r: &IndexReport, s: &HistoryStats) {
         r.chunks_written,
         r.bytes_read as f64 / 1e6,
         r.elapsed_ms
-    );
+    ));
     if r.malformed_lines > 0 {
-        println!(
+        super::print_fitted(&format!(
             "Skipped {} malformed transcript line(s).",
             r.malformed_lines
-        );
+        ));
     }
     let day = |t: &Option<String>| t.as_deref().and_then(|t| t.get(..10)).map(str::to_string);
     match (s.sessions, day(&s.first), day(&s.last)) {
-        (0, _, _) => println!(
+        (0, _, _) => super::print_fitted(&format!(
             "Claude Code history: no conversations found yet; {} chunk(s) searchable in all.",
             s.chunks
-        ),
-        (n, Some(first), Some(last)) => println!(
+        )),
+        (n, Some(first), Some(last)) => super::print_fitted(&format!(
             "Claude Code history: {n} session(s) in {} project(s), {first} to {last}; {} chunk(s) searchable in all.",
             s.projects, s.chunks
-        ),
-        (n, _, _) => println!(
+        )),
+        (n, _, _) => super::print_fitted(&format!(
             "Claude Code history: {n} session(s) in {} project(s); {} chunk(s) searchable in all.",
             s.projects, s.chunks
-        ),
+        )),
     }
 }
 

@@ -7,7 +7,7 @@ use anyhow::Result;
 use crate::cli::SearchArgs;
 use crate::context::Context;
 use crate::embed::Plan;
-use crate::index::db;
+use crate::index::{db, health};
 use crate::search::Request;
 use crate::search::hybrid::{self, Semantic};
 
@@ -26,7 +26,8 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> Result<ExitCode> {
         usize::MAX,
         ctx.cfg.search.group,
     )?;
-    let conn = db::open_ro(&ctx.ws.db_path())?;
+    let db_path = ctx.ws.db_path();
+    let conn = db::open_ro(&db_path)?;
     let plan = if args.keyword {
         Plan::Off("--keyword".into())
     } else {
@@ -34,10 +35,19 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> Result<ExitCode> {
     };
     let loaded = plan.load();
     let semantic = Semantic::from_loaded(&loaded, ctx.cfg.embeddings.vector_weight, None);
-    let out = hybrid::search(&conn, &ctx.cfg.search, &params, &semantic)?;
+    let out = hybrid::search(&conn, &ctx.cfg.search, &params, &semantic)
+        .map_err(|e| health::explain_failed_search(&db_path, e))?;
+    let warning = health::warning(&db_path);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        let mut v = serde_json::to_value(&out)?;
+        if let Some(w) = &warning {
+            v["warning"] = w.as_str().into();
+        }
+        println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(w) = &warning {
+        eprintln!("warning: {w}");
     }
     if out.hits.is_empty() {
         println!("No results for {:?}.", args.query);

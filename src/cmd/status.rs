@@ -83,16 +83,24 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<ExitCode> {
         println!("{:<10} {line}", a.agent.title());
     }
     let ix = &s.index;
-    println!(
-        "Index      {} chunks from {} files, {:.1} MB, last run {}",
-        ix.chunks,
-        ix.files,
-        ix.bytes as f64 / 1e6,
-        ix.last_index
-            .as_deref()
-            .map(ago)
-            .unwrap_or_else(|| "never (pms index)".into())
-    );
+    if let Some(e) = &ix.unreadable {
+        println!(
+            "Index      {} {}",
+            console::style("unreadable:").red().bold(),
+            e.lines().next().unwrap_or_default()
+        );
+    } else {
+        println!(
+            "Index      {} chunks from {} files, {:.1} MB, last run {}",
+            ix.chunks,
+            ix.files,
+            ix.bytes as f64 / 1e6,
+            ix.last_index
+                .as_deref()
+                .map(ago)
+                .unwrap_or_else(|| "never (pms index)".into())
+        );
+    }
     println!(
         "Search     {}{}",
         s.search,

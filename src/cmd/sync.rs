@@ -30,6 +30,10 @@ pub fn run(ctx: &Context, args: &SyncArgs) -> Result<ExitCode> {
         );
     }
     upkeep::sweep(&ctx.env, Some(&ctx.ws));
-    upkeep::index_now(ctx, &lock, &Quiet, ModelDownload::Never)?;
+    // Nobody reads this run's stderr: its failure goes to the hook log.
+    if let Err(e) = upkeep::index_now(ctx, &lock, &Quiet, ModelDownload::Never) {
+        crate::log::append(Some(&ctx.ws.root), "sync", &format!("indexing: {e:#}"));
+        return Err(e);
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -14,8 +14,22 @@ use crate::workspace::Workspace;
 pub fn run(args: &UninstallArgs) -> Result<ExitCode> {
     let env = HostEnv::from_process()?;
     let ws = Workspace::locate(args.ws.workspace.as_deref(), &env).ok();
-    // Asked in a terminal, as --purge is; scripts pass --yes (or have no terminal).
-    if !args.yes && std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+    // Asked in a terminal, as --purge is. Without one (a script, an agent)
+    // nothing is removed unless --yes says so: a command that edits the
+    // user's settings does not take silence for a yes.
+    let can_ask = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    if !args.yes && !can_ask {
+        match (&ws, args.purge) {
+            (Some(ws), true) => bail!(
+                "there is no terminal to ask whether to remove pms's hooks and MCP server and delete {} with everything in it, so nothing changed.\n  Fix: run `pms uninstall --purge --yes` to do both without asking (`pms uninstall --yes` keeps the workspace).",
+                env.display(&ws.root)
+            ),
+            _ => bail!(
+                "there is no terminal to ask whether to remove pms's hooks and MCP server, so nothing changed.\n  Fix: run `pms uninstall --yes` to remove them without asking."
+            ),
+        }
+    }
+    if !args.yes {
         let ok = dialoguer::Confirm::new()
             .with_prompt(
                 "Remove pms's hooks, plugin and MCP server from Claude Code, Codex and OpenClaw? Your workspace stays",
@@ -47,15 +61,20 @@ pub fn run(args: &UninstallArgs) -> Result<ExitCode> {
     {
         println!("pms was not wired into Claude Code, Codex or OpenClaw; nothing to remove.");
     }
+    let backups = crate::durable::backups_made();
+    for b in &backups {
+        println!("Saved the file as it was before: {}", env.display(b));
+    }
+    if !backups.is_empty() {
+        println!(
+            "(pms keeps the newest {} such copies of each file, beside it; delete them once you do not need them.)",
+            crate::durable::BACKUPS_KEPT
+        );
+    }
     match (&ws, args.purge) {
         (Some(ws), true) => {
             let shown = env.display(&ws.root);
             if !args.yes {
-                if !std::io::stdin().is_terminal() {
-                    bail!(
-                        "--purge deletes {shown} and everything in it; pass --yes to confirm without a terminal"
-                    );
-                }
                 let ok = dialoguer::Confirm::new()
                     .with_prompt(format!(
                         "Delete {shown} and everything in it (profile, lessons, notes, summaries)?"

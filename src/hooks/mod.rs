@@ -65,7 +65,8 @@ impl Event {
 
 /// Notes a problem that did not stop a hook in the workspace's hook log.
 pub fn log(ctx: &Context, event: Event, msg: &str) {
-    crate::log::append(Some(&ctx.ws.root), event.as_str(), msg);
+    let msg = explain_storage_problem(Some(&ctx.ws.root), msg.to_string());
+    crate::log::append(Some(&ctx.ws.root), event.as_str(), &msg);
 }
 
 /// Runs the hook for `event` on behalf of `agent` and writes its output, if
@@ -89,8 +90,38 @@ pub fn run(event: &str, workspace: Option<&Path>, agent: Agent) {
         Err(panic) => Some(format!("panic: {}", panic_message(&panic))),
     };
     if let Some(msg) = error {
-        crate::log::append(workspace, event, &msg);
+        crate::log::append(workspace, event, &explain_storage_problem(workspace, msg));
     }
+}
+
+/// A hook problem met while the workspace cannot be written (the disk is
+/// full, or it is read-only) says so first, and that nothing is lost (the
+/// transcript stays; the next session start catches up), rather than
+/// leaving "No space left on device" or "Read-only file system" somewhere
+/// in a chain.
+fn explain_storage_problem(workspace: Option<&Path>, msg: String) -> String {
+    let Some(root) = workspace.map(Path::to_path_buf).or_else(|| {
+        let env = crate::env::HostEnv::from_process().ok()?;
+        Workspace::locate(None, &env).ok().map(|w| w.root)
+    }) else {
+        return msg;
+    };
+    let state = Workspace::new(root.clone()).state_dir();
+    let problem = if crate::durable::disk_is_full(&root) {
+        "the disk is full"
+    } else if state.exists() && !crate::index::db::writable(&state.join("state")) {
+        "the workspace cannot be written (a read-only file, folder or disk)"
+    } else {
+        return msg;
+    };
+    format!(
+        "{problem}: {msg}. Fix: {}; the session's transcript stays, and the next session start catches up on what was not saved",
+        if problem.starts_with("the disk") {
+            format!("free some space on the disk holding {}", root.display())
+        } else {
+            format!("make {} writable again", state.display())
+        }
+    )
 }
 
 /// With `PMS_HOOK_RECORD=<dir>`, appends each payload to `<dir>/<event>.jsonl`:

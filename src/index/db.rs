@@ -112,6 +112,14 @@ pub enum DbError {
     )]
     DiskFull { path: PathBuf },
     #[error(
+        "{path}: another process holds the index locked, and still did after the {BUSY_WAIT_SECS} s pms waits for it.\n  Fix: run the command again once that process has finished (`pms doctor` shows whether a pms run holds .pms/index.lock)."
+    )]
+    Busy { path: PathBuf },
+    #[error(
+        "{path}: the index cannot be written (the file, its folder or the disk is read-only), so it was not updated; search still answers from what it holds.\n  Fix: make it writable (`chmod u+w`, `chattr -i`, or mount the disk read-write), then run `pms index`."
+    )]
+    ReadOnly { path: PathBuf },
+    #[error(
         "{path} was written by a newer pms (schema {found}, this one reads {SCHEMA_VERSION}).\n  Fix: upgrade pms (`pms upgrade`), or run `pms index --full` to rebuild it for this version."
     )]
     Newer { path: PathBuf, found: i32 },
@@ -123,6 +131,12 @@ pub enum DbError {
     },
 }
 
+/// How long a connection waits for another process's lock before giving
+/// up with [`DbError::Busy`]: long enough for a background index run's
+/// transaction to commit, short enough that a hook or a search is not
+/// held up for long.
+pub const BUSY_WAIT_SECS: u64 = 5;
+
 fn configure(conn: &Connection, path: &Path) -> Result<(), DbError> {
     // A large index is read mostly through FTS5 doclists: memory-mapping the
     // file and a bigger page cache keep a search from re-reading pages.
@@ -131,10 +145,10 @@ fn configure(conn: &Connection, path: &Path) -> Result<(), DbError> {
     // statement savepoint, which makes FTS5 flush its pending terms to disk
     // each time (a third of indexing time went to that and the merging it
     // caused). The indexer deletes a file's chunks itself.
-    conn.busy_timeout(Duration::from_secs(5))
+    conn.busy_timeout(Duration::from_secs(BUSY_WAIT_SECS))
         .and_then(|_| conn.pragma_update(None, "mmap_size", 1i64 << 30))
         .and_then(|_| conn.pragma_update(None, "cache_size", -32_000))
-        .map_err(|e| corrupt(path, e))?;
+        .map_err(|e| classify(path, e))?;
     // The tests' full disk: SQLite answers SQLITE_FULL past this many pages,
     // as it does when the disk itself is full.
     if let Some(pages) = std::env::var("PMS_TEST_DB_MAX_PAGES")
@@ -142,7 +156,7 @@ fn configure(conn: &Connection, path: &Path) -> Result<(), DbError> {
         .and_then(|v| v.parse::<i64>().ok())
     {
         conn.pragma_update(None, "max_page_count", pages)
-            .map_err(|e| corrupt(path, e))?;
+            .map_err(|e| classify(path, e))?;
     }
     Ok(())
 }
@@ -152,11 +166,11 @@ pub fn open_rw(path: &Path) -> Result<Connection, DbError> {
     if let Some(dir) = path.parent() {
         let _ = std::fs::create_dir_all(dir);
     }
-    let conn = Connection::open(path).map_err(|e| corrupt(path, e))?;
+    let conn = Connection::open(path).map_err(|e| classify(path, e))?;
     configure(&conn, path)?;
     let version: i32 = conn
         .pragma_query_value(None, "user_version", |r| r.get(0))
-        .map_err(|e| corrupt(path, e))?;
+        .map_err(|e| classify(path, e))?;
     if version > SCHEMA_VERSION {
         return Err(DbError::Newer {
             path: path.into(),
@@ -164,7 +178,7 @@ pub fn open_rw(path: &Path) -> Result<Connection, DbError> {
         });
     }
     conn.pragma_update(None, "synchronous", "NORMAL")
-        .map_err(|e| corrupt(path, e))?;
+        .map_err(|e| classify(path, e))?;
     if version == SCHEMA_VERSION {
         return Ok(conn); // schema and settings already in place
     }
@@ -181,7 +195,7 @@ pub fn open_rw(path: &Path) -> Result<Connection, DbError> {
             )
         })
         .and_then(|_| conn.pragma_update(None, "user_version", SCHEMA_VERSION))
-        .map_err(|e| corrupt(path, e))?;
+        .map_err(|e| classify(path, e))?;
     Ok(conn)
 }
 
@@ -190,7 +204,7 @@ pub fn open_rw(path: &Path) -> Result<Connection, DbError> {
 fn migrate(conn: &Connection, path: &Path, from: i32) -> Result<(), DbError> {
     let backup = PathBuf::from(format!("{}.schema{from}-backup", path.display()));
     conn.execute("VACUUM INTO ?1", [backup.to_string_lossy()])
-        .map_err(|e| corrupt(path, e))?;
+        .map_err(|e| classify(path, e))?;
     let run = || -> rusqlite::Result<()> {
         conn.execute_batch("BEGIN IMMEDIATE")?;
         for (to, sql) in MIGRATIONS.iter().filter(|(to, _)| *to > from) {
@@ -202,7 +216,7 @@ fn migrate(conn: &Connection, path: &Path, from: i32) -> Result<(), DbError> {
     };
     if let Err(e) = run() {
         let _ = conn.execute_batch("ROLLBACK");
-        return Err(corrupt(path, e));
+        return Err(classify(path, e));
     }
     Ok(())
 }
@@ -215,19 +229,57 @@ pub fn version_of(path: &Path) -> i32 {
 }
 
 /// Opens an existing index for reading (search, hooks, the MCP server).
+///
+/// A reader of a WAL database creates the `-shm` file beside it when no
+/// other connection has it open. On a full disk or a read-only mount that
+/// fails ("disk I/O error", "unable to open"), so then, when no write is
+/// pending in a `-wal` file, the file is read as it is on disk
+/// (`immutable=1`: no locks, no shared memory): search keeps answering.
 pub fn open_ro(path: &Path) -> Result<Connection, DbError> {
     if !path.exists() {
         return Err(DbError::Missing { path: path.into() });
     }
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    let first = open_ro_with(path, false);
+    let cannot_share = match &first {
+        Err(DbError::DiskFull { .. } | DbError::ReadOnly { .. }) => true,
+        Err(DbError::Sqlite { source, .. }) => cannot_share(source),
+        _ => false,
+    };
+    if cannot_share && !wal_pending(path) {
+        return open_ro_with(path, true);
+    }
+    first
+}
+
+/// Whether `e` is SQLite failing to set up or lock its shared files.
+fn cannot_share(e: &rusqlite::Error) -> bool {
+    use rusqlite::ErrorCode;
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::SystemIoFailure | ErrorCode::CannotOpen | ErrorCode::ReadOnly)
     )
-    .map_err(|e| corrupt(path, e))?;
+}
+
+/// Whether a `-wal` file beside `path` holds frames not yet in the file.
+fn wal_pending(path: &Path) -> bool {
+    std::fs::metadata(format!("{}-wal", path.display())).is_ok_and(|m| m.len() > 0)
+}
+
+fn open_ro_with(path: &Path, immutable: bool) -> Result<Connection, DbError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = if immutable {
+        let mut uri = url_path(path);
+        uri.insert_str(0, "file:");
+        uri.push_str("?immutable=1");
+        Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)
+    } else {
+        Connection::open_with_flags(path, flags)
+    }
+    .map_err(|e| classify(path, e))?;
     configure(&conn, path)?;
     let version: i32 = conn
         .pragma_query_value(None, "user_version", |r| r.get(0))
-        .map_err(|e| corrupt(path, e))?;
+        .map_err(|e| classify(path, e))?;
     match version {
         v if v > SCHEMA_VERSION => Err(DbError::Newer {
             path: path.into(),
@@ -241,23 +293,74 @@ pub fn open_ro(path: &Path) -> Result<Connection, DbError> {
     }
 }
 
-/// What an SQLite error means for the index file: corrupt (rebuilding is
-/// the cure), the disk full (rebuilding would make it worse: the file is
-/// kept and the error says so), or anything else (busy, read-only, a
-/// permission), reported as it is.
-fn corrupt(path: &Path, e: rusqlite::Error) -> DbError {
+/// A path as the path part of an SQLite `file:` URI (`%`, `?` and `#`
+/// escaped).
+fn url_path(path: &Path) -> String {
+    let mut out = String::new();
+    for c in path.to_string_lossy().chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '?' => out.push_str("%3f"),
+            '#' => out.push_str("%23"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Whether `e`, met on the index at `path`, means the disk is full: SQLite
+/// says so, or says "disk I/O error" (it cannot grow its shared-memory
+/// file) while the disk has no room left.
+pub fn means_disk_full(path: &Path, e: &rusqlite::Error) -> bool {
+    use rusqlite::ErrorCode;
+    match e.sqlite_error_code() {
+        Some(ErrorCode::DiskFull) => true,
+        Some(ErrorCode::SystemIoFailure | ErrorCode::CannotOpen) => {
+            crate::durable::disk_is_full(path)
+        }
+        _ => false,
+    }
+}
+
+/// What an SQLite error met on the index at `path` means (opening it, or
+/// in the middle of an index run): corrupt (rebuilding is the cure), the
+/// disk full (rebuilding would make it worse: the file is kept and the
+/// error says so), another process's lock, a read-only file, folder or
+/// disk (each said with what to do), or anything else, reported as it is.
+pub fn classify(path: &Path, e: rusqlite::Error) -> DbError {
     use rusqlite::ErrorCode;
     match e.sqlite_error_code() {
         Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => DbError::Corrupt {
             path: path.into(),
             cause: e.to_string(),
         },
-        Some(ErrorCode::DiskFull) => DbError::DiskFull { path: path.into() },
+        _ if means_disk_full(path, &e) => DbError::DiskFull { path: path.into() },
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+            DbError::Busy { path: path.into() }
+        }
+        Some(ErrorCode::ReadOnly) => DbError::ReadOnly { path: path.into() },
+        Some(ErrorCode::CannotOpen | ErrorCode::SystemIoFailure) if !writable(path) => {
+            DbError::ReadOnly { path: path.into() }
+        }
         _ => DbError::Sqlite {
             path: path.into(),
             source: e,
         },
     }
+}
+
+/// Whether this process may write the file at `path` (or create it) and
+/// its folder (SQLite creates its `-wal` and `-shm` files there): a
+/// read-only mount, `chattr +i` and a missing write bit all say no.
+pub fn writable(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let may_write = |p: &Path| {
+        std::ffi::CString::new(p.as_os_str().as_bytes())
+            // SAFETY: access only reads the C string.
+            .is_ok_and(|c| unsafe { libc::access(c.as_ptr(), libc::W_OK) } == 0)
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    may_write(dir) && (!path.exists() || may_write(path))
 }
 
 /// Puts the database built at `aside` in place of `path` (its connection

@@ -17,8 +17,8 @@ use serde::Deserialize;
 
 use crate::context::Context;
 use crate::embed::{Embedder, Plan};
-use crate::index::db;
 use crate::index::indexer::transcript_roots;
+use crate::index::{db, health};
 use crate::search::hybrid::{self, Semantic, VectorCache};
 use crate::search::request::MAX_QUERY_CHARS;
 use crate::search::{self, Request, SearchParams, fetch};
@@ -239,6 +239,26 @@ impl Memory {
         f(guard.as_ref().expect("opened above"))
     }
 
+    /// One search on the open index; a damaged file is noted and the error
+    /// names the fix.
+    fn search_db(
+        &self,
+        c: &Connection,
+        params: &SearchParams,
+        semantic: &Semantic,
+    ) -> Result<search::SearchOutcome, String> {
+        hybrid::search(c, &self.ctx.cfg.search, params, semantic)
+            .map_err(|e| health::explain_failed_search(&self.ctx.ws.db_path(), e).to_string())
+    }
+
+    /// `text` after the warning that the index is damaged, when it is.
+    fn warned(&self, text: String) -> String {
+        match health::warning(&self.ctx.ws.db_path()) {
+            Some(w) => format!("Warning: {w}\n\n{text}"),
+            None => text,
+        }
+    }
+
     fn memory_search(&self, a: SearchArgs) -> Result<CallToolResult, McpError> {
         let request = Request {
             query: &a.query,
@@ -257,12 +277,9 @@ impl Memory {
             Ok(p) => p,
             Err(e) => return fail(e.to_string()),
         };
-        let cfg = &self.ctx.cfg.search;
         let semantic = self.semantic();
-        match self
-            .with_db(|c| hybrid::search(c, cfg, &params, &semantic).map_err(|e| e.to_string()))
-        {
-            Ok(out) => ok(format_hits(&a.query, &out, false)),
+        match self.with_db(|c| self.search_db(c, &params, &semantic)) {
+            Ok(out) => ok(self.warned(format_hits(&a.query, &out, false))),
             Err(e) => fail(e),
         }
     }
@@ -282,16 +299,13 @@ impl Memory {
             group: search::Group::None,
             ..SearchParams::default()
         };
-        let cfg = &self.ctx.cfg.search;
         let semantic = self.semantic();
-        match self
-            .with_db(|c| hybrid::search(c, cfg, &params, &semantic).map_err(|e| e.to_string()))
-        {
-            Ok(out) if out.hits.is_empty() => ok(format!(
+        match self.with_db(|c| self.search_db(c, &params, &semantic)) {
+            Ok(out) if out.hits.is_empty() => ok(self.warned(format!(
                 "No passage of {uri} matches {:?}. It may not be indexed yet, or use memory_get to read it.",
                 shown(&a.query)
-            )),
-            Ok(out) => ok(format_hits(&a.query, &out, true)),
+            ))),
+            Ok(out) => ok(self.warned(format_hits(&a.query, &out, true))),
             Err(e) => fail(e),
         }
     }

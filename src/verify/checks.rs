@@ -14,7 +14,7 @@ use crate::claude::json_file::JsonFile;
 use crate::claude::mcp_registration as mcp;
 use crate::claude::settings::{self, HOOK_EVENTS};
 use crate::env::HostEnv;
-use crate::index::{db, stats};
+use crate::index::{db, health, stats};
 use crate::lessons;
 use crate::wiring::{self, InstallRecord};
 use crate::workspace::config::{self, Config};
@@ -63,6 +63,7 @@ pub fn run_all(env: &HostEnv, ws: Option<&Workspace>, opts: Options) -> Vec<Chec
     if opts.probe_mcp {
         out.push(mcp_answers(ws, &binary));
     }
+    out.push(disk(ws, env));
     out.extend(index(ws, env));
     out.extend(embeddings(ws, env));
     out.push(lessons_index(ws));
@@ -561,6 +562,30 @@ fn mcp_answers(ws: &Workspace, binary: &Path) -> Check {
     }
 }
 
+/// Room on the disk that holds the workspace: the hooks write session
+/// state, summaries and learnings there, the index grows there.
+fn disk(ws: &Workspace, env: &HostEnv) -> Check {
+    const LOW_BYTES: u64 = 64 << 20;
+    let shown = env.display(&ws.root);
+    match crate::durable::free_space(&ws.root) {
+        None => Check::warn("disk", format!("cannot tell how much room is left for {shown}")),
+        Some(free) if free < crate::durable::FULL_BELOW_BYTES => Check::fail(
+            "disk",
+            format!(
+                "the disk holding {shown} is full ({} KB free): the hooks cannot save sessions or learnings and the index cannot grow; search and the hooks' injections still answer",
+                free / 1024
+            ),
+        )
+        .hint("free some space on that disk; nothing is lost, the next session start catches up from Claude Code's transcripts"),
+        Some(free) if free < LOW_BYTES => Check::warn(
+            "disk",
+            format!("the disk holding {shown} is nearly full ({} MB free)", free >> 20),
+        )
+        .hint("free some space on that disk before it fills"),
+        Some(free) => Check::ok("disk", format!("{} MB free for {shown}", free >> 20)),
+    }
+}
+
 fn index(ws: &Workspace, env: &HostEnv) -> Vec<Check> {
     let path = ws.db_path();
     if !path.exists() {
@@ -573,42 +598,77 @@ fn index(ws: &Workspace, env: &HostEnv) -> Vec<Check> {
                 Check::fail("index", "the index was written by a newer pms").hint("`pms upgrade`"),
             ];
         }
+        // held by another process: nothing is wrong with the file, and a
+        // rebuild would only wait for the same lock
+        Err(e @ db::DbError::Busy { .. }) => {
+            return vec![
+                Check::warn("index", e.to_string().lines().next().unwrap_or_default())
+                    .hint("run `pms verify` again once that process has finished"),
+            ];
+        }
         Err(e) => return vec![Check::fail("index", e.to_string()).fixable(Fix::RebuildIndex)],
     };
     let mut out = Vec::new();
     let integrity: String = conn
         .query_row("PRAGMA integrity_check", [], |r| r.get(0))
         .unwrap_or_else(|e| e.to_string());
-    let rw = rusqlite::Connection::open(&path);
-    let fts = rw.map_err(|e| e.to_string()).and_then(|c| {
+    // FTS5's own check needs a connection that may write; one that cannot
+    // be had (a full disk, a read-only file) says nothing about damage.
+    let fts = rusqlite::Connection::open(&path).map_or(Ok(()), |c| {
+        // a writer holding the lock only postpones this part of the check
+        let _ = c.busy_timeout(std::time::Duration::from_millis(500));
         for t in ["knowledge_fts", "transcript_fts"] {
-            c.execute(
+            match c.execute(
                 &format!("INSERT INTO {t}({t}) VALUES ('integrity-check')"),
                 [],
-            )
-            .map_err(|e| format!("{t}: {e}"))?;
+            ) {
+                Err(e) if health::is_corrupt(&e) => return Err(format!("{t}: {e}")),
+                _ => {}
+            }
         }
         Ok(())
     });
-    out.push(match (integrity.as_str(), fts) {
-        ("ok", Ok(())) => {
-            let chunks = stats::counts(&conn).map(|c| c.chunks).unwrap_or(0);
-            Check::ok(
-                "index",
-                format!(
-                    "schema {}, integrity ok, {chunks} chunks",
-                    db::SCHEMA_VERSION
-                ),
-            )
+    // The tables can each be sound and still disagree (searches then miss
+    // silently): compared entry by entry.
+    let in_step = match health::entries_out_of_step(&conn) {
+        Err(e) if health::is_corrupt(&e) => Err(e.to_string()),
+        other => Ok(other.unwrap_or(None)),
+    };
+    let damage = match (integrity.as_str(), fts, in_step) {
+        ("ok", Ok(()), Ok(None)) => None,
+        ("ok", Ok(()), Ok(Some(what))) => {
+            Some(format!("the full-text index is out of step: {what}"))
         }
-        (other, fts) => Check::fail(
-            "index",
-            format!(
-                "integrity check failed: {other}{}",
-                fts.err().map(|e| format!("; {e}")).unwrap_or_default()
-            ),
-        )
-        .fixable(Fix::RebuildIndex),
+        (other, fts, in_step) => Some(format!(
+            "integrity check failed: {other}{}{}",
+            fts.err().map(|e| format!("; {e}")).unwrap_or_default(),
+            in_step.err().map(|e| format!("; {e}")).unwrap_or_default()
+        )),
+    };
+    out.push(match damage {
+        None => {
+            health::clear(&path);
+            let chunks = stats::counts(&conn).map(|c| c.chunks).unwrap_or(0);
+            let whole = format!(
+                "schema {}, integrity ok, {chunks} chunks",
+                db::SCHEMA_VERSION
+            );
+            if db::writable(&path) {
+                Check::ok("index", whole)
+            } else {
+                Check::warn(
+                    "index",
+                    format!("{whole}, but read-only: it cannot be updated (search answers from what it holds)"),
+                )
+                .hint("make .pms/index.db and its folder writable (`chmod u+w`, `chattr -i`, or mount the disk read-write), then `pms index`")
+            }
+        }
+        Some(what) => {
+            // searches warn until the rebuild
+            let one_line: String = what.replace('\n', "; ").chars().take(300).collect();
+            health::record(&path, &one_line, "pms verify");
+            Check::fail("index", what).fixable(Fix::RebuildIndex)
+        }
     });
     let _ = env;
     out.push(freshness(ws, &conn));

@@ -37,10 +37,25 @@ impl Environment {
     }
 }
 
-/// The last `n` lines of the hook log, oldest first.
+/// The last `n` lines of the hook log, oldest first: the workspace's, and
+/// the lines about it that went to `~/.config/pms/hooks.log` because the
+/// workspace's log could not be written (a read-only mount).
 pub fn recent_hook_errors(ws: &Workspace, n: usize) -> Vec<String> {
     let log = std::fs::read_to_string(ws.hook_log()).unwrap_or_default();
-    let mut tail: Vec<String> = log.lines().rev().take(n).map(str::to_string).collect();
+    let mut lines: Vec<String> = log.lines().map(str::to_string).collect();
+    if let Ok(env) = crate::env::HostEnv::from_process() {
+        let elsewhere = format!("(not in {}:", ws.hook_log().display());
+        let fallback =
+            std::fs::read_to_string(env.pms_config_dir.join("hooks.log")).unwrap_or_default();
+        lines.extend(
+            fallback
+                .lines()
+                .filter(|l| l.contains(&elsewhere))
+                .map(str::to_string),
+        );
+        lines.sort(); // each line starts with its UTC time
+    }
+    let mut tail: Vec<String> = lines.into_iter().rev().take(n).collect();
     tail.reverse();
     tail
 }

@@ -57,6 +57,10 @@ pub struct IndexState {
     pub vectors: i64,
     pub bytes: u64,
     pub last_index: Option<String>,
+    /// Why the index could not be read (locked by another process, ...):
+    /// the counts are then unknown, not zero.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unreadable: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -80,12 +84,14 @@ impl Snapshot {
             Ok(f) => (settings::installed_handlers(&f.doc).len(), None),
             Err(e) => (0, Some(e.to_string())),
         };
-        let (counts, last_index) = match db::open_ro(&ws.db_path()) {
+        let (counts, last_index, unreadable) = match db::open_ro(&ws.db_path()) {
             Ok(c) => (
                 stats::counts(&c).unwrap_or_default(),
                 db::get_meta(&c, "last_index"),
+                None,
             ),
-            Err(_) => (stats::Counts::default(), None),
+            Err(db::DbError::Missing { .. }) => (stats::Counts::default(), None, None),
+            Err(e) => (stats::Counts::default(), None, Some(e.to_string())),
         };
         let plan = Plan::resolve(&ctx.cfg.embeddings, env);
         let summaries = newest_last(&ws.sessions_dir());
@@ -143,6 +149,7 @@ impl Snapshot {
                     .map(|m| m.len())
                     .unwrap_or(0),
                 last_index,
+                unreadable,
             },
             search: plan.describe(env),
             semantic: !matches!(plan, Plan::Off(_)),
