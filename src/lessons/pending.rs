@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::signals::{Origin, is_rule_kind};
-use super::{DUPLICATE_SIMILARITY, id_for, similarity};
+use super::{DUPLICATE_SIMILARITY, KeyTerms, id_for, similarity_of};
 use crate::durable;
 use crate::error::{AtPath, FileError};
 use crate::workspace::Workspace;
@@ -159,21 +159,20 @@ pub fn stage(
         return Ok(Vec::new());
     }
     let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let known: Vec<KeyTerms> = known.iter().map(|k| KeyTerms::of(k)).collect();
     update(ws, |file| {
         let mut added = Vec::new();
+        let mut item_terms: Vec<KeyTerms> =
+            file.items.iter().map(|i| KeyTerms::of(&i.text)).collect();
         for c in candidates {
-            if known
-                .iter()
-                .any(|k| similarity(k, &c.text) >= DUPLICATE_SIMILARITY)
-            {
+            let mine = KeyTerms::of(&c.text);
+            let near = |other: &KeyTerms| similarity_of(other, &mine) >= DUPLICATE_SIMILARITY;
+            if known.iter().any(near) {
                 continue;
             }
-            if let Some(item) = file
-                .items
-                .iter_mut()
-                .find(|i| similarity(&i.text, &c.text) >= DUPLICATE_SIMILARITY)
-            {
-                item.seen(&c);
+            if let Some(i) = item_terms.iter().position(near) {
+                file.items[i].seen(&c);
+                item_terms[i] = KeyTerms::of(&file.items[i].text);
                 continue;
             }
             let text = redacted(&c.text);
@@ -190,6 +189,7 @@ pub fn stage(
                 transcript_ref: c.transcript_ref,
                 created: now.clone(),
             };
+            item_terms.push(KeyTerms::of(&item.text));
             file.items.push(item.clone());
             added.push(item);
         }
