@@ -200,7 +200,8 @@ fn detect_indent(text: &str) -> String {
     "  ".into()
 }
 
-fn kind_name(v: &Value) -> &'static str {
+/// "a boolean", "an array"...: a JSON value's kind, for messages.
+pub fn kind_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -417,7 +417,7 @@ fn user_text(
                             .and_then(|id| tool_names.get(id))
                             .map(String::as_str)
                             .unwrap_or("tool");
-                        let body = tool_result_text(b.get("content").unwrap_or(&Value::Null));
+                        let body = parts_text(b.get("content").unwrap_or(&Value::Null));
                         let label = if b.get("is_error").and_then(Value::as_bool) == Some(true) {
                             "error"
                         } else {
@@ -437,7 +437,9 @@ fn user_text(
     }
 }
 
-fn tool_result_text(content: &Value) -> String {
+/// The text of a message content that is a string or a list of parts with
+/// `text` (Claude Code's tool results, Codex's `input_text`/`output_text`).
+pub fn parts_text(content: &Value) -> String {
     match content {
         Value::String(s) => s.clone(),
         Value::Array(items) => items
@@ -488,11 +490,12 @@ pub fn truncate(s: &str, max: usize) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::io::Cursor;
 
-    fn read_str(s: &str) -> (Vec<Turn>, ReadStats) {
+    /// `read` over a string, from its start (the Codex reader's tests use it too).
+    pub(crate) fn read_str(s: &str) -> (Vec<Turn>, ReadStats) {
         read(
             &mut Cursor::new(s.as_bytes()),
             0,

@@ -29,36 +29,16 @@ use sha2::{Digest, Sha256};
 
 use crate::claude::settings::{self, HookEvent};
 
-/// The events pms handles, with the timeouts written for Codex.
-pub const CODEX_EVENTS: [HookEvent; 5] = [
-    HookEvent {
-        name: "SessionStart",
-        arg: "session-start",
-        timeout_secs: 10,
-    },
-    HookEvent {
-        name: "UserPromptSubmit",
-        arg: "user-prompt",
-        timeout_secs: 5,
-    },
-    HookEvent {
-        name: "Stop",
-        arg: "stop",
-        timeout_secs: 5,
-    },
-    HookEvent {
-        name: "PreCompact",
-        arg: "pre-compact",
-        timeout_secs: 30,
-    },
-    // Codex 0.169.0 clamps SessionEnd hooks to 3 s ("warning: clamping
-    // SessionEnd hook timeout to 3s") on every run that asks for more.
-    HookEvent {
-        name: "SessionEnd",
-        arg: "session-end",
-        timeout_secs: 3,
-    },
-];
+/// The events pms handles, with the timeouts written for Codex: Claude
+/// Code's, but SessionEnd's at 3 s, since Codex 0.169.0 clamps SessionEnd
+/// hooks to that ("warning: clamping SessionEnd hook timeout to 3s") on
+/// every run that asks for more.
+pub const CODEX_EVENTS: [HookEvent; 5] = {
+    let mut events = settings::HOOK_EVENTS;
+    // SessionEnd is the last (a test checks it).
+    events[4].timeout_secs = 3;
+    events
+};
 
 /// `$CODEX_HOME/hooks.json`.
 pub fn hooks_path(codex_home: &Path) -> PathBuf {
@@ -242,6 +222,13 @@ pub fn pms_trust_keys(hooks_path: &Path, doc: &Value) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn codex_session_end_is_clamped_to_three_seconds() {
+        assert_eq!(CODEX_EVENTS[4].name, "SessionEnd");
+        assert_eq!(CODEX_EVENTS[4].timeout_secs, 3);
+        assert_eq!(CODEX_EVENTS[..4], settings::HOOK_EVENTS[..4]);
+    }
 
     #[test]
     fn hashes_match_what_codex_0_169_reported() {

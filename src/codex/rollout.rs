@@ -135,7 +135,8 @@ fn response_item(
     let s = |k: &str| p.get(k).and_then(Value::as_str);
     match s("type").unwrap_or("") {
         "message" => {
-            let text = content_text(p.get("content").unwrap_or(&Value::Null));
+            let text =
+                crate::claude::transcript::parts_text(p.get("content").unwrap_or(&Value::Null));
             match s("role") {
                 Some("user") => {
                     let text = text.trim();
@@ -244,28 +245,15 @@ fn assistant(turns: &mut Vec<Turn>, at: Position, text: String, files: Vec<Strin
     turns.push(t);
 }
 
-/// The text parts of a message's content (`input_text`, `output_text`).
-fn content_text(content: &Value) -> String {
-    match content {
-        Value::String(s) => s.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter_map(|c| c.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
-}
-
 /// A tool's output: a string, or a list of text parts. Codex puts a
 /// "Wall time: … Output:" header before an MCP tool's answer; it goes.
 fn output_text(output: &Value) -> String {
     let text = match output {
         Value::String(s) => s.clone(),
-        Value::Array(_) => content_text(output),
+        Value::Array(_) => crate::claude::transcript::parts_text(output),
         Value::Object(o) => o
             .get("content")
-            .map(content_text)
+            .map(crate::claude::transcript::parts_text)
             .or_else(|| o.get("output").and_then(Value::as_str).map(str::to_string))
             .unwrap_or_default(),
         _ => String::new(),
@@ -332,17 +320,7 @@ pub fn session_id_of(file_name: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::claude::transcript::{ReadOptions, read};
-    use std::io::Cursor;
-
-    fn read_str(s: &str) -> (Vec<Turn>, ReadStats) {
-        read(
-            &mut Cursor::new(s.as_bytes()),
-            0,
-            0,
-            &ReadOptions::default(),
-        )
-    }
+    use crate::claude::transcript::tests::read_str;
 
     /// Lines as Codex 0.169.0 wrote them in a `codex exec` run (payloads
     /// shortened where they were long).

@@ -4,7 +4,7 @@
 //! message and correct itself; every result is bounded well below Claude
 //! Code's 25,000-token tool output cap.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -16,10 +16,9 @@ use rusqlite::Connection;
 use serde::Deserialize;
 
 use crate::context::Context;
-use crate::embed::{Embedder, Plan};
 use crate::index::indexer::transcript_roots;
 use crate::index::{db, health};
-use crate::search::hybrid::{self, Semantic, VectorCache};
+use crate::search::hybrid::{self, Semantic, SemanticCache};
 use crate::search::request::MAX_QUERY_CHARS;
 use crate::search::{self, Request, SearchParams, fetch};
 
@@ -145,8 +144,7 @@ pub struct Memory {
     /// The embedding provider, loaded by the first search that needs it: a
     /// session that never searches never pays for the model (a large one
     /// takes a second or two and a hundred MB or more of memory).
-    embedder: OnceLock<Result<Box<dyn Embedder>, String>>,
-    vectors: VectorCache,
+    semantic: SemanticCache,
 }
 
 pub struct MemoryServer {
@@ -179,33 +177,10 @@ fn clamp_query(q: &str) -> String {
 }
 
 impl Memory {
-    /// The semantic side of a search: the loaded provider, or why not. A
-    /// provider that is off or a model not yet installed is looked up again
-    /// next time (installing one mid-session takes effect); a loaded one, or
-    /// one that failed to load, is kept.
+    /// The semantic side of a search: the loaded provider, or why not.
     fn semantic(&self) -> Semantic<'_> {
-        let loaded = match self.embedder.get() {
-            Some(l) => l,
-            None => {
-                let plan = Plan::resolve(&self.ctx.cfg.embeddings, &self.ctx.env);
-                if matches!(
-                    plan,
-                    Plan::Off(_)
-                        | Plan::Local {
-                            installed: false,
-                            ..
-                        }
-                ) {
-                    return Semantic::Off(plan.load().err().unwrap_or_default());
-                }
-                self.embedder.get_or_init(|| plan.load())
-            }
-        };
-        Semantic::from_loaded(
-            loaded,
-            self.ctx.cfg.embeddings.vector_weight,
-            Some(&self.vectors),
-        )
+        self.semantic
+            .semantic(&self.ctx.cfg.embeddings, &self.ctx.env)
     }
 
     /// [`INSTRUCTIONS`], and what is wrong in `config.toml` when something
@@ -493,8 +468,7 @@ impl MemoryServer {
             memory: Arc::new(Memory {
                 ctx,
                 conn: Mutex::new(None),
-                embedder: OnceLock::new(),
-                vectors: VectorCache::new(),
+                semantic: SemanticCache::new(),
             }),
             tool_router: Self::tool_router(),
         }

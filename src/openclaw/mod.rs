@@ -161,17 +161,6 @@ pub fn plan(env: &HostEnv, binary: &Path, workspace: &Path) -> Result<OpenClawPl
     })
 }
 
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// Adds pms's entry to the document; refuses shapes it cannot merge into.
 fn merge_entry(config: &mut JsonFile) -> Result<ConfigCreated, OpenClawError> {
     let path = config.path.clone();
@@ -182,7 +171,7 @@ fn merge_entry(config: &mut JsonFile) -> Result<ConfigCreated, OpenClawError> {
     let not_object = |key, v: &Value| OpenClawError::NotAnObject {
         path: path.clone(),
         key,
-        found: kind(v),
+        found: crate::claude::json_file::kind_name(v),
     };
     let root = config.object_mut();
     match root.get("plugins") {

@@ -212,14 +212,7 @@ pub fn get(
     from: Option<u64>,
     lines: Option<u64>,
 ) -> Result<Fetched, FetchError> {
-    let from = from.unwrap_or(1).max(1);
-    let count = lines.unwrap_or(DEFAULT_LINES).clamp(1, MAX_LINES);
-    match resolve(ws, roots, &AgentLogs::of(env, ws), spec)? {
-        Target::File { uri, path } => Ok(read_file(&uri, &path, from, count)?.into_fetched()),
-        Target::Transcript { uri, path } => {
-            Ok(read_conversation(&uri, &path, from, count)?.into_fetched())
-        }
-    }
+    Ok(page(ws, env, roots, spec, from, lines)?.into_fetched())
 }
 
 /// The same read as [`get`], as lines or turns rather than one text (for

@@ -59,6 +59,50 @@ impl<'a> Semantic<'a> {
     }
 }
 
+/// The semantic side of the searches of a long-lived process (`pms serve`,
+/// `pms ui`): the provider, loaded at the first search and kept, and the
+/// vectors in memory. A provider that is off or a model not yet installed
+/// is looked up again next time (installing one mid-session takes effect);
+/// a loaded one, or one that failed to load, is kept.
+#[derive(Default)]
+pub struct SemanticCache {
+    embedder: std::sync::OnceLock<Result<Box<dyn Embedder>, String>>,
+    vectors: VectorCache,
+}
+
+impl SemanticCache {
+    pub fn new() -> SemanticCache {
+        SemanticCache::default()
+    }
+
+    /// What a search uses now, with `cfg`'s provider and weight.
+    pub fn semantic(
+        &self,
+        cfg: &crate::workspace::config::EmbeddingsConfig,
+        env: &crate::env::HostEnv,
+    ) -> Semantic<'_> {
+        use crate::embed::Plan;
+        let loaded = match self.embedder.get() {
+            Some(l) => l,
+            None => {
+                let plan = Plan::resolve(cfg, env);
+                if matches!(
+                    plan,
+                    Plan::Off(_)
+                        | Plan::Local {
+                            installed: false,
+                            ..
+                        }
+                ) {
+                    return Semantic::Off(plan.load().err().unwrap_or_default());
+                }
+                self.embedder.get_or_init(|| plan.load())
+            }
+        };
+        Semantic::from_loaded(loaded, cfg.vector_weight, Some(&self.vectors))
+    }
+}
+
 /// Every vector of the index in one contiguous block, for a long-lived
 /// process: scanning memory is several times faster than stepping through
 /// SQLite rows. Reloaded when another connection changed the database

@@ -17,13 +17,8 @@
 //! (for the coverage boost and the field weights in `search::rank`).
 
 use std::collections::HashMap;
-use std::sync::LazyLock;
-
-use rust_stemmers::{Algorithm, Stemmer};
 
 use crate::index::text::{Term, bigrams, is_cjk, terms};
-
-static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
 
 /// Words that make a text a question or a request and say nothing about
 /// what it is about. Sorted (binary search).
@@ -283,7 +278,7 @@ fn is_stop_word(w: &str) -> bool {
 
 /// Snowball's English stem of a lower-case word.
 pub fn stem(w: &str) -> String {
-    STEMMER.stem(w).into_owned()
+    crate::words::stem(w)
 }
 
 /// One thing the query asks about, in every form it may take.

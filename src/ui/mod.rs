@@ -34,15 +34,13 @@ mod search;
 mod sessions;
 
 use std::io::Read;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{Result, anyhow};
 
 use crate::context::Context;
-use crate::embed::{Embedder, Plan};
-use crate::search::hybrid::{Semantic, VectorCache};
+use crate::search::hybrid::{Semantic, SemanticCache};
 use form::Form;
 use guard::{Admission, Guard, Refusal};
 use html::{Html, Tab};
@@ -72,8 +70,7 @@ pub struct Server {
 pub(crate) struct App {
     pub ctx: Context,
     pub guard: Guard,
-    embedder: OnceLock<Result<Box<dyn Embedder>, String>>,
-    vectors: VectorCache,
+    semantic: SemanticCache,
 }
 
 impl Server {
@@ -95,8 +92,7 @@ impl Server {
             app: App {
                 ctx,
                 guard: Guard::new(port)?,
-                embedder: OnceLock::new(),
-                vectors: VectorCache::new(),
+                semantic: SemanticCache::new(),
             },
             port,
         })
@@ -404,28 +400,10 @@ impl App {
     }
 
     /// The semantic side of a hybrid search, loaded at the first one and
-    /// kept (as `pms serve` does); a provider that is off or a model not
-    /// installed is looked up again next time.
+    /// kept, as `pms serve` does.
     pub fn semantic(&self) -> Semantic<'_> {
-        let cfg = &self.ctx.cfg.embeddings;
-        let loaded = match self.embedder.get() {
-            Some(l) => l,
-            None => {
-                let plan = Plan::resolve(cfg, &self.ctx.env);
-                if matches!(
-                    plan,
-                    Plan::Off(_)
-                        | Plan::Local {
-                            installed: false,
-                            ..
-                        }
-                ) {
-                    return Semantic::Off(plan.load().err().unwrap_or_default());
-                }
-                self.embedder.get_or_init(|| plan.load())
-            }
-        };
-        Semantic::from_loaded(loaded, cfg.vector_weight, Some(&self.vectors))
+        self.semantic
+            .semantic(&self.ctx.cfg.embeddings, &self.ctx.env)
     }
 }
 
