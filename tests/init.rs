@@ -549,3 +549,34 @@ fn defaults_come_from_git_the_role_and_a_default_language() {
     home.ok(&["init", "--yes", "--no-index"]);
     assert_eq!(crate::support::snapshot(&ws), before);
 }
+
+/// Issue 11: init says in one line that Claude Code's auto-memory is on and
+/// how pms works with it, and leaves it on; with auto-memory off it says so.
+#[test]
+fn init_says_how_it_works_with_claude_codes_auto_memory() {
+    let home = TestHome::new();
+    let out = home.init(&[]);
+    let said = crate::support::stdout(&out);
+    assert!(
+        said.contains("Auto-memory") && said.contains("stays on"),
+        "{said}"
+    );
+    let settings = std::fs::read_to_string(home.settings()).unwrap();
+    assert!(!settings.contains("autoMemoryEnabled"), "{settings}");
+
+    let off = TestHome::new();
+    let out = off
+        .pms(&[
+            "init",
+            "--yes",
+            "--no-index",
+            "--dir",
+            off.workspace().to_str().unwrap(),
+        ])
+        .env("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let said = crate::support::stdout(&out);
+    assert!(said.contains("pms reads none of it"), "{said}");
+}

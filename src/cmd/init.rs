@@ -293,6 +293,14 @@ fn print_summary(env: &HostEnv, ws_root: &Path, summary: &install::InstallSummar
                 println!("              ({note})");
             }
         }
+        // pms works with Claude Code's own memory, never against it.
+        if crate::claude::auto_memory::enabled(env) {
+            println!(
+                "  Auto-memory Claude Code's own stays on: pms indexes it, never stages a learning twice, and offers its corrections in `pms lessons review`"
+            );
+        } else {
+            println!("  Auto-memory turned off in Claude Code: pms reads none of it");
+        }
     }
     if let Some(c) = &wired.codex {
         let hooks = match (c.hooks_changed, &c.hooks_backup) {
