@@ -262,51 +262,89 @@ const CJK_STOP_BIGRAMS: &[&str] = &[
     "看一", "看看", "能不", "能帮", "要不", "这个", "这些", "这样", "那个", "需要",
 ];
 
-/// Abbreviations of software work and what they stand for, both ways
-/// matched: the short form is replaced by the long one before stemming.
-/// Sorted by the short form (binary search).
-const ABBREVIATIONS: &[(&str, &str)] = &[
-    ("api", "api"),
-    ("auth", "authentication"),
-    ("authn", "authentication"),
-    ("authz", "authorization"),
-    ("cfg", "configuration"),
-    ("ci", "continuous integration"),
-    ("config", "configuration"),
-    ("creds", "credentials"),
-    ("db", "database"),
-    ("dbs", "databases"),
-    ("deps", "dependencies"),
-    ("dev", "development"),
-    ("docs", "documentation"),
-    ("env", "environment"),
-    ("envs", "environments"),
-    ("gh", "github"),
-    ("js", "javascript"),
-    ("k8s", "kubernetes"),
-    ("kube", "kubernetes"),
-    ("msg", "message"),
-    ("pg", "postgres"),
-    ("postgresql", "postgres"),
-    ("pr", "pull request"),
-    ("prod", "production"),
-    ("prs", "pull requests"),
-    ("py", "python"),
-    ("repo", "repository"),
-    ("repos", "repositories"),
-    ("tf", "terraform"),
-    ("ts", "typescript"),
+/// Forms that stand for the same thing in software work. Search matches each
+/// group in both directions (`search.synonyms` in config.toml adds groups);
+/// lesson matching reads every one-word form as the group's longest form
+/// ("k8s" → "kubernetes"), on both sides of a comparison. One table, so
+/// that search and lessons agree on what an abbreviation means. ("cd" is
+/// not here: it is the shell command more often than continuous delivery.)
+pub const SYNONYMS: &[&[&str]] = &[
+    &["k8s", "kubernetes", "kube"],
+    &["db", "database"],
+    &["dbs", "databases"],
+    &["pg", "postgres", "postgresql"],
+    &["auth", "authentication", "authorization", "authn", "authz"],
+    &["ci", "continuous integration"],
+    &["pr", "pull request"],
+    &["prs", "pull requests"],
+    &["mr", "merge request"],
+    &["repo", "repository"],
+    &["repos", "repositories"],
+    &["env", "environment"],
+    &["envs", "environments"],
+    &["prod", "production"],
+    &["dev", "development"],
+    &["config", "configuration", "cfg", "conf"],
+    &["deps", "dependencies"],
+    &["creds", "credentials"],
+    &["dep", "dependency"],
+    &["docs", "documentation"],
+    &["tf", "terraform"],
+    &["js", "javascript"],
+    &["ts", "typescript"],
+    &["py", "python"],
+    &["gh", "github"],
+    &["msg", "message"],
+    &["msgs", "messages"],
+    &["infra", "infrastructure"],
+    &["perf", "performance"],
+    &["oom", "out of memory", "oomkilled"],
+    &["e2e", "end-to-end"],
+    &["sso", "single sign-on"],
+    &["mfa", "2fa", "two-factor"],
+    &["lb", "load balancer"],
+    &["vm", "virtual machine"],
+    &["ml", "machine learning"],
+    &["i18n", "internationalization"],
+    &["l10n", "localization"],
+    &["a11y", "accessibility"],
+    &["tz", "timezone", "time zone"],
+    &["ui", "user interface"],
+    &["impl", "implementation"],
+    &["err", "error"],
+    &["async", "asynchronous"],
+    &["eng", "engineering"],
+    &["mgmt", "management"],
+    &["ram", "memory"],
+    &["tx", "transaction"],
+    &["q1", "first quarter"],
+    &["q2", "second quarter"],
+    &["q3", "third quarter"],
+    &["q4", "fourth quarter"],
 ];
 
 fn is_stop_word(w: &str) -> bool {
     STOP_WORDS.binary_search(&w).is_ok()
 }
 
+/// The long form a one-word form of [`SYNONYMS`] stands for: the group's
+/// longest form ("cfg" → "configuration").
 fn expansion(w: &str) -> Option<&'static str> {
-    ABBREVIATIONS
-        .binary_search_by(|(short, _)| short.cmp(&w))
-        .ok()
-        .map(|i| ABBREVIATIONS[i].1)
+    static LONG: LazyLock<std::collections::HashMap<&'static str, &'static str>> =
+        LazyLock::new(|| {
+            let mut map = std::collections::HashMap::new();
+            for group in SYNONYMS {
+                let long = group
+                    .iter()
+                    .max_by_key(|f| f.chars().count())
+                    .expect("a group has forms");
+                for form in group.iter().filter(|f| *f != long && !f.contains(' ')) {
+                    map.insert(*form, *long);
+                }
+            }
+            map
+        });
+    LONG.get(w).copied()
 }
 
 /// The analysed tokens of `text`, in order (stop words gone, so a phrase
@@ -334,8 +372,12 @@ pub fn tokens(text: &str) -> Vec<String> {
 
 fn push_word(w: &str, out: &mut Vec<String>) {
     if let Some(long) = expansion(w) {
-        for part in long.split(' ') {
-            out.push(stem(part));
+        // The long form's words, analysed as a text's would be ("out of
+        // memory": "out", "memori"; "two-factor": "two", "factor").
+        for part in long.split(|c: char| !c.is_alphanumeric()) {
+            if !part.is_empty() && expansion(part).is_none() {
+                push_word(part, out);
+            }
         }
         return;
     }
@@ -465,7 +507,6 @@ mod tests {
     #[test]
     fn tables_are_sorted() {
         assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
-        assert!(ABBREVIATIONS.windows(2).all(|w| w[0].0 < w[1].0));
     }
 
     #[test]

@@ -159,63 +159,6 @@ const CJK_STOP: &[&str] = &[
     "吧",
 ];
 
-/// Forms that stand for the same thing in software work, each group matched
-/// in both directions. `search.synonyms` in config.toml adds groups.
-pub const DEFAULT_SYNONYMS: &[&[&str]] = &[
-    &["k8s", "kubernetes", "kube"],
-    &["db", "database"],
-    &["dbs", "databases"],
-    &["pg", "postgres", "postgresql"],
-    &["auth", "authentication", "authorization", "authn", "authz"],
-    &["ci", "continuous integration"],
-    &["cd", "continuous delivery", "continuous deployment"],
-    &["pr", "pull request"],
-    &["prs", "pull requests"],
-    &["mr", "merge request"],
-    &["repo", "repository"],
-    &["repos", "repositories"],
-    &["env", "environment"],
-    &["envs", "environments"],
-    &["prod", "production"],
-    &["dev", "development"],
-    &["config", "configuration", "cfg", "conf"],
-    &["deps", "dependencies"],
-    &["dep", "dependency"],
-    &["docs", "documentation"],
-    &["tf", "terraform"],
-    &["js", "javascript"],
-    &["ts", "typescript"],
-    &["py", "python"],
-    &["gh", "github"],
-    &["msg", "message"],
-    &["msgs", "messages"],
-    &["infra", "infrastructure"],
-    &["perf", "performance"],
-    &["oom", "out of memory", "oomkilled"],
-    &["e2e", "end-to-end"],
-    &["sso", "single sign-on"],
-    &["mfa", "2fa", "two-factor"],
-    &["lb", "load balancer"],
-    &["vm", "virtual machine"],
-    &["ml", "machine learning"],
-    &["i18n", "internationalization"],
-    &["l10n", "localization"],
-    &["a11y", "accessibility"],
-    &["tz", "timezone", "time zone"],
-    &["ui", "user interface"],
-    &["impl", "implementation"],
-    &["err", "error"],
-    &["async", "asynchronous"],
-    &["eng", "engineering"],
-    &["mgmt", "management"],
-    &["ram", "memory"],
-    &["tx", "transaction"],
-    &["q1", "first quarter"],
-    &["q2", "second quarter"],
-    &["q3", "third quarter"],
-    &["q4", "fourth quarter"],
-];
-
 /// The synonym groups in force: the shipped ones and the user's.
 #[derive(Debug, Clone, Default)]
 pub struct Synonyms {
@@ -230,7 +173,7 @@ impl Synonyms {
     /// mean the same).
     pub fn new<'a>(extra: impl IntoIterator<Item = (&'a str, &'a [String])>) -> Synonyms {
         let mut s = Synonyms::default();
-        for g in DEFAULT_SYNONYMS {
+        for g in crate::words::SYNONYMS {
             s.add(g.iter().copied());
         }
         for (word, forms) in extra {
