@@ -12,6 +12,23 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+/// A user's text file as it is: `None` when there is none. Anything else
+/// that stops it being read (not UTF-8, a folder, no permission) is an
+/// error, never "missing": a caller that took it for missing would write
+/// over the user's file.
+pub fn read_existing_text(path: &Path) -> io::Result<Option<String>> {
+    match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                "not UTF-8 text, so pms leaves it alone. Fix: save it as UTF-8",
+            )
+        }),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 /// Replaces `path` with `bytes` atomically, creating parent directories.
 ///
 /// The permissions of an existing file are kept, so a `0600` settings file

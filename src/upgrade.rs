@@ -174,9 +174,11 @@ fn refresh_file(
     out: &mut Refreshed,
 ) -> Result<()> {
     let path = ws.root.join(rel);
-    let current = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(_) => {
+    let current = match crate::durable::read_existing_text(&path)
+        .with_context(|| path.display().to_string())?
+    {
+        Some(t) => t,
+        None => {
             crate::durable::write_atomic(&path, new.as_bytes())?;
             manifest.record(rel, new);
             out.restored.push(rel.to_string());
@@ -225,7 +227,9 @@ fn refresh_root_block(
     vars: &templates::Vars,
 ) -> Result<Option<&'static str>> {
     let path = ws.claude_md();
-    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let text = crate::durable::read_existing_text(&path)
+        .with_context(|| path.display().to_string())?
+        .unwrap_or_default();
     let new_inner = scaffold::root_block_inner(vars, &ws.installed_domains());
     let key = "CLAUDE.md#pms-block";
     match markers::inner(&text, ROOT_BLOCK) {

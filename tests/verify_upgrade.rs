@@ -440,3 +440,39 @@ fn upgrade_checks_and_installs_from_a_release_feed() {
     );
     assert!(server.hits.lock().unwrap().iter().any(|h| h == "/asset/1"));
 }
+
+/// A user file pms cannot read as text (one Latin-1 byte) is not "missing":
+/// verify --fix, upgrade and a second init leave its bytes alone and say
+/// why, instead of writing a template over it.
+#[test]
+fn a_file_that_is_not_utf8_is_never_written_over() {
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+    let ws = home.workspace();
+    let root = ws.join("CLAUDE.md");
+    let domain = ws.join("product/CLAUDE.md");
+    let mut latin1 = std::fs::read(&root).unwrap();
+    latin1.extend_from_slice(b"\nCaf\xe9 notes the user wrote\n");
+    std::fs::write(&root, &latin1).unwrap();
+    let mut edited = std::fs::read(&domain).unwrap();
+    edited.extend_from_slice(b"\nM\xfcnchen office rules\n");
+    std::fs::write(&domain, &edited).unwrap();
+
+    let (_, report) = verify_json(&home, &["--quick"]);
+    let check = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "workspace.claude_md")
+        .unwrap()
+        .clone();
+    assert!(
+        check["message"].as_str().unwrap_or("").contains("UTF-8"),
+        "{check}"
+    );
+    home.run(&["verify", "--fix", "--quick"]);
+    home.run(&["upgrade", "--workspace-only"]);
+    home.run(&["init", "--yes", "--no-index", "--dir", ws.to_str().unwrap()]);
+    assert_eq!(std::fs::read(&root).unwrap(), latin1);
+    assert_eq!(std::fs::read(&domain).unwrap(), edited);
+}

@@ -285,10 +285,14 @@ fn me_files(ws: &Workspace) -> Check {
 }
 
 fn root_block(ws: &Workspace) -> Check {
-    match std::fs::read_to_string(ws.claude_md()) {
-        Err(_) => Check::fail("workspace.claude_md", "the root CLAUDE.md is missing")
+    match crate::durable::read_existing_text(&ws.claude_md()) {
+        Ok(None) => Check::fail("workspace.claude_md", "the root CLAUDE.md is missing")
             .fixable(Fix::RefreshBlock),
-        Ok(text) => match markers::inner(&text, ROOT_BLOCK) {
+        Err(e) => Check::fail(
+            "workspace.claude_md",
+            format!("{}: {e}", ws.claude_md().display()),
+        ),
+        Ok(Some(text)) => match markers::inner(&text, ROOT_BLOCK) {
             Some(_) => Check::ok("workspace.claude_md", "root CLAUDE.md has the pms block"),
             None => Check::fail(
                 "workspace.claude_md",

@@ -151,7 +151,9 @@ fn refresh_block(ws: &Workspace) -> Result<()> {
     };
     let inner = scaffold::root_block_inner(&vars, &ws.installed_domains());
     let path = ws.claude_md();
-    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let text = crate::durable::read_existing_text(&path)
+        .with_context(|| path.display().to_string())?
+        .unwrap_or_default();
     let new = markers::replace_inner(&text, markers::ROOT_BLOCK, &inner)
         .unwrap_or_else(|| markers::append_block(&text, markers::ROOT_BLOCK, &inner));
     crate::durable::write_atomic(&path, new.as_bytes())?;

@@ -262,15 +262,18 @@ pub fn root_block_inner(vars: &Vars, domain_ids: &[String]) -> String {
 fn root_claude_md(ws: &Workspace, vars: &Vars, domains: &[String]) -> PlannedFile {
     let inner = root_block_inner(vars, domains);
     let path = ws.claude_md();
-    let (content, action) = match std::fs::read_to_string(&path) {
-        Err(_) => {
+    let (content, action) = match crate::durable::read_existing_text(&path) {
+        Ok(None) => {
             let head = vars.render(templates::template("root-claude-head.md"));
             (
                 markers::append_block(&head, ROOT_BLOCK, &inner),
                 FileAction::Create,
             )
         }
-        Ok(existing) => match markers::inner(&existing, ROOT_BLOCK) {
+        // Unreadable (not UTF-8, no permission): left exactly as it is;
+        // verify says why the block is missing.
+        Err(_) => (String::new(), FileAction::Exists),
+        Ok(Some(existing)) => match markers::inner(&existing, ROOT_BLOCK) {
             Some(cur) if cur == inner => (existing, FileAction::Exists),
             Some(_) => (
                 markers::replace_inner(&existing, ROOT_BLOCK, &inner).expect("markers found"),
