@@ -141,9 +141,22 @@ fn shares(sizes: &[usize], available: usize) -> Vec<usize> {
 
 /// Joins `sections` under `header`, within `budget` characters, with every
 /// secret redacted (the user's own files may hold one; the model must not
-/// see it).
+/// see it). Each part is redacted before it is measured and fenced: redacted
+/// after packing, a replacement longer than its secret pushed the text over
+/// the cap, and an unterminated key block in one file ("-----BEGIN ... KEY"
+/// with no end) swallowed every section after it.
 pub fn pack(header: &str, sections: &[Section], budget: usize) -> String {
-    crate::redact::redact(&pack_raw(header, sections, budget)).into_owned()
+    use crate::redact::redact;
+    let clean: Vec<Section> = sections
+        .iter()
+        .map(|s| Section {
+            title: redact(&s.title).into_owned(),
+            body: redact(&s.body).into_owned(),
+            source: s.source.clone(),
+            trust: s.trust,
+        })
+        .collect();
+    pack_raw(&redact(header), &clean, budget)
 }
 
 fn pack_raw(header: &str, sections: &[Section], budget: usize) -> String {
@@ -338,6 +351,26 @@ pub fn demote_headings(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn redaction_neither_swallows_later_sections_nor_breaks_the_cap() {
+        let profile = format!(
+            "My old key starts with -----BEGIN OPENSSH PRIVATE KEY----- and I lost the rest.\n{}",
+            "pwd=hunter2 db pwd=abc ".repeat(900)
+        );
+        let sections = vec![
+            Section::new("Profile", profile),
+            Section::new("Writing style", "Short sentences."),
+            Section::data("Learnings", "Use UTC for timestamps."),
+        ];
+        let out = pack("header", &sections, 9000);
+        for title in ["## Profile", "## Writing style", "## Learnings"] {
+            assert!(out.contains(title), "{title} missing:\n{out:.300}");
+        }
+        assert!(out.contains("Use UTC for timestamps."));
+        assert!(!out.contains("hunter2"));
+        assert!(len(&out) <= 9000, "{} over the budget", len(&out));
+    }
 
     #[test]
     fn data_is_fenced_and_cannot_close_its_fence() {

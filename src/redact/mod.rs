@@ -49,7 +49,10 @@ const RULES: &[Rule] = &[
     Rule {
         kind: "private-key",
         keywords: &["private key"],
-        pattern: r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
+        // To its END line; a block cut short (no END) to the next blank
+        // line, not to the end of the text: in a summary or an injection,
+        // everything after it would go too.
+        pattern: r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[^\r\n]*(?:\r?\n[ \t]*\S[^\r\n]*)*)",
         group: 0,
     },
     Rule {
@@ -357,7 +360,9 @@ static PRIVATE: LazyLock<Regex> =
 /// `text` with secrets replaced and private spans removed.
 pub fn redact(text: &str) -> Cow<'_, str> {
     let mut out: Cow<str> = Cow::Borrowed(text);
-    if out.contains("<private>") || out.contains("<PRIVATE>") {
+    if memchr::memmem::find(out.as_bytes(), b"<").is_some()
+        && out.to_ascii_lowercase().contains("<private>")
+    {
         out = Cow::Owned(PRIVATE.replace_all(&out, "[private]").into_owned());
     }
     let (ac, owner) = &*KEYWORDS;
@@ -424,8 +429,10 @@ pub struct Lines {
 
 impl Lines {
     pub fn line<'a>(&mut self, line: &'a str) -> Cow<'a, str> {
+        // ASCII lower-casing keeps byte offsets: `<Private>` is found too.
+        let lower = line.to_ascii_lowercase();
         if self.in_private_span {
-            if let Some(i) = line.find("</private>") {
+            if let Some(i) = lower.find("</private>") {
                 self.in_private_span = false;
                 return Cow::Owned(format!("[private]{}", redact(&line[i + 10..])));
             }
@@ -446,8 +453,8 @@ impl Lines {
                 .find("-----END")
                 .is_some_and(|e| rest[e..].contains("PRIVATE KEY"));
         }
-        if let Some(start) = line.find("<private>")
-            && !line[start..].contains("</private>")
+        if let Some(start) = lower.find("<private>")
+            && !lower[start..].contains("</private>")
         {
             self.in_private_span = true;
             return Cow::Owned(format!("{}[private]", redact(&line[..start])));
@@ -594,6 +601,12 @@ mod tests {
         assert_eq!(red(pem), "before\n[REDACTED:private-key]\nafter");
         let cut = "x -----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk";
         assert_eq!(red(cut), "x [REDACTED:private-key]");
+        let cut_then_prose =
+            "x -----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n\n## Next\nkept";
+        assert_eq!(
+            red(cut_then_prose),
+            "x [REDACTED:private-key]\n\n## Next\nkept"
+        );
     }
 
     #[test]
@@ -609,6 +622,14 @@ mod tests {
         );
         assert_eq!(out[5], "after [private]");
         assert_eq!(out[6], "[private] c");
+    }
+
+    #[test]
+    fn private_spans_in_any_case_are_never_kept() {
+        assert_eq!(red("a <Private>diary</Private> b"), "a [private] b");
+        let mut l = Lines::default();
+        assert_eq!(l.line("x <PRIVATE>one"), "x [private]");
+        assert_eq!(l.line("two</Private> y"), "[private] y");
     }
 
     #[test]
