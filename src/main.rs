@@ -103,21 +103,26 @@ fn fast_hook() -> Option<ExitCode> {
     if args.first().map(|a| a == "hook") != Some(true) {
         return None;
     }
+    // `pms hook` alone or asking for help is a person at a terminal: clap.
     let event = args.get(1)?.to_str()?.to_string();
     if event.starts_with('-') {
         return None;
     }
+    // From here on an agent is calling, and a hook must exit 0 whatever it
+    // is given: Claude Code takes exit 2 from UserPromptSubmit as "block
+    // this prompt" and erases it. A flag this version does not know (from
+    // a newer pms sharing the settings, say) is passed over.
     let mut workspace = None;
     let mut agent = pms::agent::Agent::Claude;
     let mut rest = args[2..].iter();
     while let Some(flag) = rest.next() {
-        let value = rest.next()?;
-        if flag == "--workspace" || flag == "-w" {
-            workspace = Some(std::path::PathBuf::from(value));
-        } else if flag == "--agent" {
-            agent = pms::agent::Agent::parse(value.to_str()?)?;
-        } else {
-            return None;
+        let value = rest.next().and_then(|v| v.to_str());
+        match (flag.to_str(), value) {
+            (Some("--workspace" | "-w"), Some(v)) => workspace = Some(std::path::PathBuf::from(v)),
+            (Some("--agent"), Some(v)) => {
+                agent = pms::agent::Agent::parse(v).unwrap_or(pms::agent::Agent::Claude)
+            }
+            _ => {}
         }
     }
     pms::hooks::run(&event, workspace.as_deref(), agent);

@@ -828,3 +828,43 @@ fn an_unreadable_transcript_is_logged_by_each_hook_that_reads_it() {
     );
     assert_eq!(std::fs::read_to_string(&log).unwrap(), before);
 }
+
+/// A hook must exit 0 whatever its command line holds: a flag a newer pms
+/// writes into shared settings, or an agent this version does not know.
+/// Claude Code reads exit 2 from UserPromptSubmit as "block the prompt".
+#[test]
+fn unknown_hook_flags_still_exit_0_and_answer() {
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+    let ws = home.workspace();
+    let mut child = home
+        .pms(&[
+            "hook",
+            "user-prompt",
+            "--budget-from-the-future",
+            "9",
+            "--agent",
+            "someday",
+            "--workspace",
+            ws.to_str().unwrap(),
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(br#"{"session_id":"s1","prompt":"write a PRD for offline mode"}"#)
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .contains("Response format")
+    );
+}
