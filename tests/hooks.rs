@@ -868,3 +868,61 @@ fn unknown_hook_flags_still_exit_0_and_answer() {
             .contains("Response format")
     );
 }
+
+/// One session's state lock held for long (a finish reading a 10 MB
+/// transcript, a stuck process) does not hold up another session's prompt
+/// hook: each session has its own lock.
+#[test]
+fn a_session_holding_its_lock_does_not_hold_up_another_session() {
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+    let ws = home.workspace();
+    let state = ws.join(".pms/state");
+    std::fs::create_dir_all(&state).unwrap();
+    // Every lock busy-session's update could hold: its own, and the one
+    // all sessions shared before (.pms/state.lock).
+    let hold = |p: PathBuf| {
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(p)
+            .unwrap();
+        f.lock().unwrap();
+        f
+    };
+    let held = [
+        hold(state.join("busy-session.lock")),
+        hold(ws.join(".pms/state.lock")),
+    ];
+    let mut child = home.spawn_hook("user-prompt");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            br#"{"session_id":"other-session","prompt":"From now on, always run the linter before committing."}"#,
+        )
+        .unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break Some(s);
+        }
+        if started.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(
+        status.and_then(|s| s.code()),
+        Some(0),
+        "the hook waited on another session's lock"
+    );
+    let st: Value =
+        serde_json::from_str(&std::fs::read_to_string(state.join("other-session.json")).unwrap())
+            .unwrap();
+    assert!(st["signals"].to_string().contains("linter"), "{st}");
+    drop(held);
+}

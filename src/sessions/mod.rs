@@ -39,7 +39,7 @@ pub struct Finished {
 /// fallback.
 ///
 /// Taking the unstaged signals, staging them and marking them staged is one
-/// step under the state lock, so a session finished twice at once (its
+/// step under the session's lock, so a session finished twice at once (its
 /// SessionEnd and a background recovery) stages each learning once.
 pub fn finish_session(
     ctx: &Context,

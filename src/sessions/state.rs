@@ -152,16 +152,22 @@ impl SessionState {
         durable::write_atomic_nosync(&Self::path(ws, &self.session_id), text.as_bytes())
     }
 
-    /// Loads, changes and saves the state of `session_id` as one step,
-    /// under `.pms/state.lock`: hooks of other sessions and the background
-    /// recovery change state files too, and a load-change-save that
-    /// interleaved with another would lose one of the changes.
+    /// Loads, changes and saves the state of `session_id` as one step, under
+    /// that session's lock (`state/<session>.lock`): its hooks and the
+    /// background recovery change the file, and a load-change-save that
+    /// interleaved with another would lose one of the changes. One lock per
+    /// session, not one for all: a long finish of one session (a 10 MB
+    /// transcript) held a single lock for seconds, and another session's
+    /// prompt hook waited past its 5 s timeout.
     pub fn update<T>(
         ws: &Workspace,
         session_id: &str,
         f: impl FnOnce(&mut SessionState) -> T,
     ) -> std::io::Result<T> {
-        let _lock = durable::lock_exclusive(&ws.state_dir().join("state.lock"))?;
+        let lock = ws
+            .session_state_dir()
+            .join(format!("{}.lock", file_stem(session_id)));
+        let _lock = durable::lock_exclusive(&lock)?;
         let mut st = SessionState::load(ws, session_id);
         let out = f(&mut st);
         st.save(ws)?;
@@ -361,6 +367,7 @@ pub fn prune(ws: &Workspace) {
         };
         if idle > day * KEPT_DAYS || (idle > day && gone()) {
             let _ = std::fs::remove_file(&p);
+            let _ = std::fs::remove_file(p.with_extension("lock"));
         }
     }
 }
