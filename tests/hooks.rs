@@ -926,3 +926,21 @@ fn a_session_holding_its_lock_does_not_hold_up_another_session() {
     assert!(st["signals"].to_string().contains("linter"), "{st}");
     drop(held);
 }
+
+/// A pending-learnings file pms cannot read does not cost the session its
+/// summary: the summary is written, the failure logged, the learning kept
+/// in the session's state for the next finish.
+#[test]
+fn an_unreadable_pending_file_still_leaves_a_summary() {
+    let s = setup();
+    s.hook(
+        "stop",
+        json!({"last_assistant_message": "It turns out the codename was TANGERINE all along."}),
+    );
+    std::fs::write(s.ws().join(".pms/pending-learnings.json"), "{ not json").unwrap();
+    s.hook("session-end", json!({}));
+    let summaries = list(&s.ws().join("sessions"));
+    assert_eq!(summaries.len(), 1, "no summary");
+    let log = std::fs::read_to_string(s.ws().join(".pms/logs/hooks.log")).unwrap_or_default();
+    assert!(log.contains("staging the session's learnings"), "{log}");
+}

@@ -14,6 +14,15 @@ use crate::sessions;
 
 pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
     let done = sessions::finish_session(ctx, &input.session_id(), input.transcript())?;
+    if let Some(why) = &done.staging_failed {
+        super::log(
+            ctx,
+            super::Event::SessionEnd,
+            &format!(
+                "staging the session's learnings: {why} (they stay in its state for the next try)"
+            ),
+        );
+    }
     let mut args: Vec<String> = vec!["index".into(), "--quiet".into(), "--if-idle".into()];
     for p in done.transcript.iter().chain(&done.summary) {
         args.push("--path".into());

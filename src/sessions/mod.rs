@@ -29,6 +29,10 @@ pub struct Finished {
     pub summary: Option<PathBuf>,
     /// Learnings staged for the user's confirmation.
     pub staged: usize,
+    /// Why staging failed (a pending file pms cannot read, say): the
+    /// summary is written all the same, the learnings wait in the state for
+    /// the next finish, and the caller logs this.
+    pub staging_failed: Option<String>,
 }
 
 /// Ends session `session_id`: catches up with the transcript, stages the
@@ -75,7 +79,10 @@ pub fn finish_session(
         (path, staged, st.clone())
     })?;
     let (path, staged, st) = staging;
-    let staged = staged?.len();
+    let (staged, staging_failed) = match staged {
+        Ok(items) => (items.len(), None),
+        Err(e) => (0, Some(e.to_string())),
+    };
     let mut facts = match &path {
         Some(p) => summary::facts_from_transcript(p, session_id)?,
         None => SessionFacts {
@@ -94,6 +101,7 @@ pub fn finish_session(
         transcript: path,
         summary: written,
         staged,
+        staging_failed,
     })
 }
 
@@ -133,8 +141,26 @@ pub fn recover(ctx: &Context, exclude: Option<&str>) -> Result<usize> {
         if Some(sid.as_str()) == exclude || covered.get(&sid).is_some_and(|c| *c >= size) {
             continue;
         }
-        finish_session(ctx, &sid, Some(&path))?;
-        n += 1;
+        // One session that cannot be finished (its file unreadable, a
+        // full disk) does not stop the others: it is logged and retried at
+        // the next start.
+        match finish_session(ctx, &sid, Some(&path)) {
+            Ok(done) => {
+                if let Some(why) = done.staging_failed {
+                    crate::log::append(
+                        Some(&ctx.ws.root),
+                        "sync",
+                        &format!("staging the learnings of {sid}: {why}"),
+                    );
+                }
+                n += 1;
+            }
+            Err(e) => crate::log::append(
+                Some(&ctx.ws.root),
+                "sync",
+                &format!("finishing session {sid}: {e:#}"),
+            ),
+        }
     }
     Ok(n)
 }
