@@ -688,11 +688,9 @@ fn session_end_does_not_wait_for_a_stdin_that_never_closes() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    assert!(
-        t.elapsed() < Duration::from_millis(1500),
-        "{:?}",
-        t.elapsed()
-    );
+    // The stdin deadline is 1 s; a bound well above it holds on a loaded
+    // 2-core machine and still shows the hook did not wait for the pipe.
+    assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
 }
 
 fn list(dir: &Path) -> Vec<PathBuf> {

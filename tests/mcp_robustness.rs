@@ -368,12 +368,9 @@ fn a_slow_call_does_not_block_the_others() {
     std::thread::sleep(Duration::from_millis(50));
     s.send(&json!({"jsonrpc": "2.0", "id": "ping", "method": "ping"}));
     let first = s.recv(Duration::from_secs(30)).expect("an answer");
+    // The order proves it: the slow call takes 2 s and the ping, sent
+    // after it, is answered first.
     assert_eq!(first["id"], "ping", "the ping waited for the slow call");
-    assert!(
-        t.elapsed() < Duration::from_millis(1500),
-        "{:?}",
-        t.elapsed()
-    );
     assert!(s.answer(&json!("slow"), Duration::from_secs(10)).is_some());
     assert!(t.elapsed() >= Duration::from_secs(2));
 }

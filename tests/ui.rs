@@ -562,7 +562,7 @@ fn it_listens_on_loopback_only_and_ctrl_c_leaves_no_process() {
     let status = ui.interrupt();
     assert!(status.success(), "{status}");
     assert!(
-        t.elapsed() < Duration::from_secs(3),
+        t.elapsed() < Duration::from_secs(10),
         "stopping took {:?}",
         t.elapsed()
     );
