@@ -210,7 +210,13 @@ fn writer_gone(name: &str, age: std::time::Duration) -> bool {
         .and_then(|(pid, _)| pid.parse::<i32>().ok());
     match pid {
         // SAFETY: kill with signal 0 only checks that the process exists.
-        Some(pid) => pid != std::process::id() as i32 && unsafe { libc::kill(pid, 0) } != 0,
+        // Only "no such process" means gone: EPERM is a live process of
+        // another user, whose file must not be swept.
+        Some(pid) => {
+            pid != std::process::id() as i32
+                && unsafe { libc::kill(pid, 0) } != 0
+                && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+        }
         None => age >= std::time::Duration::from_secs(600),
     }
 }

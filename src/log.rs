@@ -37,7 +37,6 @@ pub fn append(workspace: Option<&Path>, event: &str, message: &str) {
             .open(&path)
             .and_then(|mut f| f.write_all(line.as_bytes()))
     };
-    // On a full disk the reserved space is given up for the line that says so.
     // On a full disk the reserved space is given up for the line that says
     // so, and what the line did not use is taken back at once (before
     // another write can have it).

@@ -55,7 +55,12 @@ function runPms(event, payload, timeoutMs) {
       }
     });
     child.stdin.on("error", () => {});
-    child.stdin.end(JSON.stringify(payload, (_k, v) => (typeof v === "bigint" ? String(v) : v)));
+    let body = "{}";
+    try {
+      // an event with a cycle or an odd value must not leave pms waiting
+      body = JSON.stringify(payload, (_k, v) => (typeof v === "bigint" ? String(v) : v));
+    } catch {}
+    child.stdin.end(body);
   });
 }
 

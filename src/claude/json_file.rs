@@ -7,7 +7,7 @@
 //! re-serialised tree: the old and new values are compared and only the
 //! parts that differ are rewritten ([`super::json_edit`]), which keeps every
 //! other byte (number spellings such as `1E5` or `-0`, integers past 2^64,
-//! escapes, CRLF line ends, compact arrays, duplicate keys, comments). An unchanged document is never rewritten, and
+//! escapes, CRLF line ends, compact arrays, duplicate keys). An unchanged document is never rewritten, and
 //! a changed one is backed up and replaced atomically. A file that is not
 //! valid JSON is refused with its line and column: guessing what the user
 //! meant could destroy their settings.

@@ -197,6 +197,7 @@ pub fn domains(ws: &Workspace) -> Domains {
     let cache_path = ws.session_state_dir().join("domains.json");
     if let Ok(text) = std::fs::read_to_string(&cache_path)
         && let Ok(cache) = serde_json::from_str::<DomainCache>(&text)
+        && cache.version == DOMAIN_CACHE_VERSION
         && cache.stamps == stamps
     {
         return cache.domains;
@@ -206,6 +207,7 @@ pub fn domains(ws: &Workspace) -> Domains {
         .filter_map(|d| DomainSpec::load(&ws.domain_dir(d)).ok())
         .collect();
     let cache = DomainCache {
+        version: DOMAIN_CACHE_VERSION,
         stamps,
         domains: Domains::new(specs),
     };
@@ -219,9 +221,15 @@ pub fn domains(ws: &Workspace) -> Domains {
 /// weights, so that a prompt pays for neither the TOML nor the word table.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct DomainCache {
+    /// [`DOMAIN_CACHE_VERSION`]: a cache made by another version's weighing
+    /// is made again, whatever the stamps say.
+    version: u32,
     stamps: Vec<(String, String)>,
     domains: Domains,
 }
+
+/// Raised when how triggers are weighed changes.
+const DOMAIN_CACHE_VERSION: u32 = 1;
 
 /// Score a domain or workflow needs from the triggers a prompt holds: one
 /// trigger, or two hints.

@@ -139,7 +139,8 @@ fn record_payload(event: &str, raw: &str) {
         .open(dir.join(format!("{event}.jsonl")))
     {
         use std::io::Write;
-        let one_line: String = raw.trim().replace('\n', " ");
+        // A debugging aid, and still a file pms writes: redacted.
+        let one_line: String = crate::redact::redact(raw.trim()).replace('\n', " ");
         let _ = writeln!(f, "{one_line}");
     }
 }

@@ -166,7 +166,17 @@ fn request_part(prompt: &str) -> std::borrow::Cow<'_, str> {
 /// A prompt that gets only the format rules, no lessons and no domain:
 /// shorter than `trivial_chars` (weighted) or a slash command.
 pub fn is_trivial(prompt: &str, trivial_chars: usize) -> bool {
-    weighted_len(prompt) < trivial_chars || prompt.starts_with('/')
+    weighted_len(prompt) < trivial_chars || is_slash_command(prompt)
+}
+
+/// `/clear`, `/compact now`: a slash command, not a path such as
+/// "/etc/nginx/nginx.conf: reload it" (a first word with another `/`).
+fn is_slash_command(prompt: &str) -> bool {
+    prompt.starts_with('/')
+        && !prompt
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| w[1..].contains('/'))
 }
 
 /// Length for the "trivial prompt" test, a CJK character counting as three:
@@ -186,6 +196,15 @@ fn reply(format: &str, sections: &[Section], budget: usize) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_is_not_a_slash_command() {
+        assert!(is_trivial("/compact keep the plan", 12));
+        assert!(!is_trivial(
+            "/etc/nginx/nginx.conf: reload nginx after the change",
+            12
+        ));
+    }
 
     #[test]
     fn a_long_prompt_is_read_at_its_start_and_its_end() {

@@ -6,9 +6,10 @@
 //! character word inside it could never match. So before text reaches FTS5,
 //! every CJK run is rewritten as its overlapping bigrams ("数据库设计" →
 //! "数据 据库 库设 设计"), and separately as single characters for the
-//! low-weight fallback. Queries go through the same rewriting, and every
-//! user term is emitted as a quoted FTS5 string, so no user input (quotes,
-//! `AND`, `*`, `-`, `:`, parentheses) can change the query's syntax.
+//! low-weight fallback. Queries go through the same rewriting in
+//! `search::query`, which emits every user term as a quoted FTS5 string, so
+//! no user input (quotes, `AND`, `*`, `-`, `:`, parentheses) can change the
+//! query's syntax.
 
 /// True for characters of scripts written without spaces between words.
 pub fn is_cjk(c: char) -> bool {
@@ -129,142 +130,9 @@ pub fn index_unigrams(text: &str) -> String {
     out
 }
 
-/// English words too common to help a search; dropped from queries (unless
-/// the query has nothing else).
-const STOP_WORDS: &[&str] = &[
-    "a", "about", "an", "and", "are", "as", "at", "be", "but", "by", "can", "could", "did", "do",
-    "does", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its",
-    "me", "my", "of", "on", "or", "our", "so", "that", "the", "their", "them", "then", "there",
-    "these", "they", "this", "to", "was", "we", "were", "what", "when", "where", "which", "who",
-    "why", "will", "with", "would", "you", "your",
-];
-
-pub fn is_stop_word(w: &str) -> bool {
-    STOP_WORDS.binary_search(&w).is_ok()
-}
-
-/// FTS5 string literal: double quotes doubled, the whole thing quoted.
-fn quote(s: &str) -> String {
-    format!("\"{}\"", s.replace('"', "\"\""))
-}
-
-/// A search query, already split into safe FTS5 pieces.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Query {
-    /// One quoted FTS5 phrase per term ("word", or "数据 据库" for a CJK run).
-    pub phrases: Vec<String>,
-    /// The index tokens of each phrase (the word, or the run's bigrams).
-    pub tokens: Vec<Vec<String>>,
-    /// Single CJK characters of the query, for the fallback.
-    pub unigrams: Vec<String>,
-}
-
-impl Query {
-    pub fn parse(text: &str) -> Query {
-        let all = terms(text);
-        let has_content = all.iter().any(|t| match t {
-            Term::Word(w) => !is_stop_word(w),
-            Term::Cjk(_) => true,
-        });
-        let mut phrases = Vec::new();
-        let mut tokens = Vec::new();
-        let mut unigrams = Vec::new();
-        for t in all {
-            match t {
-                Term::Word(w) => {
-                    if has_content && is_stop_word(&w) {
-                        continue;
-                    }
-                    let q = quote(&w);
-                    if !phrases.contains(&q) {
-                        phrases.push(q);
-                        // what unicode61 will make of it (it splits on `_`, `-`...)
-                        tokens.push(
-                            w.split(|c: char| !c.is_alphanumeric())
-                                .filter(|t| !t.is_empty())
-                                .map(str::to_string)
-                                .collect(),
-                        );
-                    }
-                }
-                Term::Cjk(run) => {
-                    for ch in run.chars() {
-                        let s = quote(&ch.to_string());
-                        if !unigrams.contains(&s) {
-                            unigrams.push(s);
-                        }
-                    }
-                    let grams = bigrams(&run);
-                    let q = quote(&grams.join(" "));
-                    if !phrases.contains(&q) {
-                        phrases.push(q);
-                        tokens.push(grams);
-                    }
-                }
-            }
-        }
-        Query {
-            phrases,
-            tokens,
-            unigrams,
-        }
-    }
-
-    /// The same query with only the phrases at `keep`.
-    pub fn select(&self, keep: &[usize]) -> Query {
-        Query {
-            phrases: keep.iter().map(|&i| self.phrases[i].clone()).collect(),
-            tokens: keep.iter().map(|&i| self.tokens[i].clone()).collect(),
-            unigrams: self.unigrams.clone(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.phrases.is_empty()
-    }
-
-    /// All terms must match, in the `body` column.
-    pub fn and_expr(&self) -> Option<String> {
-        (!self.phrases.is_empty()).then(|| format!("{{body}} : ({})", self.phrases.join(" AND ")))
-    }
-
-    /// At least two of the terms must match: the OR of every pair, for
-    /// queries of three or more terms (the first eight, to bound the size).
-    pub fn pairs_expr(&self) -> Option<String> {
-        let p: Vec<&String> = self.phrases.iter().take(8).collect();
-        if p.len() < 3 {
-            return None;
-        }
-        let mut pairs = Vec::new();
-        for i in 0..p.len() {
-            for j in i + 1..p.len() {
-                pairs.push(format!("({} AND {})", p[i], p[j]));
-            }
-        }
-        Some(format!("{{body}} : ({})", pairs.join(" OR ")))
-    }
-
-    /// Any term may match.
-    pub fn or_expr(&self) -> Option<String> {
-        (self.phrases.len() > 1).then(|| format!("{{body}} : ({})", self.phrases.join(" OR ")))
-    }
-
-    /// Any single CJK character may match, in the `uni` column.
-    pub fn unigram_expr(&self) -> Option<String> {
-        (!self.unigrams.is_empty()).then(|| format!("{{uni}} : ({})", self.unigrams.join(" OR ")))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn stop_words_are_sorted_for_binary_search() {
-        let mut sorted = STOP_WORDS.to_vec();
-        sorted.sort();
-        assert_eq!(sorted, STOP_WORDS);
-    }
 
     #[test]
     fn cjk_runs_become_bigrams() {
@@ -283,53 +151,5 @@ mod tests {
             std::borrow::Cow::Borrowed(_)
         ));
         assert_eq!(index_unigrams("plain text"), "");
-    }
-
-    #[test]
-    fn hostile_input_stays_inside_quotes() {
-        let q = Query::parse(r#"foo" OR bar* -baz : NEAR(x) AND "#);
-        // "or" and "and" are stop words and go; the rest are quoted, so inert
-        let want = [r#""foo""#, r#""bar""#, r#""baz""#, r#""near""#, r#""x""#];
-        assert_eq!(q.phrases, want);
-        let e = q.and_expr().unwrap();
-        assert_eq!(
-            e,
-            r#"{body} : ("foo" AND "bar" AND "baz" AND "near" AND "x")"#
-        );
-    }
-
-    #[test]
-    fn pairs_need_three_terms() {
-        assert_eq!(Query::parse("a1 b2").pairs_expr(), None);
-        assert_eq!(
-            Query::parse("x y z").pairs_expr().unwrap(),
-            r#"{body} : (("x" AND "y") OR ("x" AND "z") OR ("y" AND "z"))"#
-        );
-    }
-
-    #[test]
-    fn stop_words_drop_unless_alone() {
-        assert_eq!(
-            Query::parse("how does the indexer work").phrases,
-            vec![r#""indexer""#, r#""work""#]
-        );
-        assert_eq!(
-            Query::parse("the who").phrases,
-            vec![r#""the""#, r#""who""#]
-        );
-    }
-
-    #[test]
-    fn chinese_query_is_a_bigram_phrase_with_unigram_fallback() {
-        let q = Query::parse("数据库 设计");
-        assert_eq!(q.phrases, vec![r#""数据 据库""#, r#""设计""#]);
-        assert_eq!(q.unigrams.len(), 5);
-        assert!(q.unigram_expr().unwrap().starts_with("{uni} : ("));
-    }
-
-    #[test]
-    fn empty_and_symbol_only_queries_are_empty() {
-        assert!(Query::parse("").is_empty());
-        assert!(Query::parse("*** ::: \"\"").is_empty());
     }
 }

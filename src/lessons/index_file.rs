@@ -2,7 +2,7 @@
 //! reads, its writer and its reader (the matcher).
 //!
 //! ```text
-//! pms-lessons 3<TAB><file>:<size>:<mtime ns><TAB>...     one stamp per rule file
+//! pms-lessons 4<TAB><file>:<size>:<mtime ns><TAB>...     one stamp per rule file
 //! weights<TAB><term>=<weight> <term>=<weight> ...       every rule term, sorted
 //! <id><TAB><file><TAB><text terms><TAB><cue terms>|<cue terms>...<TAB><weight of the text> <weight of each cue>...<TAB><CJK cues>|...<TAB><text>
 //! ```
@@ -52,7 +52,8 @@ use crate::words::{self, Commonness};
 use crate::workspace::Workspace;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-const HEADER: &str = "pms-lessons 3";
+// 4: the analysis of cue and text terms changed (one synonym table).
+const HEADER: &str = "pms-lessons 4";
 const WEIGHTS: &str = "weights";
 
 /// Rules without any shared term, added to the real count for the inverse

@@ -13,7 +13,9 @@
 //! time, so answers never interleave.
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
+use tokio::io::{
+    AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream,
+};
 use tokio::sync::mpsc;
 
 /// Longest line accepted (a larger one is answered with -32600 and dropped):
@@ -103,9 +105,30 @@ where
         let mut line = Vec::new();
         loop {
             line.clear();
-            match reader.read_until(b'\n', &mut line).await {
+            // At most one byte past the cap is kept: the rest of a longer
+            // line is read and dropped, so it cannot fill the memory.
+            match (&mut reader)
+                .take(MAX_LINE_BYTES as u64 + 1)
+                .read_until(b'\n', &mut line)
+                .await
+            {
                 Ok(0) | Err(_) => break,
                 Ok(_) => {}
+            }
+            if line.len() > MAX_LINE_BYTES && !line.ends_with(b"\n") {
+                let mut rest = Vec::new();
+                loop {
+                    rest.clear();
+                    match (&mut reader)
+                        .take(1 << 16)
+                        .read_until(b'\n', &mut rest)
+                        .await
+                    {
+                        Ok(0) | Err(_) => break,
+                        Ok(_) if rest.ends_with(b"\n") => break,
+                        Ok(_) => {}
+                    }
+                }
             }
             let body = line.strip_suffix(b"\n").unwrap_or(&line);
             let body = body.strip_suffix(b"\r").unwrap_or(body);

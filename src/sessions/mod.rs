@@ -91,6 +91,12 @@ pub fn finish_session(
         },
     };
     merge_state(&mut facts, &st);
+    if staging_failed.is_some() {
+        // A summary covers the transcript only as far as its learnings are
+        // staged: claiming the whole of it would make recovery skip this
+        // session, and its learnings would wait in the state for good.
+        facts.covers = 0;
+    }
     let written = if facts.turns.is_empty() {
         None // nothing was said (`claude mcp list`, an empty start): no summary
     } else {

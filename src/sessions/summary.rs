@@ -173,16 +173,20 @@ impl SummaryMeta {
 
 /// The summary as markdown with frontmatter.
 pub fn render(f: &SessionFacts) -> String {
+    // Values from a payload or a transcript are one line each: a newline in
+    // a session id or a cwd would otherwise write a front-matter line of its
+    // own (a false `covers:` that makes recovery skip the session).
+    let line = |v: &str| v.replace(['\n', '\r'], " ");
     let mut md = String::from("---\n");
-    md.push_str(&format!("session_id: {}\n", f.session_id));
-    md.push_str(&format!("project: {}\n", f.project));
+    md.push_str(&format!("session_id: {}\n", line(&f.session_id)));
+    md.push_str(&format!("project: {}\n", line(&f.project)));
     if let Some(c) = &f.cwd {
-        md.push_str(&format!("cwd: {c}\n"));
+        md.push_str(&format!("cwd: {}\n", line(c)));
     }
     md.push_str(&format!("start: {}\n", f.start.as_deref().unwrap_or("")));
     md.push_str(&format!("end: {}\n", f.end.as_deref().unwrap_or("")));
     if let Some(r) = &f.transcript_ref {
-        md.push_str(&format!("transcript_ref: {r}\n"));
+        md.push_str(&format!("transcript_ref: {}\n", line(r)));
     }
     md.push_str(&format!("covers: {}\n", f.covers));
     let files: Vec<String> = f
