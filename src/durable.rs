@@ -245,7 +245,8 @@ pub fn remove_stale_temps(dir: &Path) -> usize {
     n
 }
 
-/// Backups kept beside each file: the newest few, not one per run forever.
+/// Backups kept beside each file: the newest few, not one per run forever
+/// (and the oldest, see [`prune_backups`]).
 pub const BACKUPS_KEPT: usize = 3;
 
 /// The backups [`backup`] made of the file at `path` and still kept,
@@ -270,11 +271,14 @@ pub fn backups_of(path: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// Deletes all but the newest `keep` backups of the file at `path`.
+/// Deletes all but the oldest and the newest `keep` backups of the file at
+/// `path`. The oldest is the file as it was before pms first changed it,
+/// the one copy a person who wants pms gone entirely needs; four re-runs
+/// of `init` must not prune it.
 fn prune_backups(path: &Path, keep: usize) {
     let found = backups_of(path);
-    let excess = found.len().saturating_sub(keep);
-    for p in &found[..excess] {
+    let excess = found.len().saturating_sub(keep + 1);
+    for p in found.iter().skip(1).take(excess) {
         let _ = fs::remove_file(p);
     }
 }
@@ -286,7 +290,10 @@ pub fn backup(path: &Path) -> io::Result<PathBuf> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "file".into());
-    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
+    // Microseconds: names must sort by time for pruning, and a `-n` suffix
+    // alone could reuse a name pruned a moment ago, sorting a new copy
+    // before older ones.
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
     let dir = parent_dir(path);
     let mut candidate = dir.join(format!("{name}.pms-backup-{stamp}"));
     let mut n = 1;
@@ -431,6 +438,21 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(fs::read_to_string(a).unwrap(), "1");
         assert_eq!(fs::read_to_string(b).unwrap(), "1");
+    }
+
+    #[test]
+    fn pruning_keeps_the_first_backup_and_the_newest() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.json");
+        for n in 1..=6 {
+            fs::write(&p, n.to_string()).unwrap();
+            backup(&p).unwrap();
+        }
+        let kept: Vec<String> = backups_of(&p)
+            .iter()
+            .map(|b| fs::read_to_string(b).unwrap())
+            .collect();
+        assert_eq!(kept, ["1", "4", "5", "6"]);
     }
 
     #[test]

@@ -88,6 +88,10 @@ pub struct Refreshed {
     /// Edited by the user, with the same new version already beside it
     /// from an earlier upgrade: nothing written, still for the user to merge.
     pub awaiting_review: Vec<String>,
+    /// Not readable as text (not UTF-8, no permission): left exactly as
+    /// they are, the new version written beside as `.pms-new`, each with
+    /// the reason. One such file does not stop the upgrade of the others.
+    pub unreadable: Vec<String>,
     pub config_keys: Vec<String>,
     pub block: Option<&'static str>,
     pub index_migrated: Option<(i32, i32)>,
@@ -174,11 +178,14 @@ fn refresh_file(
     out: &mut Refreshed,
 ) -> Result<()> {
     let path = ws.root.join(rel);
-    let current = match crate::durable::read_existing_text(&path)
-        .with_context(|| path.display().to_string())?
-    {
-        Some(t) => t,
-        None => {
+    let current = match crate::durable::read_existing_text(&path) {
+        Ok(Some(t)) => t,
+        Err(e) => {
+            crate::durable::write_atomic(&beside(&path), new.as_bytes())?;
+            out.unreadable.push(format!("{rel} ({e})"));
+            return Ok(());
+        }
+        Ok(None) => {
             crate::durable::write_atomic(&path, new.as_bytes())?;
             manifest.record(rel, new);
             out.restored.push(rel.to_string());
@@ -227,9 +234,11 @@ fn refresh_root_block(
     vars: &templates::Vars,
 ) -> Result<Option<&'static str>> {
     let path = ws.claude_md();
-    let text = crate::durable::read_existing_text(&path)
-        .with_context(|| path.display().to_string())?
-        .unwrap_or_default();
+    let text = match crate::durable::read_existing_text(&path) {
+        Ok(t) => t.unwrap_or_default(),
+        // The user's file, unreadable as text: never written over.
+        Err(_) => return Ok(Some("left alone: CLAUDE.md is not readable as UTF-8 text")),
+    };
     let new_inner = scaffold::root_block_inner(vars, &ws.installed_domains());
     let key = "CLAUDE.md#pms-block";
     match markers::inner(&text, ROOT_BLOCK) {

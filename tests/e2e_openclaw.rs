@@ -30,6 +30,20 @@ fn summaries(home: &TestHome) -> Vec<String> {
     out
 }
 
+/// The summaries once there are `n`: the plugin runs `pms hook
+/// session-end` detached, so the gateway's exit does not wait for it.
+/// Gives up after a minute and returns what is there.
+fn summaries_when(home: &TestHome, n: usize) -> Vec<String> {
+    let t = std::time::Instant::now();
+    loop {
+        let sums = summaries(home);
+        if sums.len() >= n || t.elapsed() > std::time::Duration::from_secs(60) {
+            return sums;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
 /// Identity and the prompt's lesson reach the model, the `pms` MCP server
 /// answers a search with hits, every session's conversation is recorded and
 /// summarised when the gateway stops, then indexed and rendered; verify
@@ -148,7 +162,7 @@ fn openclaw_gateway_gets_identity_lessons_search_and_summaries() {
             std::fs::copy(e.path(), Path::new(&dir).join(e.file_name())).unwrap();
         }
     }
-    let sums = summaries(&home);
+    let sums = summaries_when(&home, 2);
     assert_eq!(sums.len(), 2, "{sums:?}");
     assert!(
         sums.iter()
@@ -263,7 +277,7 @@ fn the_plugin_carries_recorded_gateway_events_to_pms_and_back() {
     // agent_end recorded the conversations; session_end summarised them.
     let logs = home.workspace().join(".pms/openclaw/main");
     assert!(logs.join("s1.jsonl").is_file() && logs.join("s2.jsonl").is_file());
-    let sums = summaries(&home);
+    let sums = summaries_when(&home, 2);
     assert_eq!(sums.len(), 2, "{sums:?}");
     let log =
         std::fs::read_to_string(home.workspace().join(".pms/logs/hooks.log")).unwrap_or_default();

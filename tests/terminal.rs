@@ -189,8 +189,8 @@ fn user_files(home: &TestHome) -> Vec<(String, Option<Vec<u8>>)> {
 /// Issue 14: `pms uninstall` asks on a terminal (and changes nothing on a
 /// no); `--yes` does not ask; without a terminal and without `--yes` it
 /// refuses, naming `--yes`. It says where the copies of the files it
-/// changed are, and keeps at most the newest three per file over many
-/// runs. Afterwards `pms embeddings`, `pms status` and `pms uninstall
+/// changed are, and keeps the first and at most the newest three per file
+/// over many runs. Afterwards `pms embeddings`, `pms status` and `pms uninstall
 /// --purge` still find the workspace (the pointer is not removed first).
 #[test]
 fn uninstall_asks_keeps_few_backups_and_leaves_the_workspace_findable() {
@@ -260,22 +260,38 @@ fn uninstall_asks_keeps_few_backups_and_leaves_the_workspace_findable() {
     assert!(!said.contains("Remove pms's hooks"), "{said}");
     assert!(said.contains("Removed 5 pms hook(s)"), "{said}");
 
-    // many runs leave at most three copies of each file
+    // many runs leave at most the first and the newest three copies of
+    // each file, and the first is the file before pms ever changed it
     for _ in 0..4 {
         home.init(&["--no-index"]);
         home.ok(&["uninstall", "--yes"]);
     }
-    for (dir, name) in [(".claude", "settings.json"), ("", ".claude.json")] {
-        let copies = std::fs::read_dir(home.path(dir))
+    for (dir, name, before) in [
+        (".claude", "settings.json", &original[0].1),
+        ("", ".claude.json", &original[1].1),
+    ] {
+        let mut copies: Vec<_> = std::fs::read_dir(home.path(dir))
             .unwrap()
             .flatten()
-            .filter(|e| {
-                e.file_name()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
                     .to_string_lossy()
                     .starts_with(&format!("{name}.pms-backup-"))
             })
-            .count();
-        assert!((1..=3).contains(&copies), "{name}: {copies} backups kept");
+            .collect();
+        copies.sort();
+        assert!(
+            (2..=4).contains(&copies.len()),
+            "{name}: {} backups kept",
+            copies.len()
+        );
+        assert_eq!(
+            std::fs::read(&copies[0]).ok().as_ref(),
+            before.as_ref(),
+            "{name}: the oldest copy is the file before pms"
+        );
     }
     assert_eq!(user_files(&home), original);
 

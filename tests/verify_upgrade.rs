@@ -443,7 +443,8 @@ fn upgrade_checks_and_installs_from_a_release_feed() {
 
 /// A user file pms cannot read as text (one Latin-1 byte) is not "missing":
 /// verify --fix, upgrade and a second init leave its bytes alone and say
-/// why, instead of writing a template over it.
+/// why, instead of writing a template over it; upgrade refreshes the other
+/// files all the same.
 #[test]
 fn a_file_that_is_not_utf8_is_never_written_over() {
     let home = TestHome::new();
@@ -471,7 +472,14 @@ fn a_file_that_is_not_utf8_is_never_written_over() {
         "{check}"
     );
     home.run(&["verify", "--fix", "--quick"]);
-    home.run(&["upgrade", "--workspace-only"]);
+    // upgrade skips the unreadable files, says so, and refreshes the rest
+    let gitignore = ws.join(".pms/.gitignore");
+    std::fs::remove_file(&gitignore).unwrap();
+    let said = stdout(&home.ok(&["upgrade", "--workspace-only"]));
+    assert!(said.contains("product/CLAUDE.md (not UTF-8"), "{said}");
+    assert!(said.contains("CLAUDE.md is not readable"), "{said}");
+    assert!(gitignore.exists(), "the other files are still refreshed");
+    assert!(ws.join("product/CLAUDE.md.pms-new").exists());
     home.run(&["init", "--yes", "--no-index", "--dir", ws.to_str().unwrap()]);
     assert_eq!(std::fs::read(&root).unwrap(), latin1);
     assert_eq!(std::fs::read(&domain).unwrap(), edited);

@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 
 const PMS = "__PMS_BINARY__";
 const WORKSPACE = "__PMS_WORKSPACE__";
+const DETACHED = 0;
 
 // OpenClaw hook -> pms hook event, and how long pms may take (ms).
 const HOOKS = {
@@ -15,8 +16,12 @@ const HOOKS = {
   before_prompt_build: ["user-prompt", 10000],
   agent_end: ["stop", 10000],
   before_compaction: ["pre-compact", 25000],
-  // Shutdown gives every session_end handler together 2 s.
-  session_end: ["session-end", 1500],
+  // Shutdown gives every session_end handler together 2 s, and a busy
+  // machine can take longer to write a summary: pms runs detached (its own
+  // process group, not waited for), so the gateway's exit does not cut it
+  // short. pms answers nothing to this event, so nothing is lost by not
+  // waiting.
+  session_end: ["session-end", DETACHED],
 };
 
 // The context fields pms reads (the rest can hold the whole config).
@@ -28,7 +33,36 @@ function pick(ctx) {
   return out;
 }
 
+function body(payload) {
+  try {
+    // an event with a cycle or an odd value must not leave pms waiting
+    return JSON.stringify(payload, (_k, v) => (typeof v === "bigint" ? String(v) : v));
+  } catch {
+    return "{}";
+  }
+}
+
+function runPmsDetached(event, payload) {
+  return new Promise((resolve) => {
+    let child;
+    try {
+      child = spawn(PMS, ["hook", event, "--workspace", WORKSPACE, "--agent", "openclaw"], {
+        stdio: ["pipe", "ignore", "ignore"],
+        detached: true,
+      });
+    } catch {
+      resolve(undefined);
+      return;
+    }
+    child.on("error", () => resolve(undefined));
+    child.stdin.on("error", () => resolve(undefined));
+    child.unref();
+    child.stdin.end(body(payload), () => resolve(undefined));
+  });
+}
+
 function runPms(event, payload, timeoutMs) {
+  if (timeoutMs === DETACHED) return runPmsDetached(event, payload);
   return new Promise((resolve) => {
     let out = "";
     let child;
@@ -55,12 +89,7 @@ function runPms(event, payload, timeoutMs) {
       }
     });
     child.stdin.on("error", () => {});
-    let body = "{}";
-    try {
-      // an event with a cycle or an odd value must not leave pms waiting
-      body = JSON.stringify(payload, (_k, v) => (typeof v === "bigint" ? String(v) : v));
-    } catch {}
-    child.stdin.end(body);
+    child.stdin.end(body(payload));
   });
 }
 

@@ -67,7 +67,7 @@ pub fn run(args: &UninstallArgs) -> Result<ExitCode> {
     }
     if !backups.is_empty() {
         println!(
-            "(pms keeps the newest {} such copies of each file, beside it; delete them once you do not need them.)",
+            "(pms keeps the first and the newest {} such copies of each file, beside it; delete them once you do not need them.)",
             crate::durable::BACKUPS_KEPT
         );
     }

@@ -81,6 +81,10 @@ fn refresh(args: &UpgradeArgs) -> Result<ExitCode> {
         "kept (you edited them; the new version is beside each as .pms-new)",
         &r.kept,
     );
+    show(
+        "left as they are (unreadable; the new version is beside each as .pms-new)",
+        &r.unreadable,
+    );
     show("config.toml gained", &r.config_keys);
     if let Some(b) = r.block {
         println!("  root CLAUDE.md pms block: {b}");

@@ -67,7 +67,10 @@ fn install() -> Option<PathBuf> {
     // npm 11 may leave install scripts unapproved; the platform binary is
     // still there and runs directly.
     if !bin_dir.join("claude").exists() {
-        let native = prefix.join("node_modules/@anthropic-ai/claude-code-linux-x64/claude");
+        let native = prefix.join(format!(
+            "node_modules/@anthropic-ai/claude-code-linux-{}/claude",
+            super::npm_arch()
+        ));
         assert!(
             native.exists(),
             "Claude Code installed without a claude binary"

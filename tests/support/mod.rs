@@ -179,6 +179,15 @@ pub fn append(path: &Path, text: &str) {
     f.write_all(text.as_bytes()).unwrap();
 }
 
+/// This machine's architecture as npm's platform packages name it
+/// (`@anthropic-ai/claude-code-linux-<arch>`, `node-linux-<arch>`).
+pub fn npm_arch() -> &'static str {
+    match std::env::consts::ARCH {
+        "aarch64" => "arm64",
+        _ => "x64",
+    }
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }

