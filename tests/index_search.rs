@@ -176,6 +176,11 @@ fn and_first_then_or_fallback() {
     let v = search(&home, "billing xylophone");
     assert_eq!(v["matched"], "any-term");
     assert_eq!(uris(&v)[0], "cc://-home-u-app/s1.jsonl");
+    // other inflections than the ones written: of each word's forms, those
+    // the transcripts hold ("shard") are searched
+    let v = search(&home, "sharded database");
+    assert_eq!(v["matched"], "all-terms", "{v}");
+    assert_eq!(uris(&v)[0], "cc://-home-u-app/s1.jsonl");
     // single-character fallback: no bigram of the query is in the corpus
     let v = search(&home, "划迁");
     assert_eq!(v["matched"], "single-character", "{v}");
