@@ -12,7 +12,8 @@
 //!   index, next to keyword latency.
 //!
 //! Run: `cargo bench --bench semantic`. PMS_BENCH_MODEL=<dir> measures
-//! another Model2Vec model (e.g. potion-multilingual-128M) instead.
+//! another Model2Vec model (e.g. potion-multilingual-128M) instead;
+//! PMS_BENCH_LARGE_DB=<a copy of an index.db> adds the latencies over it.
 
 #[path = "corpus.rs"]
 mod corpus;
@@ -147,30 +148,60 @@ fn main() {
         (size_after.saturating_sub(size_before)) as f64 / 1e6,
         (size_after.saturating_sub(size_before)) as f64 / r.chunks.max(1) as f64,
     );
+    let weight = cfg.embeddings.vector_weight;
+    latency(&conn, &cfg.search, weight, &model, &all);
+
+    // PMS_BENCH_LARGE_DB=<index.db>: the same latencies over a large index,
+    // such as the index bench's dense.db (1.1M chunks, under $PMS_BENCH_DIR).
+    // Vectors are added to that file: give it a copy.
+    if let Some(path) = std::env::var_os("PMS_BENCH_LARGE_DB") {
+        let mut conn = db::open_rw(std::path::Path::new(&path)).unwrap();
+        let r = vectors::embed_missing(&mut conn, &model, &pms::progress::Quiet).unwrap();
+        if r.chunks > 0 {
+            println!(
+                "large index: embedded {} chunks in {:.1} s",
+                r.chunks,
+                r.elapsed_ms as f64 / 1e3
+            );
+        }
+        latency(&conn, &cfg.search, weight, &model, &all);
+    }
+}
+
+/// Keyword, query-embedding and hybrid latencies (streamed from SQLite as
+/// `pms search` does, and from memory as `pms serve` does) over `queries`,
+/// five rounds, printed as p50 / p95.
+fn latency(
+    conn: &rusqlite::Connection,
+    search_cfg: &pms::workspace::config::SearchConfig,
+    weight: f64,
+    model: &Local,
+    queries: &[retrieval::Query],
+) {
     let cache = hybrid::VectorCache::new();
     let streamed = hybrid::Semantic::On {
-        embedder: &model,
-        weight: cfg.embeddings.vector_weight,
+        embedder: model,
+        weight,
         cache: None,
     };
     let cached = hybrid::Semantic::On {
-        embedder: &model,
-        weight: cfg.embeddings.vector_weight,
+        embedder: model,
+        weight,
         cache: Some(&cache),
     };
     let (mut kw_lat, mut hy_lat, mut hc_lat, mut emb_lat) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..5 {
-        for q in &all {
+        for q in queries {
             let t = Instant::now();
-            std::hint::black_box(search::search(&conn, &cfg.search, &top10(&q.text)).unwrap());
+            std::hint::black_box(search::search(conn, search_cfg, &top10(&q.text)).unwrap());
             kw_lat.push(t.elapsed().as_secs_f64() * 1e3);
             let t = Instant::now();
             std::hint::black_box(model.embed(std::slice::from_ref(&q.text)).unwrap());
             emb_lat.push(t.elapsed().as_secs_f64() * 1e3);
             for (sem, lat) in [(&streamed, &mut hy_lat), (&cached, &mut hc_lat)] {
                 let t = Instant::now();
-                let out = hybrid::search(&conn, &cfg.search, &top10(&q.text), sem).unwrap();
+                let out = hybrid::search(conn, search_cfg, &top10(&q.text), sem).unwrap();
                 lat.push(t.elapsed().as_secs_f64() * 1e3);
                 assert_eq!(out.mode, pms::search::Mode::Hybrid);
             }
@@ -181,7 +212,7 @@ fn main() {
         .unwrap();
     println!(
         "query latency over {chunks} chunks, {} queries x5 (p50 / p95): keyword {:.2} / {:.2} ms; embedding the query {:.3} / {:.3} ms; hybrid streaming vectors from SQLite (pms search) {:.2} / {:.2} ms; hybrid with vectors in memory (pms serve) {:.2} / {:.2} ms",
-        all.len(),
+        queries.len(),
         percentile(&mut kw_lat, 0.5),
         percentile(&mut kw_lat, 0.95),
         percentile(&mut emb_lat, 0.5),

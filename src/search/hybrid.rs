@@ -117,7 +117,8 @@ struct CacheState {
     data_version: Option<i64>,
     ids: Vec<i64>,
     dim: usize,
-    data: Vec<i8>,
+    /// The stored vectors as they are in the database (i8 as bytes).
+    data: Vec<u8>,
 }
 
 impl VectorCache {
@@ -144,7 +145,7 @@ impl VectorCache {
                 let blob = row.get_ref(1)?.as_blob()?;
                 if blob.len() == st.dim {
                     st.ids.push(row.get(0)?);
-                    st.data.extend(blob.iter().map(|b| *b as i8));
+                    st.data.extend_from_slice(blob);
                 }
             }
             st.data_version = Some(version);
@@ -152,14 +153,10 @@ impl VectorCache {
         if st.dim != query_vec.len() || st.dim == 0 {
             return Ok(Vec::new());
         }
+        let query = vectors::ScanQuery::new(query_vec);
         let mut top = TopK::new(k);
         for (id, v) in st.ids.iter().zip(st.data.chunks_exact(st.dim)) {
-            let dot: f32 = query_vec
-                .iter()
-                .zip(v)
-                .map(|(q, s)| q * f32::from(*s))
-                .sum();
-            top.offer(*id, dot / 127.0);
+            top.offer(*id, query.cosine(v));
         }
         Ok(top.into_sorted())
     }
@@ -410,10 +407,11 @@ fn nearest(
     };
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(params_from_iter(args))?;
+    let query = vectors::ScanQuery::new(query_vec);
     let mut top = TopK::new(k);
     while let Some(row) = rows.next()? {
         let blob = row.get_ref(1)?.as_blob()?;
-        top.offer(row.get(0)?, vectors::cosine(query_vec, blob));
+        top.offer(row.get(0)?, query.cosine(blob));
     }
     Ok(top.into_sorted())
 }
@@ -432,9 +430,10 @@ fn cosines_of(
         vec!["?"; ids.len()].join(",")
     );
     let mut stmt = conn.prepare(&sql)?;
+    let query = vectors::ScanQuery::new(query_vec);
     let rows = stmt.query_map(params_from_iter(ids), |r| {
-        let blob: Vec<u8> = r.get(1)?;
-        Ok((r.get::<_, i64>(0)?, vectors::cosine(query_vec, &blob)))
+        let blob = r.get_ref(1)?.as_blob()?;
+        Ok((r.get::<_, i64>(0)?, query.cosine(blob)))
     })?;
     rows.collect()
 }
