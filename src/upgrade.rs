@@ -136,7 +136,7 @@ pub fn refresh_workspace(ctx: &Context) -> Result<Refreshed> {
         "# pms state: derived or machine-local, not worth committing.\n*\n",
         &mut out,
     )?;
-    out.block = refresh_root_block(ws, &mut manifest, &vars)?;
+    out.block = refresh_root_block(ws, &mut manifest, &vars, &mut out.unreadable)?;
     if out.block.is_none() && ws.root.join("CLAUDE.md.pms-new").exists() {
         out.awaiting_review.push("CLAUDE.md".into());
     }
@@ -181,8 +181,11 @@ fn refresh_file(
     let current = match crate::durable::read_existing_text(&path) {
         Ok(Some(t)) => t,
         Err(e) => {
-            crate::durable::write_atomic(&beside(&path), new.as_bytes())?;
-            out.unreadable.push(format!("{rel} ({e})"));
+            let beside_too = match crate::durable::write_atomic(&beside(&path), new.as_bytes()) {
+                Ok(()) => String::new(),
+                Err(w) => format!("; writing the new version beside it failed too: {w}"),
+            };
+            out.unreadable.push(format!("{rel} ({e}{beside_too})"));
             return Ok(());
         }
         Ok(None) => {
@@ -228,16 +231,22 @@ fn beside(path: &Path) -> PathBuf {
     PathBuf::from(format!("{}.pms-new", path.display()))
 }
 
+/// The pms block of the root CLAUDE.md; a file that cannot be read is
+/// named in `unreadable` and left as it is.
 fn refresh_root_block(
     ws: &Workspace,
     manifest: &mut Manifest,
     vars: &templates::Vars,
+    unreadable: &mut Vec<String>,
 ) -> Result<Option<&'static str>> {
     let path = ws.claude_md();
     let text = match crate::durable::read_existing_text(&path) {
         Ok(t) => t.unwrap_or_default(),
         // The user's file, unreadable as text: never written over.
-        Err(_) => return Ok(Some("left alone: CLAUDE.md is not readable as UTF-8 text")),
+        Err(e) => {
+            unreadable.push(format!("CLAUDE.md ({e})"));
+            return Ok(None);
+        }
     };
     let new_inner = scaffold::root_block_inner(vars, &ws.installed_domains());
     let key = "CLAUDE.md#pms-block";

@@ -181,6 +181,22 @@ fn and_first_then_or_fallback() {
     let v = search(&home, "sharded database");
     assert_eq!(v["matched"], "all-terms", "{v}");
     assert_eq!(uris(&v)[0], "cc://-home-u-app/s1.jsonl");
+    // a word the tokenizer folds ("Müller" is stored as "muller") is found
+    let project = home.path(".claude/projects/-home-u-app");
+    let line = user(
+        "2026-11-02T10:00:00Z",
+        "Call Frau Müller about the Zürich office lease",
+    );
+    std::fs::write(project.join("s2.jsonl"), line + "\n").unwrap();
+    index(&home);
+    for q in ["Müller", "Zürich lease"] {
+        let v = search(&home, q);
+        assert_eq!(
+            uris(&v).first().map(String::as_str),
+            Some("cc://-home-u-app/s2.jsonl"),
+            "{q}: {v}"
+        );
+    }
     // single-character fallback: no bigram of the query is in the corpus
     let v = search(&home, "划迁");
     assert_eq!(v["matched"], "single-character", "{v}");

@@ -477,10 +477,27 @@ fn a_file_that_is_not_utf8_is_never_written_over() {
     std::fs::remove_file(&gitignore).unwrap();
     let said = stdout(&home.ok(&["upgrade", "--workspace-only"]));
     assert!(said.contains("product/CLAUDE.md (not UTF-8"), "{said}");
-    assert!(said.contains("CLAUDE.md is not readable"), "{said}");
+    assert!(
+        said.contains(": CLAUDE.md (not UTF-8") || said.contains(", CLAUDE.md (not UTF-8"),
+        "{said}"
+    );
     assert!(gitignore.exists(), "the other files are still refreshed");
     assert!(ws.join("product/CLAUDE.md.pms-new").exists());
     home.run(&["init", "--yes", "--no-index", "--dir", ws.to_str().unwrap()]);
     assert_eq!(std::fs::read(&root).unwrap(), latin1);
+    // config.toml that is not UTF-8 is reported, never replaced by the
+    // defaults
+    let config = ws.join("config.toml");
+    let mut latin1_config = std::fs::read(&config).unwrap();
+    latin1_config.extend_from_slice(b"\n# Z\xfcrich office\n");
+    std::fs::write(&config, &latin1_config).unwrap();
+    let (_, report) = verify_json(&home, &["--quick"]);
+    assert!(
+        report.to_string().contains("config.toml cannot be read"),
+        "{report}"
+    );
+    home.run(&["verify", "--fix", "--quick"]);
+    home.run(&["upgrade", "--workspace-only"]);
+    assert_eq!(std::fs::read(&config).unwrap(), latin1_config);
     assert_eq!(std::fs::read(&domain).unwrap(), edited);
 }

@@ -69,9 +69,10 @@ impl ScanQuery {
             };
         }
         // As fine as i16 allows, and no i32 overflow: every |q_i| rounds
-        // up by at most 0.5, and a stored component is at most 127 in size.
+        // up by at most 0.5, and a stored byte is at most 128 in size (-128
+        // from a foreign or damaged blob; pms writes -127..=127).
         let room = f32::from(i16::MAX) / max;
-        let no_overflow = (i32::MAX as f32 / 127.0 - query.len() as f32) / l1;
+        let no_overflow = (i32::MAX as f32 / 128.0 - query.len() as f32) / l1;
         let s = room.min(no_overflow).max(0.0);
         ScanQuery {
             q: query.iter().map(|x| (x * s).round() as i16).collect(),

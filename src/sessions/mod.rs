@@ -144,7 +144,8 @@ pub fn recover(ctx: &Context, exclude: Option<&str>) -> Result<usize> {
         let Some(sid) = session_id_of(&path) else {
             continue;
         };
-        if Some(sid.as_str()) == exclude || covered.get(&sid).is_some_and(|c| *c >= size) {
+        let covers = covered.get(&summary::one_line(&sid));
+        if Some(sid.as_str()) == exclude || covers.is_some_and(|c| *c >= size) {
             continue;
         }
         // One session that cannot be finished (its file unreadable, a

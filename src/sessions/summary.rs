@@ -171,12 +171,17 @@ impl SummaryMeta {
     }
 }
 
+/// A value as one front-matter line: CR and LF become spaces.
+pub fn one_line(v: &str) -> String {
+    v.replace(['\n', '\r'], " ")
+}
+
 /// The summary as markdown with frontmatter.
 pub fn render(f: &SessionFacts) -> String {
     // Values from a payload or a transcript are one line each: a newline in
     // a session id or a cwd would otherwise write a front-matter line of its
     // own (a false `covers:` that makes recovery skip the session).
-    let line = |v: &str| v.replace(['\n', '\r'], " ");
+    let line = one_line;
     let mut md = String::from("---\n");
     md.push_str(&format!("session_id: {}\n", line(&f.session_id)));
     md.push_str(&format!("project: {}\n", line(&f.project)));
@@ -361,7 +366,7 @@ pub fn find_summary(ws: &Workspace, session_id: &str) -> Option<PathBuf> {
                 })
                 .unwrap_or(false)
                 && std::fs::read_to_string(p)
-                    .map(|t| t.contains(&format!("session_id: {session_id}\n")))
+                    .map(|t| t.contains(&format!("session_id: {}\n", one_line(session_id))))
                     .unwrap_or(false)
         })
 }
@@ -414,6 +419,11 @@ mod tests {
         let again = write(&ws, &facts("01a211e4-b0c2-7e00-8a11-0c0ffee00000")).unwrap();
         assert_eq!(again, b, "a session's summary is found again by its id");
         assert_eq!(std::fs::read_dir(ws.sessions_dir()).unwrap().count(), 2);
+        // an id with a newline (written as one line) is found again too
+        let odd = "s1\ncovers: 999999";
+        let first = write(&ws, &facts(odd)).unwrap();
+        assert_eq!(write(&ws, &facts(odd)).unwrap(), first);
+        assert_eq!(std::fs::read_dir(ws.sessions_dir()).unwrap().count(), 3);
     }
 
     fn turn(role: Role, text: &str, line: u64) -> Turn {

@@ -306,12 +306,20 @@ fn root_block(ws: &Workspace) -> Check {
 
 fn config_check(ws: &Workspace) -> Vec<Check> {
     let path = ws.config_path();
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(_) => {
+    let text = match crate::durable::read_existing_text(&path) {
+        Ok(Some(t)) => t,
+        Ok(None) => {
             return vec![
                 Check::warn("config", "config.toml is missing (the defaults apply)")
                     .fixable(Fix::AddConfigKeys),
+            ];
+        }
+        // Unreadable is not missing: --fix must not write the defaults
+        // over the user's file.
+        Err(e) => {
+            return vec![
+                Check::fail("config", format!("config.toml cannot be read: {e}"))
+                    .hint("the hooks use the defaults meanwhile"),
             ];
         }
     };

@@ -169,16 +169,18 @@ fn refresh_block(ws: &Workspace) -> Result<()> {
 /// else left absent, since the defaults apply (upgrade).
 pub fn add_config_keys(ws: &Workspace, create: bool) -> Result<Vec<String>> {
     let path = ws.config_path();
-    let (doc, added) = match std::fs::read_to_string(&path) {
-        Ok(text) => {
+    let existing = crate::durable::read_existing_text(&path)
+        .with_context(|| format!("{}: left as it is", path.display()))?;
+    let (doc, added) = match existing {
+        Some(text) => {
             let mut doc: toml_edit::DocumentMut = text.parse().with_context(|| {
                 format!("{} is not valid TOML; correct it first", path.display())
             })?;
             let added = config::add_missing_keys(&mut doc);
             (doc, added)
         }
-        Err(_) if create => (config::default_document(), vec!["the whole file".into()]),
-        Err(_) => return Ok(Vec::new()),
+        None if create => (config::default_document(), vec!["the whole file".into()]),
+        None => return Ok(Vec::new()),
     };
     if !added.is_empty() {
         crate::durable::write_atomic(&path, doc.to_string().as_bytes())?;
