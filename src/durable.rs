@@ -271,6 +271,15 @@ pub fn backups_of(path: &Path) -> Vec<PathBuf> {
     found
 }
 
+/// The oldest backup kept of the file that `backup` is a backup of.
+pub fn oldest_backup_beside(backup: &Path) -> Option<PathBuf> {
+    let name = backup.file_name()?.to_string_lossy().into_owned();
+    let (original, _) = name.split_once(".pms-backup-")?;
+    backups_of(&parent_dir(backup).join(original))
+        .into_iter()
+        .next()
+}
+
 /// Deletes all but the oldest and the newest `keep` backups of the file at
 /// `path`. The oldest is the file as it was before pms first changed it,
 /// the one copy a person who wants pms gone entirely needs; four re-runs

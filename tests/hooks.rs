@@ -505,6 +505,43 @@ fn a_session_that_compacted_then_crashed_keeps_both_learnings() {
     assert_eq!(meta.covers, std::fs::metadata(&s.transcript).unwrap().len());
 }
 
+/// A session killed right after its compaction checkpoint, before the
+/// transcript grew again: the checkpoint claims no coverage while its
+/// learnings are unstaged, so recovery still stages them.
+#[test]
+fn a_session_killed_at_its_compaction_keeps_its_learning() {
+    let s = setup();
+    // the transcript named by the id it holds, as Claude Code names it
+    let sid = "70d4cc5e-ddc7-428b-a7a1-283b9d89eab1";
+    let text = String::from_utf8(TRANSCRIPT.to_vec()).unwrap();
+    assert!(text.contains(sid), "the recorded session's id");
+    let transcript = s.transcript.with_file_name(format!("{sid}.jsonl"));
+    std::fs::rename(&s.transcript, &transcript).unwrap();
+    crate::support::append(
+        &transcript,
+        &exchange(
+            70,
+            "The deploy used the wrong region.",
+            "My mistake: the deploy script reads the region from AWS_REGION, not from the config file.",
+        ),
+    );
+    s.hook(
+        "pre-compact",
+        json!({"trigger": "auto", "session_id": sid, "transcript_path": transcript.to_str().unwrap()}),
+    );
+    age(&transcript, 6);
+    s.home.ok(&[
+        "sync",
+        "--exclude-session",
+        "another-session",
+        "--workspace",
+        s.ws().to_str().unwrap(),
+    ]);
+    let pending = s.home.read_json("pms/.pms/pending-learnings.json");
+    assert!(pending.to_string().contains("AWS_REGION"), "{pending:#}");
+    assert_eq!(list(&s.ws().join("sessions")).len(), 1, "one summary");
+}
+
 /// A made-up word, unique per (session, cycle): learnings built from such
 /// words share no key term, so no two of them are near-duplicates.
 fn word(session: usize, cycle: usize, k: usize) -> String {

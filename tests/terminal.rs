@@ -189,7 +189,7 @@ fn user_files(home: &TestHome) -> Vec<(String, Option<Vec<u8>>)> {
 /// Issue 14: `pms uninstall` asks on a terminal (and changes nothing on a
 /// no); `--yes` does not ask; without a terminal and without `--yes` it
 /// refuses, naming `--yes`. It says where the copies of the files it
-/// changed are, and keeps the first and at most the newest three per file
+/// changed are, and keeps the oldest and at most the newest three per file
 /// over many runs. Afterwards `pms embeddings`, `pms status` and `pms uninstall
 /// --purge` still find the workspace (the pointer is not removed first).
 #[test]
@@ -292,6 +292,24 @@ fn uninstall_asks_keeps_few_backups_and_leaves_the_workspace_findable() {
             before.as_ref(),
             "{name}: the oldest copy is the file before pms"
         );
+    }
+    // and uninstall says where that oldest copy is
+    home.init(&["--no-index"]);
+    let said = crate::support::stdout(&home.ok(&["uninstall", "--yes"]));
+    let oldest: Vec<std::path::PathBuf> = said
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("its oldest copy: "))
+        .map(|shown| home.home().join(shown.trim().trim_start_matches("~/")))
+        .collect();
+    assert_eq!(oldest.len(), 2, "{said}");
+    for o in &oldest {
+        let name = o.file_name().unwrap().to_string_lossy();
+        let before = if name.starts_with("settings.json") {
+            &original[0].1
+        } else {
+            &original[1].1
+        };
+        assert_eq!(std::fs::read(o).ok().as_ref(), before.as_ref(), "{o:?}");
     }
     assert_eq!(user_files(&home), original);
 

@@ -64,10 +64,13 @@ pub fn run(args: &UninstallArgs) -> Result<ExitCode> {
     let backups = crate::durable::backups_made();
     for b in &backups {
         println!("Saved the file as it was before: {}", env.display(b));
+        if let Some(oldest) = crate::durable::oldest_backup_beside(b).filter(|o| o != b) {
+            println!("  its oldest copy: {}", env.display(&oldest));
+        }
     }
     if !backups.is_empty() {
         println!(
-            "(pms keeps the first and the newest {} such copies of each file, beside it; delete them once you do not need them.)",
+            "(pms keeps the oldest and the newest {} such copies of each file, beside it; delete them once you do not need them.)",
             crate::durable::BACKUPS_KEPT
         );
     }
