@@ -80,11 +80,7 @@ impl Found {
     /// A transcript under `root`: `<root>/<project folder>/<session>.jsonl`,
     /// or deeper for a subagent's.
     fn transcript(root: &Path, path: &Path, meta: &std::fs::Metadata) -> Option<Found> {
-        let rel = path
-            .strip_prefix(root)
-            .ok()?
-            .to_string_lossy()
-            .replace('\\', "/");
+        let rel = relative(root, path)?;
         let (project, rest) = rel.split_once('/')?;
         let depth = rest.matches('/').count();
         if depth > MAX_TRANSCRIPT_DEPTH
@@ -107,11 +103,7 @@ impl Found {
 
     /// A Codex rollout under `root`: `<root>/YYYY/MM/DD/rollout-*.jsonl`.
     fn codex(root: &Path, path: &Path, meta: &std::fs::Metadata) -> Option<Found> {
-        let rel = path
-            .strip_prefix(root)
-            .ok()?
-            .to_string_lossy()
-            .replace('\\', "/");
+        let rel = relative(root, path)?;
         let parts: Vec<&str> = rel.split('/').collect();
         let [y, m, d, file] = parts.as_slice() else {
             return None;
@@ -125,11 +117,7 @@ impl Found {
 
     /// An OpenClaw conversation pms recorded: `<root>/<agent>/<session>.jsonl`.
     fn openclaw(root: &Path, path: &Path, meta: &std::fs::Metadata) -> Option<Found> {
-        let rel = path
-            .strip_prefix(root)
-            .ok()?
-            .to_string_lossy()
-            .replace('\\', "/");
+        let rel = relative(root, path)?;
         let parts: Vec<&str> = rel.split('/').collect();
         let [_agent, file] = parts.as_slice() else {
             return None;
@@ -155,11 +143,7 @@ impl Found {
 
     /// An auto-memory file under `root`: `<root>/<project>/memory/<name>.md`.
     fn memory(root: &Path, path: &Path, meta: &std::fs::Metadata) -> Option<Found> {
-        let rel = path
-            .strip_prefix(root)
-            .ok()?
-            .to_string_lossy()
-            .replace('\\', "/");
+        let rel = relative(root, path)?;
         let parts: Vec<&str> = rel.split('/').collect();
         let [project, "memory", file] = parts.as_slice() else {
             return None;
@@ -386,6 +370,16 @@ pub fn classify(ws: &Workspace, roots: &[PathBuf], logs: &AgentLogs, path: &Path
         return Some(f);
     }
     Found::markdown(ws.relative(path)?, path, &meta)
+}
+
+/// `path` below `root`, with forward slashes (the form in URIs).
+fn relative(root: &Path, path: &Path) -> Option<String> {
+    Some(
+        path.strip_prefix(root)
+            .ok()?
+            .to_string_lossy()
+            .replace('\\', "/"),
+    )
 }
 
 fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
