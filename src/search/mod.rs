@@ -329,42 +329,10 @@ pub(crate) fn keyword_scored(
         return Ok(nothing(q));
     }
     let frequent_terms = frequent_terms(conn, &q);
-    let is_frequent = |form: &[String]| form.iter().all(|t| frequent_terms.contains(t));
     let all: Vec<usize> = (0..q.concepts.len()).collect();
     let pool = tuning.pool.max(params.limit * 4);
     let transcripts = params.sources.is_empty() || params.sources.contains(&Source::Transcript);
-    // Most query-time inflections are words nobody wrote ("dockerring"),
-    // and FTS5 looks each one up in every round that names it. Leaving out
-    // the forms the transcript index does not hold (one vocabulary lookup)
-    // took the 67 benchmark queries over 1.1M chunks from p50 5.95 / p95
-    // 12.8 ms to 2.6 / 6.9 ms with the same hits (`cargo bench --bench
-    // index`). Only ASCII words are looked up, since for them the query's
-    // lower-casing is the tokenizer's folding ("Müller" is stored as
-    // "muller"); every generated inflection is one. Without the vocabulary
-    // (an error), nothing is left out.
-    let indexed = transcripts
-        .then(|| indexed_terms(conn, &q, &frequent_terms))
-        .flatten();
-    let not_indexed = |form: &[String]| {
-        indexed.as_ref().is_some_and(|have| {
-            form.iter()
-                .any(|t| is_plain_ascii(t) && !frequent_terms.contains(t) && !have.contains(t))
-        })
-    };
-    let leave_out = |form: &[String]| is_frequent(form) || not_indexed(form);
-    // each concept as an FTS5 group of its forms that are not very common
-    // and are indexed, and how many chunks it matches (up to DF_CAP), in
-    // the table that holds most of the index
-    let groups: Vec<Option<String>> = all
-        .iter()
-        .map(|&i| q.groups(&[i], leave_out).pop())
-        .collect();
-    // A query whose rare words the transcripts never hold matches none of
-    // them (it is not a query of only common words).
-    let rare_but_absent = groups.iter().all(Option::is_none)
-        && q.concepts
-            .iter()
-            .any(|c| c.forms.iter().any(|f| !is_frequent(f)));
+    let (groups, rare_but_absent) = concept_groups(conn, &q, &frequent_terms, transcripts);
     let table = if transcripts {
         "transcript_fts"
     } else {
@@ -637,6 +605,47 @@ fn frequent_terms(conn: &Connection, q: &Concepts) -> HashSet<String> {
                 .collect::<rusqlite::Result<_>>()
         })
         .unwrap_or_default()
+}
+
+/// Each concept as an FTS5 group of its forms that can select a chunk
+/// (`None` when no form can), and whether the query's rare words are all
+/// missing from the transcripts (then it matches none of them; it is not a
+/// query of only common words).
+///
+/// Most query-time inflections are words nobody wrote ("dockerring"), and
+/// FTS5 looks each one up in every round that names it. Leaving out the
+/// forms the transcript index does not hold (one vocabulary lookup) took the
+/// 67 benchmark queries over 1.1M chunks from p50 5.95 / p95 12.8 ms to 2.6 /
+/// 6.9 ms with the same hits (`cargo bench --bench index`). Only ASCII words
+/// are looked up, since for them the query's lower-casing is the tokenizer's
+/// folding ("Müller" is stored as "muller"); every generated inflection is
+/// one. Without the vocabulary (an error), nothing is left out. Forms made
+/// only of very common terms are left out too.
+fn concept_groups(
+    conn: &Connection,
+    q: &Concepts,
+    frequent_terms: &HashSet<String>,
+    transcripts: bool,
+) -> (Vec<Option<String>>, bool) {
+    let is_frequent = |form: &[String]| form.iter().all(|t| frequent_terms.contains(t));
+    let indexed = transcripts
+        .then(|| indexed_terms(conn, q, frequent_terms))
+        .flatten();
+    let not_indexed = |form: &[String]| {
+        indexed.as_ref().is_some_and(|have| {
+            form.iter()
+                .any(|t| is_plain_ascii(t) && !frequent_terms.contains(t) && !have.contains(t))
+        })
+    };
+    let leave_out = |form: &[String]| is_frequent(form) || not_indexed(form);
+    let groups: Vec<Option<String>> = (0..q.concepts.len())
+        .map(|i| q.groups(&[i], leave_out).pop())
+        .collect();
+    let rare_but_absent = groups.iter().all(Option::is_none)
+        && q.concepts
+            .iter()
+            .any(|c| c.forms.iter().any(|f| !is_frequent(f)));
+    (groups, rare_but_absent)
 }
 
 /// A term the index's tokenizer stores exactly as the query spells it.
