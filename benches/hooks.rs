@@ -2,8 +2,9 @@
 //! spawn to exit, as Claude Code runs it.
 //!
 //! - user-prompt on a workspace with 500 lessons and a 100k-chunk index
-//!   (goal p50 <= 3 ms)
-//! - session-end on a 10 MB transcript (goal <= 50 ms)
+//!   (goal p50 <= 10 ms since lesson matching by meaning; it was 3 ms)
+//! - session-end on a 10 MB transcript, after its Stop hooks (goal <= 50
+//!   ms) and with no state (a crashed session's catch-up)
 //! - session-start (layer 0), median of 20 runs
 //!
 //! Run: `cargo bench --bench hooks`.
@@ -186,7 +187,7 @@ fn main() {
     }
     let n = times.len();
     println!(
-        "user-prompt ({n} runs, 500 lessons, {chunks} chunks): p50 {:.2} ms, p95 {:.2} ms (goal p50 <= 3)",
+        "user-prompt ({n} runs, 500 lessons, {chunks} chunks): p50 {:.2} ms, p95 {:.2} ms (goal p50 <= 10)",
         pct(&mut times, 0.5),
         pct(&mut times, 0.95)
     );
@@ -224,7 +225,7 @@ fn main() {
         .collect();
     let mut ends = time_hooks(home, &f.ws.root, "session-end", &payloads);
     println!(
-        "session-end on a {:.1} MB transcript, no state (a crashed session's catch-up; 10 runs): median {:.1} ms, max {:.1} ms (goal <= 50)",
+        "session-end on a {:.1} MB transcript, no state (a crashed session's catch-up; 10 runs): median {:.1} ms, max {:.1} ms",
         size as f64 / 1e6,
         pct(&mut ends, 0.5),
         pct(&mut ends, 1.0)
@@ -244,7 +245,7 @@ fn main() {
     time_hooks(home, &f.ws.root, "stop", &caught_up("Stop"));
     let mut ends = time_hooks(home, &f.ws.root, "session-end", &caught_up("SessionEnd"));
     println!(
-        "session-end on the same transcript after its Stop hooks (10 runs): median {:.1} ms, max {:.1} ms",
+        "session-end on the same transcript after its Stop hooks (10 runs): median {:.1} ms, max {:.1} ms (goal <= 50)",
         pct(&mut ends, 0.5),
         pct(&mut ends, 1.0)
     );
