@@ -25,12 +25,6 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
     };
     let mut facts = summary::facts_from_transcript(&path, &sid)?;
     merge_state(&mut facts, &st);
-    if st.signals_staged < st.signals.len() {
-        // Learnings are staged at the session's end. Until then the
-        // checkpoint claims no coverage, so that a session that dies here
-        // is still finished (and its learnings staged) by recovery.
-        facts.covers = 0;
-    }
     summary::write(&ctx.ws, &facts)?;
     Ok(None)
 }

@@ -91,12 +91,6 @@ pub fn finish_session(
         },
     };
     merge_state(&mut facts, &st);
-    if staging_failed.is_some() {
-        // A summary covers the transcript only as far as its learnings are
-        // staged: claiming the whole of it would make recovery skip this
-        // session, and its learnings would wait in the state for good.
-        facts.covers = 0;
-    }
     let written = if facts.turns.is_empty() {
         None // nothing was said (`claude mcp list`, an empty start): no summary
     } else {
@@ -112,7 +106,16 @@ pub fn finish_session(
 }
 
 /// Adds what the hooks recorded during the session to the transcript facts.
+///
+/// A summary covers the transcript only as far as the session's learnings
+/// are staged (they are staged at its end, and a failed staging leaves
+/// them waiting): while some wait, it claims no coverage, so that recovery
+/// finishes a session that dies with them (at its compaction checkpoint, or
+/// after a staging that failed) instead of skipping it.
 pub fn merge_state(facts: &mut SessionFacts, st: &SessionState) {
+    if st.signals_staged < st.signals.len() {
+        facts.covers = 0;
+    }
     extend_unique(&mut facts.files_changed, &st.files_changed);
     for s in &st.signals {
         *facts.signals.entry(s.kind.clone()).or_default() += 1;
