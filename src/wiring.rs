@@ -59,11 +59,6 @@ pub fn claude_cli() -> Option<PathBuf> {
     Agent::Claude.cli()
 }
 
-/// The `codex` CLI, when it is on PATH.
-pub fn codex_cli() -> Option<PathBuf> {
-    Agent::Codex.cli()
-}
-
 /// The settings file pms's hooks are in: the one the install record names,
 /// else the user's.
 pub fn settings_path(env: &HostEnv, ws: &Workspace) -> PathBuf {

@@ -311,7 +311,7 @@ fn url_path(path: &Path) -> String {
 /// Whether `e`, met on the index at `path`, means the disk is full: SQLite
 /// says so, or says "disk I/O error" (it cannot grow its shared-memory
 /// file) while the disk has no room left.
-pub fn means_disk_full(path: &Path, e: &rusqlite::Error) -> bool {
+fn means_disk_full(path: &Path, e: &rusqlite::Error) -> bool {
     use rusqlite::ErrorCode;
     match e.sqlite_error_code() {
         Some(ErrorCode::DiskFull) => true,

@@ -808,7 +808,7 @@ fn wants_structured(p: &SearchParams) -> bool {
 }
 
 /// A candidate before ranking: the hit plus its BM25 as a share of the best
-/// of the query that found it (0 for a chunk taken for its recency).
+/// of the query that found it.
 struct Raw {
     hit: Hit,
     bm25: f64,
@@ -827,8 +827,6 @@ enum Order {
     Bm25,
     /// BM25 among the newest 2,000 matches (walking rowids needs no scoring).
     Bm25Newest,
-    /// The newest matches, unscored.
-    Newest,
 }
 
 fn run_fts(
@@ -875,28 +873,20 @@ fn run_fts(
     filters.push_str(&filter_clause(p, &mut args));
     args.push(SqlValue::Integer(pool as i64));
     let limit_arg = args.len();
-    let (score, order_by) = match order {
-        Order::Bm25 | Order::Bm25Newest => (format!("bm25({name}, {bm25_weights})"), "r"),
-        Order::Newest => ("0.0".to_string(), "id DESC"),
-    };
+    let score = format!("bm25({name}, {bm25_weights})");
     // Without filters, let FTS5 pick the best rows before the joins.
     let sql = if filters.is_empty() {
         format!(
             "SELECT {HIT_COLUMNS}, m.r
              FROM (SELECT rowid AS id, {score} AS r FROM {name}
-                   WHERE {name} MATCH ?1 ORDER BY {order_by} LIMIT ?{limit_arg}) m
+                   WHERE {name} MATCH ?1 ORDER BY r LIMIT ?{limit_arg}) m
              JOIN chunks c ON c.id = m.id JOIN files f ON f.id = c.file_id"
         )
     } else {
-        let order_by = if order == Order::Newest {
-            format!("{name}.rowid DESC")
-        } else {
-            "r".into()
-        };
         format!(
             "SELECT {HIT_COLUMNS}, {score} AS r
              FROM {name} JOIN chunks c ON c.id = {name}.rowid JOIN files f ON f.id = c.file_id
-             WHERE {name} MATCH ?1{filters} ORDER BY {order_by} LIMIT ?{limit_arg}"
+             WHERE {name} MATCH ?1{filters} ORDER BY r LIMIT ?{limit_arg}"
         )
     };
     let mut stmt = conn.prepare_cached(&sql)?;

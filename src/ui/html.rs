@@ -81,12 +81,6 @@ pub fn escape_into(out: &mut String, text: &str) {
     }
 }
 
-pub fn escape(text: &str) -> String {
-    let mut s = String::with_capacity(text.len());
-    escape_into(&mut s, text);
-    s
-}
-
 /// The layout every page shares (`assets/layout.html`).
 const LAYOUT: &str = include_str!("assets/layout.html");
 

@@ -107,10 +107,6 @@ impl Server {
         )
     }
 
-    pub fn port(&self) -> u16 {
-        self.port
-    }
-
     /// Serves until SIGINT (Ctrl+C) or SIGTERM, then returns once the
     /// requests under way are answered.
     pub fn run_until_interrupted(self) {
