@@ -2,9 +2,9 @@
 //! reads, its writer and its reader (the matcher).
 //!
 //! ```text
-//! pms-lessons 4<TAB><file>:<size>:<mtime ns><TAB>...     one stamp per rule file
+//! pms-lessons 5<TAB><file>:<size>:<mtime ns><TAB>...     one stamp per rule file
 //! weights<TAB><term>=<weight> <term>=<weight> ...       every rule term, sorted
-//! <id><TAB><file><TAB><text terms><TAB><cue terms>|<cue terms>...<TAB><weight of the text> <weight of each cue>...<TAB><CJK cues>|...<TAB><text>
+//! <id><TAB><file><TAB><text terms><TAB><cue terms>|<cue terms>...<TAB><weight of the text> <weight of each cue>...<TAB><text>
 //! ```
 //!
 //! Terms are analysed once, when the index is written ([`crate::words`]):
@@ -12,8 +12,8 @@
 //! separated by `|`), because a cue found whole is the strongest sign that
 //! a lesson applies. The summed weights of the text's terms and of each
 //! cue's are written too, so that the hook reads the weights of the
-//! prompt's terms only. Cues written in CJK are also kept as they are
-//! (lower-cased), since bigrams alone cut a CJK phrase at the wrong places.
+//! prompt's terms only. A CJK cue found whole in a prompt has all its
+//! bigrams there, so it counts fully through its terms like any other.
 //! The stamps let the hook notice a rule file edited by hand (or an index
 //! left stale by an interrupted write) and rebuild before matching.
 //!
@@ -47,13 +47,13 @@
 
 use super::{Rule, all_rules, rule_files};
 use crate::durable;
-use crate::index::text::is_cjk;
 use crate::words::{self, Commonness};
 use crate::workspace::Workspace;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 // 4: the analysis of cue and text terms changed (one synonym table).
-const HEADER: &str = "pms-lessons 4";
+// 5: the column of whole CJK cues is gone (their bigrams carry them).
+const HEADER: &str = "pms-lessons 5";
 const WEIGHTS: &str = "weights";
 
 /// Rules without any shared term, added to the real count for the inverse
@@ -158,20 +158,13 @@ fn render(ws: &Workspace, rules: &[Rule]) -> String {
             .map(|t| format!("{:.4}", total(t)))
             .collect();
         let cues: Vec<String> = cues.iter().map(|c| c.join(" ")).collect();
-        let cjk_cues: Vec<String> = r
-            .cues
-            .iter()
-            .filter(|c| c.chars().any(is_cjk))
-            .map(|c| clean(c).replace('|', " ").trim().to_lowercase())
-            .collect();
         out.push_str(&format!(
-            "{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+            "{}\t{}\t{}\t{}\t{}\t{}\n",
             clean(&r.id),
             clean(&r.file),
             text.join(" "),
             cues.join("|"),
             totals.join(" "),
-            cjk_cues.join("|"),
             clean(&r.text)
         ));
     }
@@ -294,14 +287,12 @@ struct Entry<'a> {
     cues: Vec<Vec<&'a str>>,
     /// Summed weight of the text's terms, then of each cue's.
     totals: Vec<f64>,
-    cjk_cues: Vec<&'a str>,
     text: &'a str,
 }
 
 fn parse_entry(line: &str) -> Option<Entry<'_>> {
-    let mut cols = line.splitn(7, '\t');
-    let (id, file, text_terms, cues, totals, cjk_cues, text) = (
-        cols.next()?,
+    let mut cols = line.splitn(6, '\t');
+    let (id, file, text_terms, cues, totals, text) = (
         cols.next()?,
         cols.next()?,
         cols.next()?,
@@ -325,7 +316,6 @@ fn parse_entry(line: &str) -> Option<Entry<'_>> {
             .into_iter()
             .map(|w| w.parse().ok())
             .collect::<Option<_>>()?,
-        cjk_cues: cjk_cues.split('|').filter(|c| !c.is_empty()).collect(),
         text,
     })
 }
@@ -360,7 +350,6 @@ pub fn select(index: &str, prompt: &str, how: Selection) -> Vec<Matched> {
     let prompt_terms: HashSet<&str> = tokens.iter().map(String::as_str).collect();
     let weight = term_weights(index, &prompt_terms);
     let w = |t: &str| weight.get(t).copied().unwrap_or(0.0);
-    let lower = prompt.to_lowercase();
     let question = if words::asks_what_something_is(prompt) {
         CONCEPT_QUESTION
     } else {
@@ -388,11 +377,6 @@ pub fn select(index: &str, prompt: &str, how: Selection) -> Vec<Matched> {
         let mut best = evidence(&e.text_terms, total(0));
         for (i, cue) in e.cues.iter().enumerate() {
             best = best.max(evidence(cue, total(i + 1)));
-        }
-        // A CJK cue found whole counts fully, whatever its bigrams say.
-        for cue in e.cjk_cues.iter().filter(|c| lower.contains(*c)) {
-            let whole: f64 = words::tokens(cue).iter().map(|t| w(t)).sum();
-            best = best.max(whole);
         }
         let score = (shared.iter().map(|t| w(t)).sum::<f64>() + EVIDENCE_BONUS * best) * question;
         let strength = if score >= how.floor {
