@@ -94,7 +94,7 @@ fn main() {
                         limit: Some(10),
                         ..Default::default()
                     }
-                    .parse(10, 50)
+                    .parse(&f.cfg.search, 50)
                     .unwrap();
                     let v = model.embed(&[q.to_string()]).unwrap().remove(0);
                     let out = hybrid::hybrid_fused(

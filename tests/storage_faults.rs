@@ -210,6 +210,12 @@ fn a_partly_damaged_index_is_reported_and_searches_warn_until_rebuilt() {
                 text.starts_with("Warning:") && text.contains("pms index --full"),
                 "{kind}: {text:.400}"
             );
+            let ui = crate::support::ui::UiServer::start(&home, &[]);
+            let page = ui.get("/search?q=turnip+plan");
+            assert!(
+                page.body.contains("damaged") && page.body.contains("pms index --full"),
+                "{kind}: the page warns too"
+            );
         }
         if !lost_word.is_empty() {
             let (hits, _) = search(&home, lost_word);

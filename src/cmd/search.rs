@@ -7,7 +7,7 @@ use anyhow::Result;
 use crate::cli::SearchArgs;
 use crate::context::Context;
 use crate::embed::Plan;
-use crate::index::{db, health};
+use crate::index::db;
 use crate::search::Request;
 use crate::search::hybrid::{self, Semantic};
 
@@ -21,11 +21,7 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> Result<ExitCode> {
         until: args.until.as_deref(),
         group: args.group.as_deref(),
     }
-    .parse_with(
-        ctx.cfg.search.default_limit,
-        usize::MAX,
-        ctx.cfg.search.group,
-    )?;
+    .parse(&ctx.cfg.search, usize::MAX)?;
     let db_path = ctx.ws.db_path();
     let conn = db::open_ro(&db_path)?;
     let plan = if args.keyword {
@@ -35,9 +31,10 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> Result<ExitCode> {
     };
     let loaded = plan.load();
     let semantic = Semantic::from_loaded(&loaded, ctx.cfg.embeddings.vector_weight, None);
-    let out = hybrid::search(&conn, &ctx.cfg.search, &params, &semantic)
-        .map_err(|e| health::explain_failed_search(&db_path, e))?;
-    let warning = health::warning(&db_path);
+    let hybrid::Checked {
+        outcome: out,
+        warning,
+    } = hybrid::search_index(&conn, &db_path, &ctx.cfg.search, &params, &semantic)?;
     if args.json {
         let mut v = serde_json::to_value(&out)?;
         if let Some(w) = &warning {

@@ -16,8 +16,8 @@ use rusqlite::Connection;
 use serde::Deserialize;
 
 use crate::context::Context;
+use crate::index::db;
 use crate::index::indexer::transcript_roots;
-use crate::index::{db, health};
 use crate::search::hybrid::{self, Semantic, SemanticCache};
 use crate::search::request::MAX_QUERY_CHARS;
 use crate::search::{self, Request, SearchParams, fetch};
@@ -168,6 +168,14 @@ fn redacted(mut r: CallToolResult) -> CallToolResult {
     r
 }
 
+/// `text` after the warning that the index is damaged, when there is one.
+fn warned(warning: Option<String>, text: String) -> String {
+    match warning {
+        Some(w) => format!("Warning: {w}\n\n{text}"),
+        None => text,
+    }
+}
+
 fn ok(text: String) -> Result<CallToolResult, McpError> {
     Ok(CallToolResult::success(vec![Content::text(text)]))
 }
@@ -214,24 +222,21 @@ impl Memory {
         f(guard.as_ref().expect("opened above"))
     }
 
-    /// One search on the open index; a damaged file is noted and the error
-    /// names the fix.
+    /// One search on the open index ([`hybrid::search_index`]).
     fn search_db(
         &self,
         c: &Connection,
         params: &SearchParams,
         semantic: &Semantic,
-    ) -> Result<search::SearchOutcome, String> {
-        hybrid::search(c, &self.ctx.cfg.search, params, semantic)
-            .map_err(|e| health::explain_failed_search(&self.ctx.ws.db_path(), e).to_string())
-    }
-
-    /// `text` after the warning that the index is damaged, when it is.
-    fn warned(&self, text: String) -> String {
-        match health::warning(&self.ctx.ws.db_path()) {
-            Some(w) => format!("Warning: {w}\n\n{text}"),
-            None => text,
-        }
+    ) -> Result<hybrid::Checked, String> {
+        hybrid::search_index(
+            c,
+            &self.ctx.ws.db_path(),
+            &self.ctx.cfg.search,
+            params,
+            semantic,
+        )
+        .map_err(|e| e.to_string())
     }
 
     fn memory_search(&self, a: SearchArgs) -> Result<CallToolResult, McpError> {
@@ -244,17 +249,16 @@ impl Memory {
             until: None,
             group: a.group.as_deref(),
         };
-        let params = match request.parse_with(
-            self.ctx.cfg.search.default_limit,
-            MAX_LIMIT,
-            self.ctx.cfg.search.group,
-        ) {
+        let params = match request.parse(&self.ctx.cfg.search, MAX_LIMIT) {
             Ok(p) => p,
             Err(e) => return fail(e.to_string()),
         };
         let semantic = self.semantic();
         match self.with_db(|c| self.search_db(c, &params, &semantic)) {
-            Ok(out) => ok(self.warned(format_hits(&a.query, &out, false))),
+            Ok(found) => ok(warned(
+                found.warning,
+                format_hits(&a.query, &found.outcome, false),
+            )),
             Err(e) => fail(e),
         }
     }
@@ -276,11 +280,17 @@ impl Memory {
         };
         let semantic = self.semantic();
         match self.with_db(|c| self.search_db(c, &params, &semantic)) {
-            Ok(out) if out.hits.is_empty() => ok(self.warned(format!(
-                "No passage of {uri} matches {:?}. It may not be indexed yet, or use memory_get to read it.",
-                shown(&a.query)
-            ))),
-            Ok(out) => ok(self.warned(format_hits(&a.query, &out, true))),
+            Ok(found) if found.outcome.hits.is_empty() => ok(warned(
+                found.warning,
+                format!(
+                    "No passage of {uri} matches {:?}. It may not be indexed yet, or use memory_get to read it.",
+                    shown(&a.query)
+                ),
+            )),
+            Ok(found) => ok(warned(
+                found.warning,
+                format_hits(&a.query, &found.outcome, true),
+            )),
             Err(e) => fail(e),
         }
     }

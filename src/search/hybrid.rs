@@ -202,6 +202,32 @@ impl TopK {
     }
 }
 
+/// A search as every front end runs it (`pms search`, `memory_search`,
+/// `pms ui`): [`search`] on the index at `db`, with the warning that the
+/// index is damaged when it is; a search SQLite stops on a damaged file
+/// fails with an error that names the fix.
+pub fn search_index(
+    conn: &Connection,
+    db: &std::path::Path,
+    cfg: &SearchConfig,
+    params: &SearchParams,
+    semantic: &Semantic,
+) -> anyhow::Result<Checked> {
+    let outcome = search(conn, cfg, params, semantic)
+        .map_err(|e| crate::index::health::explain_failed_search(db, e))?;
+    Ok(Checked {
+        outcome,
+        warning: crate::index::health::warning(db),
+    })
+}
+
+/// What [`search_index`] found.
+pub struct Checked {
+    pub outcome: SearchOutcome,
+    /// The index is damaged: some results may be missing (with the fix).
+    pub warning: Option<String>,
+}
+
 /// Hybrid when `semantic` allows and the index holds this model's vectors;
 /// otherwise exactly the keyword search, with the reason attached.
 pub fn search(

@@ -4,6 +4,7 @@
 
 use super::{Group, SearchParams};
 use crate::index::indexer::Source;
+use crate::workspace::config::SearchConfig;
 
 /// Longest query accepted (longer text is cut, not refused).
 pub const MAX_QUERY_CHARS: usize = 2_000;
@@ -36,23 +37,11 @@ pub enum BadRequest {
 }
 
 impl Request<'_> {
-    /// The checked search: `default_limit` when none was asked for, at most
-    /// `max_limit` hits.
-    pub fn parse(
-        &self,
-        default_limit: usize,
-        max_limit: usize,
-    ) -> Result<SearchParams, BadRequest> {
-        self.parse_with(default_limit, max_limit, Group::default())
-    }
-
-    /// [`Request::parse`] with the configured grouping for when none is asked.
-    pub fn parse_with(
-        &self,
-        default_limit: usize,
-        max_limit: usize,
-        default_group: Group,
-    ) -> Result<SearchParams, BadRequest> {
+    /// The checked search: the configured limit and grouping
+    /// (`search.default_limit`, `search.group`) when none was asked for, at
+    /// most `max_limit` hits.
+    pub fn parse(&self, cfg: &SearchConfig, max_limit: usize) -> Result<SearchParams, BadRequest> {
+        let (default_limit, default_group) = (cfg.default_limit, cfg.group);
         fn given(s: Option<&str>) -> Option<&str> {
             s.map(str::trim).filter(|s| !s.is_empty())
         }
@@ -119,6 +108,13 @@ pub struct BadDate(String);
 mod tests {
     use super::*;
 
+    fn limits() -> SearchConfig {
+        SearchConfig {
+            default_limit: 10,
+            ..SearchConfig::default()
+        }
+    }
+
     #[test]
     fn loose_strings_are_checked_once() {
         let p = Request {
@@ -130,7 +126,7 @@ mod tests {
             until: None,
             group: Some("none"),
         }
-        .parse(10, 50)
+        .parse(&limits(), 50)
         .unwrap();
         assert_eq!(p.limit, 50);
         assert_eq!(p.sources, [Source::Summary, Source::Transcript]);
@@ -141,7 +137,7 @@ mod tests {
             sources: vec!["notes"],
             ..Request::default()
         }
-        .parse(10, 50)
+        .parse(&limits(), 50)
         .unwrap_err();
         assert!(
             bad.to_string().contains("unknown source \"notes\""),
@@ -151,7 +147,7 @@ mod tests {
             since: Some("yesterday-ish"),
             ..Request::default()
         }
-        .parse(10, 50)
+        .parse(&limits(), 50)
         .unwrap_err();
         assert!(bad.to_string().contains("is not a date"), "{bad}");
     }

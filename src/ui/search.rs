@@ -82,7 +82,7 @@ pub fn page(app: &App, req: &Req) -> Reply {
         until: q.get("until"),
         group: None,
     };
-    let params = match request.parse(app.ctx.cfg.search.default_limit, MAX_LIMIT) {
+    let params = match request.parse(&app.ctx.cfg.search, MAX_LIMIT) {
         Ok(p) => p,
         Err(e) => {
             h.s("<div class=\"notice err\">")
@@ -91,7 +91,8 @@ pub fn page(app: &App, req: &Req) -> Reply {
             return app.page(Tab::Search, "Search", &h);
         }
     };
-    let conn = match db::open_ro(&app.ctx.ws.db_path()) {
+    let db_path = app.ctx.ws.db_path();
+    let conn = match db::open_ro(&db_path) {
         Ok(c) => c,
         Err(e) => {
             h.s("<div class=\"notice err\">")
@@ -104,10 +105,15 @@ pub fn page(app: &App, req: &Req) -> Reply {
         Asked::Keyword => Semantic::Off("keyword only was asked for".into()),
         Asked::Hybrid => app.semantic(),
     };
-    let out = match hybrid::search(&conn, &app.ctx.cfg.search, &params, &semantic) {
-        Ok(o) => o,
+    let out = match hybrid::search_index(&conn, &db_path, &app.ctx.cfg.search, &params, &semantic) {
+        Ok(found) => {
+            if let Some(w) = &found.warning {
+                h.s("<div class=\"notice err\">").t(w).s("</div>");
+            }
+            found.outcome
+        }
         Err(e) => {
-            h.s("<div class=\"notice err\">index database: ")
+            h.s("<div class=\"notice err\">")
                 .t(e.to_string())
                 .s("</div>");
             return app.page(Tab::Search, "Search", &h);

@@ -99,7 +99,7 @@ pub fn pms_search(conn: &Connection, cfg: &Config, q: &str, semantic: &Semantic)
         limit: Some(10),
         ..Request::default()
     }
-    .parse(cfg.search.default_limit, usize::MAX)
+    .parse(&cfg.search, usize::MAX)
     .unwrap();
     ranked(hybrid::search(conn, &cfg.search, &params, semantic).unwrap())
 }
@@ -116,7 +116,7 @@ pub fn pms_search_tuned(
         limit: Some(10),
         ..Request::default()
     }
-    .parse(cfg.search.default_limit, usize::MAX)
+    .parse(&cfg.search, usize::MAX)
     .unwrap();
     ranked(pms::search::search_tuned(conn, &cfg.search, &params, tuning).unwrap())
 }
