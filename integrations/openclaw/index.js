@@ -10,19 +10,14 @@ const PMS = "__PMS_BINARY__";
 const WORKSPACE = "__PMS_WORKSPACE__";
 const DETACHED = 0;
 
-// OpenClaw hook -> pms hook event, and how long pms may take (ms).
-const HOOKS = {
-  session_start: ["session-start", 10000],
-  before_prompt_build: ["user-prompt", 10000],
-  agent_end: ["stop", 10000],
-  before_compaction: ["pre-compact", 25000],
-  // Shutdown gives every session_end handler together 2 s, and a busy
-  // machine can take longer to write a summary: pms runs detached (its own
-  // process group, not waited for), so the gateway's exit does not cut it
-  // short. pms answers nothing to this event, so nothing is lost by not
-  // waiting.
-  session_end: ["session-end", DETACHED],
-};
+// OpenClaw hook -> [pms hook event, how long pms may take (ms)], written
+// by pms from the same table as Claude Code's hooks (src/openclaw/mod.rs).
+// session_end is DETACHED: shutdown gives every session_end handler
+// together 2 s, and a busy machine can take longer to write a summary, so
+// pms runs in its own process group, not waited for, and the gateway's exit
+// does not cut it short. pms answers nothing to that event, so nothing is
+// lost by not waiting.
+const HOOKS = "__PMS_HOOKS__";
 
 // The context fields pms reads (the rest can hold the whole config).
 const CTX_KEYS = ["agentId", "sessionId", "sessionKey", "runId", "workspaceDir", "trigger"];

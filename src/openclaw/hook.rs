@@ -1,10 +1,9 @@
 //! OpenClaw's hook events in and out of pms's hooks.
 //!
 //! pms's plugin (`integrations/openclaw/index.js`) runs `pms hook <event>
-//! --agent openclaw` for five OpenClaw hooks and passes `{"hook", "event",
-//! "ctx"}` on stdin: `session_start` → session-start, `before_prompt_build`
-//! → user-prompt, `agent_end` → stop, `before_compaction` → pre-compact,
-//! `session_end` → session-end. It returns whatever JSON pms prints as the
+//! --agent openclaw` for five OpenClaw hooks (the table is
+//! `super::OPENCLAW_HOOKS`) and passes `{"hook", "event", "ctx"}` on stdin.
+//! It returns whatever JSON pms prints as the
 //! hook's result, so the shape OpenClaw expects is made here:
 //! `before_prompt_build` gets `{"appendSystemContext": layer 0,
 //! "prependContext": the prompt's lessons and rules}` (the system prompt is

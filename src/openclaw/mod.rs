@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::claude::json_file::{JsonFile, JsonFileError};
+use crate::claude::settings::HOOK_EVENTS;
 use crate::env::HostEnv;
 
 /// The plugin's id (its folder, its `plugins.entries` key, the MCP server).
@@ -64,12 +65,41 @@ pub fn plugin_dir(env: &HostEnv) -> PathBuf {
     env.openclaw_dir.join("extensions").join(PLUGIN_ID)
 }
 
+/// OpenClaw's hook for each of pms's events, in [`HOOK_EVENTS`] order.
+const OPENCLAW_HOOKS: [&str; 5] = [
+    "session_start",
+    "before_prompt_build",
+    "agent_end",
+    "before_compaction",
+    "session_end",
+];
+
+/// The plugin's `HOOKS` table: OpenClaw hook -> [pms event, time limit in
+/// ms], the limits Claude Code's hooks have; 0 (the plugin's `DETACHED`)
+/// for session-end, which the plugin does not wait for.
+fn hooks_table() -> Value {
+    let table: Map<String, Value> = OPENCLAW_HOOKS
+        .iter()
+        .zip(HOOK_EVENTS.iter())
+        .map(|(hook, e)| {
+            let ms = if e.arg == "session-end" {
+                0
+            } else {
+                e.timeout_secs * 1000
+            };
+            (hook.to_string(), json!([e.arg, ms]))
+        })
+        .collect();
+    Value::Object(table)
+}
+
 /// The plugin's files, for this binary and workspace.
 pub fn plugin_files(binary: &Path, workspace: &Path) -> Vec<(&'static str, String)> {
     let js_string = |p: &Path| serde_json::to_string(&p.to_string_lossy()).expect("a string");
     let index = INDEX_JS
         .replace("\"__PMS_BINARY__\"", &js_string(binary))
-        .replace("\"__PMS_WORKSPACE__\"", &js_string(workspace));
+        .replace("\"__PMS_WORKSPACE__\"", &js_string(workspace))
+        .replace("\"__PMS_HOOKS__\"", &hooks_table().to_string());
     let pretty = |v: Value| serde_json::to_string_pretty(&v).expect("a Value") + "\n";
     let package = json!({
         "name": "pms-openclaw",
@@ -457,6 +487,23 @@ mod tests {
         assert!(unwire(&env, Some(&record)).unwrap());
         assert_eq!(std::fs::read_to_string(&env.openclaw_config).unwrap(), user);
         assert!(!plugin_dir(&env).exists());
+    }
+
+    #[test]
+    fn the_plugin_gets_the_hook_table_claude_code_has() {
+        let files = plugin_files(Path::new("/bin/pms"), Path::new("/w"));
+        let js = &files.iter().find(|(n, _)| *n == "index.js").unwrap().1;
+        assert!(!js.contains("__PMS_"), "every placeholder filled:\n{js}");
+        let line = js
+            .lines()
+            .find(|l| l.starts_with("const HOOKS = "))
+            .unwrap();
+        let table: Value =
+            serde_json::from_str(line["const HOOKS = ".len()..].trim_end_matches(';')).unwrap();
+        assert_eq!(table["before_prompt_build"], json!(["user-prompt", 5000]));
+        assert_eq!(table["before_compaction"], json!(["pre-compact", 30000]));
+        assert_eq!(table["session_end"], json!(["session-end", 0]));
+        assert_eq!(table.as_object().unwrap().len(), HOOK_EVENTS.len());
     }
 
     #[test]
