@@ -160,6 +160,18 @@ fn invalid_settings_json_stops_init_before_any_change() {
     assert_eq!(std::fs::read_to_string(home.settings()).unwrap(), broken);
     assert!(!ws.exists(), "the workspace was not created");
     assert!(!home.path(".claude.json").exists());
+    // an install that leaves Claude Code out does not read the file at all
+    let out = home.run(&[
+        "init",
+        "--yes",
+        "--no-index",
+        "--agent",
+        "openclaw",
+        "--dir",
+        ws.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(home.settings()).unwrap(), broken);
 }
 
 #[test]

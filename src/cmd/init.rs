@@ -57,8 +57,14 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
         );
     }
     // A settings.json init cannot change stops it before the first question,
-    // not after seven (the plan checks again, for the scope chosen).
-    check_settings(&env)?;
+    // not after seven (the plan checks again, for the scope chosen); an
+    // install that leaves Claude Code out (`--agent codex`) never reads it.
+    let claude_left_out = args.agents.as_ref().is_some_and(|list| {
+        crate::agent::parse_list(list).is_ok_and(|agents| !agents.contains(&Agent::Claude))
+    });
+    if !claude_left_out {
+        check_settings(&env)?;
+    }
     let previous = Previous::find(args, &env);
     let opts = ask(args, &asker, &env, &catalog, &previous)?;
     let scope = opts.scope;
