@@ -187,7 +187,8 @@ fn main() {
     }
     let n = times.len();
     println!(
-        "user-prompt ({n} runs, 500 lessons, {chunks} chunks): p50 {:.2} ms, p95 {:.2} ms (goal p50 <= 10)",
+        "user-prompt ({n} runs, {} lessons, {chunks} chunks): p50 {:.2} ms, p95 {:.2} ms (goal p50 <= 10)",
+        pms::lessons::all_rules(&f.ws).len(),
         pct(&mut times, 0.5),
         pct(&mut times, 0.95)
     );

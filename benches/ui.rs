@@ -75,7 +75,7 @@ fn main() {
         1,
     );
     std::fs::write(&lessons_md, text).unwrap();
-    // 20 pending learnings
+    // 20 learnings staged (near-duplicates merge, so maybe fewer pending)
     let candidates = (0..20)
         .map(|i| pms::lessons::pending::Candidate {
             kind: "correction".into(),
@@ -86,7 +86,9 @@ fn main() {
             ..Default::default()
         })
         .collect();
-    pms::lessons::pending::stage(&f.ws, candidates, &[]).unwrap();
+    let pending = pms::lessons::pending::stage(&f.ws, candidates, &[])
+        .unwrap()
+        .len();
 
     // a 100k-chunk index
     let history = home.join("history");
@@ -109,7 +111,7 @@ fn main() {
     .unwrap();
     pms::lessons::index_file::refresh_index(&f.ws);
     println!(
-        "workspace: {} lessons in force, 20 pending, {chunks} chunks indexed",
+        "workspace: {} lessons in force, {pending} pending, {chunks} chunks indexed",
         pms::lessons::all_rules(&f.ws).len()
     );
 

@@ -1031,6 +1031,7 @@ fn every_kill_point_of_every_writing_command_recovers() {
 fn every_full_disk_point_leaves_files_whole() {
     let (tried, took) = matrix(Fault::DiskFull);
     eprintln!("crash matrix (full disk): {tried} points, 0 broken invariants, {took:?}");
+    assert!(tried >= 30, "{tried}");
 }
 
 /// The full matrix (issue 18), behind a flag: every rename, link, unlink,

@@ -614,7 +614,16 @@ fn concurrent_sessions_and_background_syncs_lose_and_duplicate_nothing() {
                 ]);
             }
         });
-        // the session threads end first; then the sync loop stops
+        // the session threads end first; then the sync loop stops. A lost
+        // learning would keep `signals_staged` short for good: the wait has
+        // a deadline, and stops the sync loop before it fails.
+        let deadline = std::time::Instant::now() + Duration::from_secs(60 + cycles as u64 * 3);
+        let give_up = |what: &str| {
+            if std::time::Instant::now() > deadline {
+                done.store(true, std::sync::atomic::Ordering::Relaxed);
+                panic!("{what} by the deadline");
+            }
+        };
         std::thread::sleep(Duration::from_millis(200));
         while std::fs::read_dir(&dir)
             .unwrap()
@@ -623,6 +632,7 @@ fn concurrent_sessions_and_background_syncs_lose_and_duplicate_nothing() {
             .count()
             < 4
         {
+            give_up("the four sessions did not start");
             std::thread::sleep(Duration::from_millis(50));
         }
         loop {
@@ -637,6 +647,7 @@ fn concurrent_sessions_and_background_syncs_lose_and_duplicate_nothing() {
             if ended {
                 break;
             }
+            give_up("the sessions did not end with every learning staged");
             std::thread::sleep(Duration::from_millis(50));
         }
         done.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -833,6 +844,7 @@ fn the_bad_input_set_fails_open_in_bounded_time() {
 /// transcript not written yet is normal and logs nothing.
 #[test]
 fn an_unreadable_transcript_is_logged_by_each_hook_that_reads_it() {
+    let _timed = crate::support::cpu_heavy();
     let s = setup();
     let folder = s.home.path("odd/folder.jsonl");
     std::fs::create_dir_all(&folder).unwrap();

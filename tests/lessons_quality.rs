@@ -5,9 +5,11 @@
 //! the cues and from the lesson text alone. The prompts are split in two
 //! halves by a hash of their text: the floor is chosen on the tuning half,
 //! and both halves are reported. The test fails if the figures drop below
-//! the goals (issue 11): with cues recall >= 0.9 and precision >= 0.9; from
-//! the text alone recall >= 0.7; at most one false injection per 20
-//! unrelated prompts.
+//! what the matcher reached when its constants were chosen ([`FLOORS`] for
+//! the rules injected as sure, [`HINTED_FLOORS`] with the "may apply" tier
+//! the hook also injects). Those are below issue 11's goals (with cues
+//! recall and precision >= 0.9; from the text alone recall >= 0.7; at most
+//! one false injection per 20 unrelated prompts), which are not met.
 //!
 //! `cargo test lessons_quality -- --nocapture` prints the figures and the
 //! misses.
@@ -234,6 +236,45 @@ const FLOORS: &[Floors] = &[
     },
 ];
 
+/// The same with the "may apply" tier, as the hook injects (measured,
+/// rounded down).
+const HINTED_FLOORS: &[Floors] = &[
+    Floors {
+        dir: "lessons_dev",
+        cues: true,
+        recall: 0.75,
+        precision: 0.65,
+        false_per_unrelated: 0.10,
+    },
+    Floors {
+        dir: "lessons_dev",
+        cues: false,
+        recall: 0.30,
+        precision: 0.60,
+        false_per_unrelated: 0.05,
+    },
+    Floors {
+        dir: "lessons_holdout",
+        cues: true,
+        recall: 0.60,
+        precision: 0.50,
+        false_per_unrelated: 0.55,
+    },
+    Floors {
+        dir: "lessons_holdout",
+        cues: false,
+        recall: 0.38,
+        precision: 0.50,
+        false_per_unrelated: 0.30,
+    },
+];
+
+fn below(got: &Score, want: &Floors) -> bool {
+    got.recall < want.recall
+        || got.precision < want.precision
+        || got.false_per_unrelated > want.false_per_unrelated
+}
+
 #[test]
 fn lessons_reach_the_prompts_they_apply_to_and_no_others() {
     let config = pms::workspace::config::Config::default();
@@ -241,15 +282,18 @@ fn lessons_reach_the_prompts_they_apply_to_and_no_others() {
     let sure = Selection::sure(both.floor, both.max);
     let verbose = std::env::var("PMS_QUALITY_VERBOSE").is_ok();
     let mut failed = Vec::new();
-    for want in FLOORS {
+    for (want, want_hinted) in FLOORS.iter().zip(HINTED_FLOORS) {
         // The lessons injected with and without those that may apply.
         let hinted = figures(want.dir, want.cues, both, false).all;
         eprintln!("  with hints, all: {hinted:.3?}");
+        if below(&hinted, want_hinted) {
+            failed.push(format!(
+                "{} (cues: {}, with hints): {hinted:.3?}",
+                want.dir, want.cues
+            ));
+        }
         let got = figures(want.dir, want.cues, sure, verbose).all;
-        if got.recall < want.recall
-            || got.precision < want.precision
-            || got.false_per_unrelated > want.false_per_unrelated
-        {
+        if below(&got, want) {
             failed.push(format!("{} (cues: {}): {got:.3?}", want.dir, want.cues));
         }
     }

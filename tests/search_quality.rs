@@ -13,6 +13,7 @@ fn keyword_search_beats_plain_bm25_on_the_long_memory_set() {
     let conn = memory_eval::index(&f);
     let baseline = Baseline::build(&f, &conn);
     let groups = memory_eval::groups(&f.set);
+    let mut checked = 0;
     for (label, qs) in &groups {
         let b = score(qs, |q| baseline.search(q));
         let k = score(qs, |q| {
@@ -29,6 +30,7 @@ fn keyword_search_beats_plain_bm25_on_the_long_memory_set() {
         let Some((_, floor)) = FLOORS.iter().find(|(l, _)| l == label) else {
             continue;
         };
+        checked += 1;
         let figures = [
             ("R@1", k.recall_at_1, b.recall_at_1),
             ("R@5", k.recall_at_5, b.recall_at_5),
@@ -58,6 +60,8 @@ fn keyword_search_beats_plain_bm25_on_the_long_memory_set() {
             );
         }
     }
+    // a renamed group must not leave its floors unchecked
+    assert_eq!(checked, FLOORS.len(), "every floor's group was scored");
 }
 
 /// R@1, R@5, R@10, MRR, nDCG@10, right conversation first: measured, rounded down.

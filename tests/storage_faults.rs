@@ -673,6 +673,7 @@ fn timed(home: &TestHome, args: &[&str]) -> (std::process::Output, std::time::Du
 /// offering a rebuild. Released, the next index run catches up: nothing lost.
 #[test]
 fn a_database_held_by_another_process_makes_commands_wait_a_bounded_time_and_say_so() {
+    let _timed = crate::support::cpu_heavy();
     let home = indexed_home(20);
     let db = db_path(&home);
     let ws = home.workspace();

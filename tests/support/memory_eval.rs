@@ -274,7 +274,7 @@ impl Baseline {
             .split("tokenize")
             .nth(1)
             .and_then(|s| s.split('\'').nth(1))
-            .unwrap_or("unicode61 remove_diacritics 2")
+            .expect("the index schema names its tokenizer")
             .to_string();
         conn.execute_batch(&format!(
             "CREATE VIRTUAL TABLE docs USING fts5(body, tokenize = '{tokenize}');"
