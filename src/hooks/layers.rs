@@ -289,12 +289,23 @@ impl Domains {
         };
         let mut t = Triggered::default();
         for (d, (own, workflows)) in self.specs.iter().zip(&self.weights) {
+            // The domain's list holds its workflows' triggers too: each is
+            // looked for in the prompt once.
+            let found: Vec<&str> = own
+                .iter()
+                .map(|(w, _)| w.as_str())
+                .filter(|w| contains_trigger(&lower, w))
+                .collect();
+            if found.is_empty() {
+                continue;
+            }
+            let is_found = |w: &str| found.contains(&w);
             for (wf, weights) in d.workflows.iter().zip(workflows) {
-                if let Some(word) = decide(&lower, weights, damping) {
+                if let Some(word) = decide(weights, is_found, damping) {
                     t.workflows.push((d, wf, word));
                 }
             }
-            if let Some(word) = decide(&lower, own, damping) {
+            if let Some(word) = decide(own, is_found, damping) {
                 t.domains.push((d, word));
             } else if let Some((_, _, word)) = t.workflows.iter().find(|(dd, _, _)| dd.id == d.id) {
                 t.domains.push((d, word.clone()));
@@ -307,11 +318,12 @@ impl Domains {
 /// The strongest word of `weights` found in the prompt, when those found
 /// reach the floor. A word found inside a longer one found ("post" in "blog
 /// post") does not count again.
-fn decide(lower_prompt: &str, weights: &[(String, f64)], damping: f64) -> Option<String> {
-    let found: Vec<&(String, f64)> = weights
-        .iter()
-        .filter(|(w, _)| contains_trigger(lower_prompt, w))
-        .collect();
+fn decide(
+    weights: &[(String, f64)],
+    is_found: impl Fn(&str) -> bool,
+    damping: f64,
+) -> Option<String> {
+    let found: Vec<&(String, f64)> = weights.iter().filter(|(w, _)| is_found(w)).collect();
     let counted: Vec<&&(String, f64)> = found
         .iter()
         .filter(|(w, _)| !found.iter().any(|(o, _)| o != w && o.contains(w.as_str())))
@@ -410,18 +422,24 @@ pub struct Triggered<'a> {
 /// Case-insensitive; words of spaced scripts must match whole (so "PR" is
 /// not found in "product"); CJK triggers match anywhere.
 fn contains_trigger(lower_prompt: &str, trigger: &str) -> bool {
-    let needle = trigger.to_lowercase();
+    // [`Domains`] keeps its triggers lower-cased already
+    let needle = if trigger.chars().any(char::is_uppercase) {
+        std::borrow::Cow::Owned(trigger.to_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(trigger)
+    };
+    let needle: &str = &needle;
     if needle.is_empty() {
         return false;
     }
     if needle.chars().any(crate::index::text::is_cjk) {
-        return lower_prompt.contains(&needle);
+        return lower_prompt.contains(needle);
     }
     let boundary = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
     // Every occurrence, overlapping ones too: "x-x" is whole in "ax-x-x"
     // only at 3. `find` keeps this fast on every prompt.
     let mut from = 0;
-    while let Some(pos) = lower_prompt[from..].find(&needle) {
+    while let Some(pos) = lower_prompt[from..].find(needle) {
         let at = from + pos;
         let before = lower_prompt[..at].chars().next_back();
         let after = lower_prompt[at + needle.len()..].chars().next();
