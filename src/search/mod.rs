@@ -436,16 +436,14 @@ fn concept_idf(
     conn: &Connection,
     q: &Concepts,
     counts: &[i64],
-    frequent_terms: &HashSet<String>,
+    frequent_terms: &HashMap<String, i64>,
 ) -> rusqlite::Result<Vec<(f64, bool)>> {
     let n: i64 = conn.query_row("SELECT COALESCE(MAX(id), 0) FROM chunks", [], |r| r.get(0))?;
     let mut out = Vec::new();
     for (c, counted) in q.concepts.iter().zip(counts) {
-        let frequent = c.forms[0].iter().all(|t| frequent_terms.contains(t));
+        let frequent = c.forms[0].iter().all(|t| frequent_terms.contains_key(t));
         let df = if frequent {
-            conn.prepare_cached("SELECT docs FROM frequent_terms WHERE term = ?1")?
-                .query_row([&c.forms[0][0]], |r| r.get::<_, i64>(0))
-                .unwrap_or(n)
+            frequent_terms.get(&c.forms[0][0]).copied().unwrap_or(n)
         } else {
             // too rare to have been seen in that table: as rare as can be
             (*counted).max(1)
@@ -587,24 +585,38 @@ fn project_key(h: &Hit) -> String {
 const BROAD_MAX_RANKED: i64 = 2_000;
 
 /// The query's index terms that are in `frequent_terms` (in more than
-/// 2% of the transcript chunks of a large index).
-fn frequent_terms(conn: &Connection, q: &Concepts) -> HashSet<String> {
+/// 2% of the transcript chunks of a large index), with how many chunks hold
+/// each.
+fn frequent_terms(conn: &Connection, q: &Concepts) -> HashMap<String, i64> {
     let all: Vec<&String> = q
         .concepts
         .iter()
         .flat_map(|c| c.forms.iter().flatten())
         .collect();
-    if all.is_empty() {
-        return HashSet::new();
+    rows_for_terms(conn, "SELECT term, docs FROM frequent_terms", &all, |r| {
+        Ok((r.get(0)?, r.get(1)?))
+    })
+    .unwrap_or_default()
+}
+
+/// The rows of `select` (a query on a table with a `term` column) for
+/// `terms`; `None` when they cannot be read.
+fn rows_for_terms<T, C: FromIterator<T>>(
+    conn: &Connection,
+    select: &str,
+    terms: &[&String],
+    row: impl FnMut(&rusqlite::Row) -> rusqlite::Result<T>,
+) -> Option<C> {
+    if terms.is_empty() {
+        return Some(std::iter::empty().collect());
     }
-    let placeholders = vec!["?"; all.len()].join(",");
-    let sql = format!("SELECT term FROM frequent_terms WHERE term IN ({placeholders})");
-    conn.prepare_cached(&sql)
-        .and_then(|mut st| {
-            st.query_map(params_from_iter(all.iter()), |r| r.get::<_, String>(0))?
-                .collect::<rusqlite::Result<_>>()
-        })
-        .unwrap_or_default()
+    let placeholders = vec!["?"; terms.len()].join(",");
+    let sql = format!("{select} WHERE term IN ({placeholders})");
+    let mut st = conn.prepare_cached(&sql).ok()?;
+    st.query_map(params_from_iter(terms.iter()), row)
+        .ok()?
+        .collect::<rusqlite::Result<C>>()
+        .ok()
 }
 
 /// Each concept as an FTS5 group of its forms that can select a chunk
@@ -624,17 +636,17 @@ fn frequent_terms(conn: &Connection, q: &Concepts) -> HashSet<String> {
 fn concept_groups(
     conn: &Connection,
     q: &Concepts,
-    frequent_terms: &HashSet<String>,
+    frequent_terms: &HashMap<String, i64>,
     transcripts: bool,
 ) -> (Vec<Option<String>>, bool) {
-    let is_frequent = |form: &[String]| form.iter().all(|t| frequent_terms.contains(t));
+    let is_frequent = |form: &[String]| form.iter().all(|t| frequent_terms.contains_key(t));
     let indexed = transcripts
         .then(|| indexed_terms(conn, q, frequent_terms))
         .flatten();
     let not_indexed = |form: &[String]| {
         indexed.as_ref().is_some_and(|have| {
             form.iter()
-                .any(|t| is_plain_ascii(t) && !frequent_terms.contains(t) && !have.contains(t))
+                .any(|t| is_plain_ascii(t) && !frequent_terms.contains_key(t) && !have.contains(t))
         })
     };
     let leave_out = |form: &[String]| is_frequent(form) || not_indexed(form);
@@ -660,24 +672,17 @@ fn is_plain_ascii(term: &str) -> bool {
 fn indexed_terms(
     conn: &Connection,
     q: &Concepts,
-    frequent: &HashSet<String>,
+    frequent: &HashMap<String, i64>,
 ) -> Option<HashSet<String>> {
     let terms: Vec<&String> = q
         .concepts
         .iter()
         .flat_map(|c| c.forms.iter().flatten())
-        .filter(|t| is_plain_ascii(t) && !frequent.contains(*t))
+        .filter(|t| is_plain_ascii(t) && !frequent.contains_key(*t))
         .collect();
-    if terms.is_empty() {
-        return Some(HashSet::new());
-    }
-    let placeholders = vec!["?"; terms.len()].join(",");
-    let sql = format!("SELECT term FROM transcript_vocab WHERE term IN ({placeholders})");
-    let mut st = conn.prepare_cached(&sql).ok()?;
-    st.query_map(params_from_iter(terms.iter()), |r| r.get::<_, String>(0))
-        .ok()?
-        .collect::<rusqlite::Result<_>>()
-        .ok()
+    rows_for_terms(conn, "SELECT term FROM transcript_vocab", &terms, |r| {
+        r.get(0)
+    })
 }
 
 /// The any-concept step among transcripts ranks at most this many matches:
