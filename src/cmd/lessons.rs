@@ -12,7 +12,7 @@ use dialoguer::{Input, Select};
 
 use crate::cli::{LessonsAction, LessonsArgs};
 use crate::context::Context;
-use crate::lessons::accept::{self, Acceptance, Accepted};
+use crate::lessons::accept::{self, Acceptance, Accepted, Forget};
 use crate::lessons::pending::{self, PendingItem};
 use crate::lessons::signals::Origin;
 use crate::lessons::store::{self, Change, NewRule, OnDuplicate, Promoted, Target};
@@ -254,14 +254,18 @@ fn review_memory(
         origin: None,
     };
     let target = Target::parse(ws, Some(&pick_domain(ws, theme, None)?))?;
-    match store::promote(ws, &new, &target, OnDuplicate::Stop)? {
+    let forget = if choice == 0 { Forget::Yes } else { Forget::No };
+    let adopted = accept::adopt_memory(ws, m, &new, &target, OnDuplicate::Stop, forget)?;
+    match &adopted.promoted {
         Promoted::Added(r) | Promoted::Merged(r) => println!("  Added {} to {}.", r.id, r.file),
         Promoted::Duplicate(r) => {
-            println!("  {} already says nearly the same; nothing added.", r.id)
+            println!(
+                "  {} already says nearly the same; nothing added, auto-memory kept.",
+                r.id
+            )
         }
     }
-    if choice == 0 {
-        crate::claude::auto_memory::forget(m)?;
+    if adopted.forgotten {
         println!("  Removed {} from auto-memory.", m.uri());
     }
     Ok(true)

@@ -1,5 +1,7 @@
 //! Accepting a pending learning: the one flow behind `pms lessons accept`,
-//! the interactive review and the `lessons_promote` MCP tool.
+//! the interactive review and the `lessons_promote` MCP tool; and adopting
+//! one of Claude Code's auto-memory corrections as a lesson, for the review
+//! and `pms ui`.
 use super::Rule;
 use super::pending::{self, PendingItem};
 use super::store::{self, NewRule, OnDuplicate, Promoted, StoreError, Target};
@@ -109,6 +111,66 @@ pub fn accept(ws: &Workspace, id: &str, how: &Acceptance) -> Result<Accepted, Ac
     Ok(outcome)
 }
 
+/// Whether an adopted auto-memory correction leaves auto-memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Forget {
+    /// Removed from auto-memory, so the learning lives in one place.
+    Yes,
+    No,
+}
+
+/// What [`adopt_memory`] did.
+#[derive(Debug)]
+pub struct Adopted {
+    pub promoted: Promoted,
+    /// Removed from auto-memory (only once a rule was written or merged).
+    pub forgotten: bool,
+}
+
+/// Makes auto-memory correction `memory` a lesson (`new`, its `source_ref`
+/// the memory's uri) and, when asked, removes it from auto-memory. Nothing
+/// is removed unless the rule was written or merged: when a near-duplicate
+/// is in force and `on_duplicate` says stop, the memory stays.
+pub fn adopt_memory(
+    ws: &Workspace,
+    memory: &crate::claude::auto_memory::Memory,
+    new: &NewRule,
+    target: &Target,
+    on_duplicate: OnDuplicate,
+    forget: Forget,
+) -> Result<Adopted, AdoptError> {
+    let promoted = store::promote(ws, new, target, on_duplicate)?;
+    let written = matches!(promoted, Promoted::Added(_) | Promoted::Merged(_));
+    let forgotten = written && forget == Forget::Yes;
+    if forgotten {
+        crate::claude::auto_memory::forget(memory).map_err(|source| AdoptError::Forget {
+            rule: Box::new(rule_of(&promoted).clone()),
+            source,
+        })?;
+    }
+    Ok(Adopted {
+        promoted,
+        forgotten,
+    })
+}
+
+fn rule_of(p: &Promoted) -> &Rule {
+    match p {
+        Promoted::Added(r) | Promoted::Merged(r) | Promoted::Duplicate(r) => r,
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AdoptError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("added {}, but removing it from auto-memory failed: {source}", rule.id)]
+    Forget {
+        rule: Box<Rule>,
+        source: std::io::Error,
+    },
+}
+
 /// Drops pending item `id`.
 pub fn reject(ws: &Workspace, id: &str) -> Result<PendingItem, AcceptError> {
     pending::take(ws, id)?.ok_or_else(|| AcceptError::NotFound(id.to_string()))
@@ -133,5 +195,65 @@ mod tests {
             "测试库在 5433 端口。"
         );
         assert_eq!(suggested_wording("Plain text stays."), "Plain text stays.");
+    }
+
+    #[test]
+    fn an_adopted_memory_leaves_auto_memory_only_once_a_rule_holds_it() {
+        use crate::claude::auto_memory::Memory;
+        use crate::workspace::scaffold::{self, Answers};
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(dir.path().join("ws"));
+        let a = Answers {
+            name: "A".into(),
+            role: "R".into(),
+            domains: vec![],
+            languages: vec!["English".into()],
+            tone: "t".into(),
+        };
+        scaffold::apply(&ws, &scaffold::plan(&ws, &a, "2026-11-22").unwrap(), |_| {}).unwrap();
+        let memory = |name: &str| {
+            let path = dir.path().join(format!("{name}.md"));
+            std::fs::write(&path, "a correction").unwrap();
+            Memory {
+                path,
+                project: "p".into(),
+                name: name.into(),
+                description: String::new(),
+                kind: Some("feedback".into()),
+                body: "a correction".into(),
+            }
+        };
+        let rule = |text| NewRule {
+            text,
+            cues: vec![],
+            source_ref: None,
+            origin: None,
+        };
+        let text = "Run the staging migrations inside a transaction every time";
+        let first = memory("first");
+        let done = adopt_memory(
+            &ws,
+            &first,
+            &rule(text),
+            &Target::Me,
+            OnDuplicate::Stop,
+            Forget::Yes,
+        )
+        .unwrap();
+        assert!(matches!(done.promoted, Promoted::Added(_)) && done.forgotten);
+        assert!(!first.path.exists());
+        // the same rule again: nothing written, so the memory stays
+        let second = memory("second");
+        let done = adopt_memory(
+            &ws,
+            &second,
+            &rule(text),
+            &Target::Me,
+            OnDuplicate::Stop,
+            Forget::Yes,
+        )
+        .unwrap();
+        assert!(matches!(done.promoted, Promoted::Duplicate(_)) && !done.forgotten);
+        assert!(second.path.exists());
     }
 }

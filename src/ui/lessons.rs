@@ -9,7 +9,7 @@ use super::html::{Html, Tab};
 use super::{App, Reply, Req};
 use crate::claude::auto_memory::{self, Memory};
 use crate::hooks::user_prompt;
-use crate::lessons::accept::{self, Acceptance, Accepted};
+use crate::lessons::accept::{self, Acceptance, Accepted, AdoptError, Forget};
 use crate::lessons::index_file::{self, Selection, Strength};
 use crate::lessons::pending::{self, PendingItem};
 use crate::lessons::store::{self, Change, NewRule, OnDuplicate, Promoted, Target};
@@ -430,11 +430,32 @@ pub fn memory_accept(app: &App, req: &Req) -> Reply {
         source_ref: Some(uri),
         origin: None,
     };
-    let promoted = Target::parse(ws, f.given("to"))
-        .and_then(|t| store::promote(ws, &new, &t, on_duplicate(f)));
-    let rule = match promoted {
-        Ok(Promoted::Added(r)) | Ok(Promoted::Merged(r)) => r,
-        Ok(Promoted::Duplicate(r)) => {
+    let forget = if f.get("forget") == Some("1") {
+        Forget::Yes
+    } else {
+        Forget::No
+    };
+    let target = match Target::parse(ws, f.given("to")) {
+        Ok(t) => t,
+        Err(e) => return done(&e.to_string(), true, "auto-memory"),
+    };
+    let adopted = match accept::adopt_memory(ws, &m, &new, &target, on_duplicate(f), forget) {
+        Ok(a) => a,
+        Err(AdoptError::Forget { rule, source }) => {
+            return done(
+                &format!(
+                    "Added {}, but removing {uri} from auto-memory failed: {source}",
+                    shown(&rule)
+                ),
+                true,
+                &rule.id,
+            );
+        }
+        Err(e) => return done(&e.to_string(), true, "auto-memory"),
+    };
+    let rule = match adopted.promoted {
+        Promoted::Added(r) | Promoted::Merged(r) => r,
+        Promoted::Duplicate(r) => {
             return done(
                 &format!(
                     "Nearly the same rule is in force: {}. Nothing changed: choose \"merge\" or \"keep both\".",
@@ -444,19 +465,8 @@ pub fn memory_accept(app: &App, req: &Req) -> Reply {
                 "auto-memory",
             );
         }
-        Err(e) => return done(&e.to_string(), true, "auto-memory"),
     };
-    if f.get("forget") == Some("1") {
-        if let Err(e) = auto_memory::forget(&m) {
-            return done(
-                &format!(
-                    "Added {}, but removing {uri} from auto-memory failed: {e}",
-                    shown(&rule)
-                ),
-                true,
-                &rule.id,
-            );
-        }
+    if adopted.forgotten {
         return done(
             &format!("Added {} and removed it from auto-memory.", shown(&rule)),
             false,
