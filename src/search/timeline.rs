@@ -62,37 +62,7 @@ pub fn timeline(
     project: Option<&str>,
     limit: usize,
 ) -> Result<Vec<Day>, TimelineError> {
-    let days = i64::from(days.clamp(1, 366));
-    let (from, to) = match around {
-        Around::Now => {
-            let now = chrono::Utc::now();
-            (
-                now - chrono::Duration::days(days),
-                now + chrono::Duration::days(1),
-            )
-        }
-        Around::Date(d) => {
-            let centre = centre_of(d).unwrap_or_else(chrono::Utc::now);
-            let half = chrono::Duration::hours(days * 12);
-            (centre - half, centre + half)
-        }
-        Around::Hit(uri) => {
-            let ts: Option<String> = conn
-                .query_row(
-                    "SELECT COALESCE(last_ts, first_ts) FROM files WHERE uri = ?1",
-                    [uri],
-                    |r| r.get(0),
-                )
-                .optional()?
-                .flatten();
-            let centre = ts
-                .as_deref()
-                .and_then(centre_of)
-                .ok_or_else(|| TimelineError::UnknownHit(uri.clone()))?;
-            let half = chrono::Duration::hours(days * 12);
-            (centre - half, centre + half)
-        }
-    };
+    let (from, to) = window(conn, around, days)?;
     let fmt = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%dT%H:%M:%SZ").to_string();
     let mut stmt = conn.prepare_cached(
         "SELECT f.id, f.uri, f.project, f.first_ts, f.last_ts,
@@ -156,6 +126,66 @@ pub fn projects(conn: &Connection) -> rusqlite::Result<Vec<String>> {
     stmt.query_map([], |r| r.get(0))?.collect()
 }
 
+/// The time window [`timeline`] shows for `around` and `days`.
+fn window(
+    conn: &Connection,
+    around: &Around,
+    days: u32,
+) -> Result<(chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>), TimelineError> {
+    let days = i64::from(days.clamp(1, 366));
+    Ok(match around {
+        Around::Now => {
+            let now = chrono::Utc::now();
+            (
+                now - chrono::Duration::days(days),
+                now + chrono::Duration::days(1),
+            )
+        }
+        Around::Date(d) => {
+            let centre = centre_of(d).unwrap_or_else(chrono::Utc::now);
+            let half = chrono::Duration::hours(days * 12);
+            (centre - half, centre + half)
+        }
+        Around::Hit(uri) => {
+            let ts: Option<String> = conn
+                .query_row(
+                    "SELECT COALESCE(last_ts, first_ts) FROM files WHERE uri = ?1",
+                    [uri],
+                    |r| r.get(0),
+                )
+                .optional()?
+                .flatten();
+            let centre = ts
+                .as_deref()
+                .and_then(centre_of)
+                .ok_or_else(|| TimelineError::UnknownHit(uri.clone()))?;
+            let half = chrono::Duration::hours(days * 12);
+            (centre - half, centre + half)
+        }
+    })
+}
+
+/// The date to centre the window of the same length just before the one
+/// shown for `around` on (for an "earlier" link): a window centred on a date
+/// is centred on its noon, so the date is the latest whose window ends at or
+/// before the shown one starts.
+pub fn earlier(
+    conn: &Connection,
+    around: &Around,
+    days: u32,
+) -> Result<chrono::NaiveDate, TimelineError> {
+    let (from, _) = window(conn, around, days)?;
+    let latest_centre = from - chrono::Duration::hours(i64::from(days.clamp(1, 366)) * 12);
+    let date = latest_centre.date_naive();
+    Ok(
+        if latest_centre.time() >= chrono::NaiveTime::from_hms_opt(12, 0, 0).expect("noon") {
+            date
+        } else {
+            date - chrono::Duration::days(1)
+        },
+    )
+}
+
 fn centre_of(s: &str) -> Option<chrono::DateTime<chrono::Utc>> {
     if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
         return Some(t.with_timezone(&chrono::Utc));
@@ -195,4 +225,26 @@ fn first_prompt(conn: &Connection, file_id: i64) -> rusqlite::Result<Option<Stri
         )
         .optional()?;
     Ok(text.map(|t| crate::claude::transcript::truncate(t.trim(), 120)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_earlier_window_ends_where_the_shown_one_starts() {
+        let conn = Connection::open_in_memory().unwrap();
+        let date = |s: &str| chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap();
+        let around = Around::Date("2026-11-10".into());
+        assert_eq!(earlier(&conn, &around, 7).unwrap(), date("2026-11-03"));
+        assert_eq!(earlier(&conn, &around, 1).unwrap(), date("2026-11-09"));
+        // up to now: the earlier window never reaches into this one
+        for days in [1, 2, 7, 30] {
+            let (from, _) = window(&conn, &Around::Now, days).unwrap();
+            let before = Around::Date(earlier(&conn, &Around::Now, days).unwrap().to_string());
+            let (_, to) = window(&conn, &before, days).unwrap();
+            assert!(to <= from, "{days} days: {to} after {from}");
+            assert!(from - to < chrono::Duration::days(1), "{days} days: a gap");
+        }
+    }
 }

@@ -90,16 +90,7 @@ pub fn timeline(app: &App, req: &Req) -> Reply {
         h.s("</section>");
     }
     // Earlier: the window of the same length just before this one.
-    let centre = match &around {
-        Around::Date(d) => chrono::NaiveDate::parse_from_str(d.get(..10).unwrap_or(d), "%Y-%m-%d")
-            .ok()
-            .map(|d| d - chrono::Duration::days(i64::from(days))),
-        _ => Some(
-            chrono::Utc::now().date_naive()
-                - chrono::Duration::days(i64::from(days) + i64::from(days) / 2),
-        ),
-    };
-    if let Some(c) = centre {
+    if let Ok(c) = timeline::earlier(&conn, &around, days) {
         let days_text = days.to_string();
         let c = c.format("%Y-%m-%d").to_string();
         h.s("<div class=\"pager\"><a href=\"")
