@@ -18,6 +18,7 @@
 //! back exactly what was there) and then the files. An agent the record
 //! names but the new choices drop is unwired ([`unwire`]).
 
+use crate::claude::json_file::WhenEmpty;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
@@ -704,13 +705,8 @@ fn unwire_codex(env: &HostEnv, record: &InstallRecord) -> Result<bool> {
         let r = settings::remove_hooks(&mut f.doc, created.as_ref());
         if r.removed > 0 {
             removed = true;
-            let empty = f.doc.as_object().is_some_and(|o| o.is_empty());
-            if c.is_some_and(|c| c.hooks_file_created) && empty {
-                std::fs::remove_file(&hooks_path)
-                    .map_err(|e| crate::error::FileError::new(&hooks_path, e))?;
-            } else {
-                f.save()?;
-            }
+            let created = c.is_some_and(|c| c.hooks_file_created);
+            f.save_or_remove(WhenEmpty::created_by_pms(created))?;
         }
     }
     removed |= codex::config::unwire(&config, &trust_keys, &features)?;

@@ -59,6 +59,26 @@ pub struct JsonFile {
     trailing_newline: bool,
 }
 
+/// What [`JsonFile::save_or_remove`] does with a file left empty.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WhenEmpty {
+    /// pms created the file: it goes.
+    Remove,
+    /// The user's file: it stays, empty.
+    Keep,
+}
+
+impl WhenEmpty {
+    /// `Remove` for a file pms created.
+    pub fn created_by_pms(created: bool) -> WhenEmpty {
+        if created {
+            WhenEmpty::Remove
+        } else {
+            WhenEmpty::Keep
+        }
+    }
+}
+
 impl JsonFile {
     pub fn load(path: &Path) -> Result<Self, JsonFileError> {
         let text = match std::fs::read_to_string(path) {
@@ -150,6 +170,23 @@ impl JsonFile {
             Ok(orig) => !super::json_edit::same(&orig, &self.doc),
             Err(_) => true,
         }
+    }
+
+    /// After removing pms's entries: deletes the file when pms created it
+    /// (`WhenEmpty::Remove`) and nothing is left in it, else writes it back
+    /// ([`JsonFile::save`]). Returns whether the file was deleted.
+    pub fn save_or_remove(&mut self, when_empty: WhenEmpty) -> Result<bool, JsonFileError> {
+        let empty = self.doc.as_object().is_some_and(|o| o.is_empty());
+        if when_empty == WhenEmpty::Remove && empty {
+            return match std::fs::remove_file(&self.path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(JsonFileError::Io(
+                    crate::error::FileError::new(self.path.clone(), e),
+                )),
+                _ => Ok(true),
+            };
+        }
+        self.save()?;
+        Ok(false)
     }
 
     /// Writes the document back if it changed. Returns the backup made of the

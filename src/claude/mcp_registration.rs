@@ -6,6 +6,7 @@
 //! merge as settings.json. The server is named `pms`, not `memory`: Claude
 //! Code 2.1.330 special-cases `mcp__memory__memory_*` tool names.
 
+use crate::claude::json_file::WhenEmpty;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -192,15 +193,7 @@ pub fn unregister(
     if now_empty && created.mcp_servers {
         root.shift_remove("mcpServers");
     }
-    if created.file && root.is_empty() {
-        match std::fs::remove_file(claude_json) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(crate::error::FileError::new(claude_json, e).into());
-            }
-            _ => return Ok(true),
-        }
-    }
-    f.save()?;
+    f.save_or_remove(WhenEmpty::created_by_pms(created.file))?;
     Ok(true)
 }
 

@@ -18,6 +18,7 @@
 
 pub mod hook;
 
+use crate::claude::json_file::WhenEmpty;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -388,13 +389,10 @@ pub fn unwire(env: &HostEnv, record: Option<&OpenClawRecord>) -> Result<bool, Op
     if plugins.is_empty() && created.plugins {
         root.shift_remove("plugins");
     }
-    if created.file && root.is_empty() {
-        std::fs::remove_file(&config_path)
-            .map_err(|e| crate::error::FileError::new(&config_path, e))?;
-        return Ok(true);
-    }
-    f.save().map_err(OpenClawError::from_json)?;
-    Ok(removed)
+    let deleted = f
+        .save_or_remove(WhenEmpty::created_by_pms(created.file))
+        .map_err(OpenClawError::from_json)?;
+    Ok(removed || deleted)
 }
 
 /// What `verify` reports about the OpenClaw wiring.
