@@ -321,7 +321,8 @@ impl Page {
                         self.from, self.total_lines
                     );
                 }
-                ("conversation", redact(&out).into_owned())
+                // each turn was redacted by `page`
+                ("conversation", out)
             }
         };
         Fetched {
