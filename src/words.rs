@@ -1,5 +1,6 @@
-//! Words as pms compares them: the analysis shared by lesson matching, the
-//! near-duplicate check and search's query expansion.
+//! Words as pms compares them: the analysis shared by lesson matching and
+//! the near-duplicate check; search uses its stemmer and its synonym table
+//! (`search::query` has its own stop words).
 //!
 //! Text is split into words of spaced scripts and runs of CJK characters
 //! ([`crate::index::text::terms`]). A word is lower-cased, dropped when it
@@ -22,7 +23,9 @@ use crate::index::text::{Term, bigrams, terms};
 static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
 
 /// Function words and the filler of requests: they say nothing about what a
-/// text is about. Sorted (binary search).
+/// text is about. Sorted (binary search). Search keeps its own, smaller list
+/// (`search::query`), since a search may be looking for the words this one
+/// drops.
 const STOP_WORDS: &[&str] = &[
     "a",
     "able",

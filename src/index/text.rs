@@ -30,8 +30,11 @@ pub fn has_cjk(text: &str) -> bool {
     text.bytes().any(|b| b >= 0xE3) && text.chars().any(is_cjk)
 }
 
-/// A word-like character for our own term splitting (letters and digits of
-/// any script, plus `_`), matching what unicode61 keeps in a token.
+/// A word-like character for our own term splitting: letters and digits of
+/// any script, plus `_`. unicode61 splits at `_` (it keeps letters and
+/// digits only); keeping it here holds an identifier such as
+/// `busy_timeout` together as one query word, which search then matches as
+/// the phrase of its parts (`search::query::split_like_fts`).
 fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }

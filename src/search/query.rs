@@ -22,6 +22,11 @@ use crate::index::text::{Term, bigrams, is_cjk, terms};
 
 /// Words that make a text a question or a request and say nothing about
 /// what it is about. Sorted (binary search).
+///
+/// Not `words::STOP_WORDS`, the lesson matcher's list, on purpose: a search
+/// keeps negations and words such as "new", "first" and "use" that can be
+/// what the person is looking for, and drops recall words ("remember",
+/// "mentioned", "ago") that only lessons never see.
 const STOP_WORDS: &[&str] = &[
     "a",
     "about",
