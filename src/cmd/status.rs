@@ -1,5 +1,6 @@
 //! `pms status`: one screen (or one JSON object) with the state of things.
 
+use crate::claude::settings::HOOK_EVENTS;
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -29,8 +30,8 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<ExitCode> {
             console::style("settings unreadable:").red().bold()
         ),
         None => {
-            let n = format!("{}/5", s.hooks);
-            let n = if s.hooks == 5 {
+            let n = format!("{}/{}", s.hooks, HOOK_EVENTS.len());
+            let n = if s.hooks == HOOK_EVENTS.len() {
                 console::style(n).green()
             } else {
                 console::style(n).red().bold()
@@ -52,7 +53,7 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<ExitCode> {
     }
     for a in s.agents.iter().filter(|a| a.agent != Agent::Claude) {
         let line = match a.agent {
-            Agent::OpenClaw if a.hooks == 5 => {
+            Agent::OpenClaw if a.healthy => {
                 console::style("plugin in place, with the `pms` MCP server".to_string()).green()
             }
             Agent::OpenClaw => {
@@ -62,8 +63,9 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<ExitCode> {
             }
             _ => {
                 let mut t = format!(
-                    "{}/5 hooks, MCP {}",
+                    "{}/{} hooks, MCP {}",
                     a.hooks,
+                    HOOK_EVENTS.len(),
                     if a.mcp_registered {
                         "registered"
                     } else {
@@ -73,7 +75,7 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<ExitCode> {
                 if let Some(n) = a.untrusted.filter(|n| *n > 0) {
                     t.push_str(&format!("; {n} hook(s) not trusted yet (codex, /hooks)"));
                 }
-                if a.hooks == 5 && a.mcp_registered && a.untrusted.unwrap_or(0) == 0 {
+                if a.healthy {
                     console::style(t).green()
                 } else {
                     console::style(t).yellow()

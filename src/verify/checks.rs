@@ -72,12 +72,7 @@ pub fn run_all(env: &HostEnv, ws: Option<&Workspace>, opts: Options) -> Vec<Chec
         out.extend(run_hooks(ws, &binary, &agents));
     }
     for a in agents {
-        let id = match a {
-            Agent::Claude => "claude",
-            Agent::Codex => "codex",
-            Agent::OpenClaw => "openclaw",
-        };
-        out.push(cli(id, a.program(), a.cli()));
+        out.push(cli(a.as_str(), a.program(), a.cli()));
     }
     out
 }

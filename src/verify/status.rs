@@ -42,12 +42,14 @@ pub struct Snapshot {
 pub struct AgentState {
     pub agent: Agent,
     /// pms hooks in the agent's hooks file (Claude Code, Codex); for
-    /// OpenClaw, 5 when the plugin is in place.
+    /// OpenClaw, all of them when the plugin is in place.
     pub hooks: usize,
     pub mcp_registered: bool,
     /// Codex: pms hooks the user has not trusted yet.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub untrusted: Option<usize>,
+    /// Every hook in place (and trusted), the MCP server registered.
+    pub healthy: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -105,19 +107,24 @@ impl Snapshot {
                     hooks,
                     mcp_registered,
                     untrusted: None,
+                    healthy: hooks == settings::HOOK_EVENTS.len() && mcp_registered,
                 },
                 Agent::Codex => {
                     let hooks_path = crate::codex::hooks::hooks_path(&env.codex_home);
+                    let hooks = JsonFile::load(&hooks_path)
+                        .map(|f| settings::installed_handlers(&f.doc).len())
+                        .unwrap_or(0);
+                    let mcp_registered =
+                        crate::codex::config::registered_server(&env.codex_config()).is_some();
+                    let untrusted = record.as_ref().map(|r| wiring::codex_untrusted(env, r));
                     AgentState {
                         agent,
-                        hooks: JsonFile::load(&hooks_path)
-                            .map(|f| settings::installed_handlers(&f.doc).len())
-                            .unwrap_or(0),
-                        mcp_registered: crate::codex::config::registered_server(
-                            &env.codex_config(),
-                        )
-                        .is_some(),
-                        untrusted: record.as_ref().map(|r| wiring::codex_untrusted(env, r)),
+                        hooks,
+                        mcp_registered,
+                        untrusted,
+                        healthy: hooks == settings::HOOK_EVENTS.len()
+                            && mcp_registered
+                            && untrusted.unwrap_or(0) == 0,
                     }
                 }
                 Agent::OpenClaw => {
@@ -125,9 +132,10 @@ impl Snapshot {
                     let ok = h.stale_files.is_empty() && h.config_problems.is_empty();
                     AgentState {
                         agent,
-                        hooks: if ok { 5 } else { 0 },
+                        hooks: if ok { settings::HOOK_EVENTS.len() } else { 0 },
                         mcp_registered: ok,
                         untrusted: None,
+                        healthy: ok,
                     }
                 }
             })
