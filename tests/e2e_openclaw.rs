@@ -287,12 +287,7 @@ fn the_plugin_carries_recorded_gateway_events_to_pms_and_back() {
 /// The node on PATH (any recent one runs the plugin), else the one
 /// installed for the gateway tests.
 fn which_node() -> Option<std::path::PathBuf> {
-    std::env::var_os("PATH")
-        .and_then(|paths| {
-            std::env::split_paths(&paths)
-                .map(|d| d.join("node"))
-                .find(|p| p.is_file())
-        })
+    crate::support::npm::which("node")
         .or_else(|| crate::support::openclaw_cli::openclaw_bin_dir().map(|b| b.join("node")))
 }
 

@@ -34,59 +34,29 @@ pub fn claude_bin_dir() -> Option<PathBuf> {
 fn install() -> Option<PathBuf> {
     let prefix = cache_dir();
     let bin_dir = prefix.join("node_modules/.bin");
-    std::fs::create_dir_all(&prefix).unwrap();
-    let lock = std::fs::File::create(prefix.join(".install.lock")).unwrap();
-    lock.lock().unwrap();
-    if bin_dir.join("claude").exists() {
-        return Some(bin_dir);
-    }
-    if which_npm().is_none() {
-        super::skip::missing_tool(
-            "npm is not installed: the end-to-end tests against the real Claude Code CLI cannot run here",
-            "Install Node.js and npm to run them.",
-        );
-        return None;
-    }
-    let out = Command::new("npm")
-        .args([
-            "install",
-            "--prefix",
-            prefix.to_str().unwrap(),
-            &format!("@anthropic-ai/claude-code@{CLAUDE_VERSION}"),
-            "--no-audit",
-            "--no-fund",
-            "--loglevel=error",
-        ])
-        .output()
-        .expect("npm runs");
-    assert!(
-        out.status.success(),
-        "npm install of Claude Code {CLAUDE_VERSION} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let ready = super::npm::install_once(
+        &prefix,
+        "the real Claude Code CLI",
+        || bin_dir.join("claude").exists(),
+        |npm| {
+            npm.install(&format!("@anthropic-ai/claude-code@{CLAUDE_VERSION}"), None);
+            // npm 11 may leave install scripts unapproved; the platform
+            // binary is still there and runs directly.
+            if !bin_dir.join("claude").exists() {
+                let native = prefix.join(format!(
+                    "node_modules/@anthropic-ai/claude-code-linux-{}/claude",
+                    super::npm_arch()
+                ));
+                assert!(
+                    native.exists(),
+                    "Claude Code installed without a claude binary"
+                );
+                std::fs::create_dir_all(&bin_dir).unwrap();
+                std::os::unix::fs::symlink(native, bin_dir.join("claude")).unwrap();
+            }
+        },
     );
-    // npm 11 may leave install scripts unapproved; the platform binary is
-    // still there and runs directly.
-    if !bin_dir.join("claude").exists() {
-        let native = prefix.join(format!(
-            "node_modules/@anthropic-ai/claude-code-linux-{}/claude",
-            super::npm_arch()
-        ));
-        assert!(
-            native.exists(),
-            "Claude Code installed without a claude binary"
-        );
-        std::fs::create_dir_all(&bin_dir).unwrap();
-        std::os::unix::fs::symlink(native, bin_dir.join("claude")).unwrap();
-    }
-    Some(bin_dir)
-}
-
-fn which_npm() -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join("npm"))
-            .find(|p| p.is_file())
-    })
+    ready.then_some(bin_dir)
 }
 
 /// Runs `claude <args>` in `cwd` with HOME = the test home, against `api`.

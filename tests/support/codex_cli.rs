@@ -34,41 +34,19 @@ pub fn codex_bin_dir() -> Option<PathBuf> {
 fn install() -> Option<PathBuf> {
     let prefix = cache_dir();
     let bin_dir = prefix.join("bin");
-    std::fs::create_dir_all(&prefix).unwrap();
-    let lock = std::fs::File::create(prefix.join(".install.lock")).unwrap();
-    lock.lock().unwrap();
-    if bin_dir.join("codex").exists() {
-        return Some(bin_dir);
-    }
-    if which_npm().is_none() {
-        super::skip::missing_tool(
-            "npm is not installed: the end-to-end tests against the real Codex CLI cannot run here",
-            "Install Node.js and npm to run them.",
-        );
-        return None;
-    }
-    let out = Command::new("npm")
-        .args([
-            "install",
-            "--prefix",
-            prefix.to_str().unwrap(),
-            &format!("@openai/codex@{CODEX_VERSION}"),
-            "--no-audit",
-            "--no-fund",
-            "--loglevel=error",
-        ])
-        .output()
-        .expect("npm runs");
-    assert!(
-        out.status.success(),
-        "npm install of Codex {CODEX_VERSION} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let ready = super::npm::install_once(
+        &prefix,
+        "the real Codex CLI",
+        || bin_dir.join("codex").exists(),
+        |npm| {
+            npm.install(&format!("@openai/codex@{CODEX_VERSION}"), None);
+            let native = find_native(&prefix.join("node_modules/@openai"))
+                .expect("@openai/codex installed without its native binary");
+            std::fs::create_dir_all(&bin_dir).unwrap();
+            std::os::unix::fs::symlink(native, bin_dir.join("codex")).unwrap();
+        },
     );
-    let native = find_native(&prefix.join("node_modules/@openai"))
-        .expect("@openai/codex installed without its native binary");
-    std::fs::create_dir_all(&bin_dir).unwrap();
-    std::os::unix::fs::symlink(native, bin_dir.join("codex")).unwrap();
-    Some(bin_dir)
+    ready.then_some(bin_dir)
 }
 
 /// `@openai/codex-<platform>/vendor/<target>/bin/codex`.
@@ -83,14 +61,6 @@ fn find_native(scope: &Path) -> Option<PathBuf> {
         }
     }
     None
-}
-
-fn which_npm() -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join("npm"))
-            .find(|p| p.is_file())
-    })
 }
 
 /// `~/.codex/config.toml` pointing Codex at `api` (a custom provider with

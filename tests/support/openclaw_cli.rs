@@ -40,63 +40,37 @@ pub fn openclaw_bin_dir() -> Option<PathBuf> {
 fn install() -> Option<PathBuf> {
     let prefix = cache_dir();
     let bin_dir = prefix.join("bin");
-    std::fs::create_dir_all(&prefix).unwrap();
-    let lock = std::fs::File::create(prefix.join(".install.lock")).unwrap();
-    lock.lock().unwrap();
-    if bin_dir.join("openclaw").exists() {
-        return Some(bin_dir);
-    }
-    let Some(npm) = which("npm") else {
-        super::skip::missing_tool(
-            "npm is not installed: the end-to-end tests against the real OpenClaw cannot run here",
-            "Install Node.js and npm to run them.",
-        );
-        return None;
-    };
-    let npm_install = |what: &str, path: &str| {
-        let out = Command::new(&npm)
-            .args([
-                "install",
-                "--prefix",
-                prefix.to_str().unwrap(),
-                what,
-                "--no-audit",
-                "--no-fund",
-                "--loglevel=error",
-            ])
-            .env("PATH", path)
-            .output()
-            .expect("npm runs");
-        assert!(
-            out.status.success(),
-            "npm install {what} failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    let system_path = std::env::var("PATH").unwrap_or_default();
-    let node_pkg = format!("node-linux-{}", super::npm_arch());
-    npm_install(&format!("{node_pkg}@{NODE_VERSION}"), &system_path);
-    let node_bin = prefix.join("node_modules").join(&node_pkg).join("bin");
-    assert!(
-        node_bin.join("node").is_file(),
-        "{node_pkg} has no bin/node"
+    let ready = super::npm::install_once(
+        &prefix,
+        "the real OpenClaw",
+        || bin_dir.join("openclaw").exists(),
+        |npm| {
+            let system_path = std::env::var("PATH").unwrap_or_default();
+            let node_pkg = format!("node-linux-{}", super::npm_arch());
+            npm.install(&format!("{node_pkg}@{NODE_VERSION}"), Some(&system_path));
+            let node_bin = prefix.join("node_modules").join(&node_pkg).join("bin");
+            assert!(
+                node_bin.join("node").is_file(),
+                "{node_pkg} has no bin/node"
+            );
+            // npm runs OpenClaw's install scripts with the first node on PATH.
+            let path = format!("{}:{system_path}", node_bin.display());
+            npm.install(&format!("openclaw@{OPENCLAW_VERSION}"), Some(&path));
+            let entry = prefix.join("node_modules/openclaw/openclaw.mjs");
+            assert!(entry.is_file(), "openclaw installed without openclaw.mjs");
+            std::fs::create_dir_all(&bin_dir).unwrap();
+            std::os::unix::fs::symlink(node_bin.join("node"), bin_dir.join("node")).unwrap();
+            super::write_script(
+                &bin_dir.join("openclaw"),
+                &format!(
+                    "#!/bin/sh\nexec '{}' '{}' \"$@\"\n",
+                    node_bin.join("node").display(),
+                    entry.display()
+                ),
+            );
+        },
     );
-    // npm runs OpenClaw's install scripts with the first node on PATH.
-    let path = format!("{}:{system_path}", node_bin.display());
-    npm_install(&format!("openclaw@{OPENCLAW_VERSION}"), &path);
-    let entry = prefix.join("node_modules/openclaw/openclaw.mjs");
-    assert!(entry.is_file(), "openclaw installed without openclaw.mjs");
-    std::fs::create_dir_all(&bin_dir).unwrap();
-    std::os::unix::fs::symlink(node_bin.join("node"), bin_dir.join("node")).unwrap();
-    super::write_script(
-        &bin_dir.join("openclaw"),
-        &format!(
-            "#!/bin/sh\nexec '{}' '{}' \"$@\"\n",
-            node_bin.join("node").display(),
-            entry.display()
-        ),
-    );
-    Some(bin_dir)
+    ready.then_some(bin_dir)
 }
 
 /// A log line without its colour codes (`ESC [ … m`).
@@ -115,14 +89,6 @@ fn strip_ansi(line: &str) -> String {
         }
     }
     out
-}
-
-fn which(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join(name))
-            .find(|p| p.is_file())
-    })
 }
 
 /// `~/.openclaw/openclaw.json` as a user with a model provider at `base_url`
