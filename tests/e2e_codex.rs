@@ -52,18 +52,6 @@ fn hook_log(home: &TestHome) -> String {
     std::fs::read_to_string(home.workspace().join(".pms/logs/hooks.log")).unwrap_or_default()
 }
 
-fn summaries(home: &TestHome) -> Vec<String> {
-    let mut out: Vec<String> = std::fs::read_dir(home.workspace().join("sessions"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.path().extension().is_some_and(|x| x == "md"))
-        .map(|e| std::fs::read_to_string(e.path()).unwrap())
-        .collect();
-    out.sort();
-    out
-}
-
 fn verify(home: &TestHome) -> Value {
     let out = home.run(&["verify", "--json"]);
     serde_json::from_slice(&out.stdout).unwrap()
@@ -163,7 +151,7 @@ fn codex_gets_identity_lessons_search_and_summaries() {
     eprintln!("e2e codex: two sessions in {} ms", t.elapsed().as_millis());
 
     // Each session ended with a summary pointing at its rollout.
-    let sums = summaries(&home);
+    let sums = home.summaries();
     assert_eq!(sums.len(), 2, "{sums:?}");
     assert!(
         sums.iter().all(|s| s.contains("transcript_ref: codex://")),

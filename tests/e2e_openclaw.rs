@@ -18,25 +18,13 @@ use crate::support::TestHome;
 use crate::support::fake_responses::{FakeResponses, Turn};
 use crate::support::openclaw_cli::{Gateway, provider_config};
 
-fn summaries(home: &TestHome) -> Vec<String> {
-    let mut out: Vec<String> = std::fs::read_dir(home.workspace().join("sessions"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.path().extension().is_some_and(|x| x == "md"))
-        .map(|e| std::fs::read_to_string(e.path()).unwrap())
-        .collect();
-    out.sort();
-    out
-}
-
 /// The summaries once there are `n`: the plugin runs `pms hook
 /// session-end` detached, so the gateway's exit does not wait for it.
 /// Gives up after a minute and returns what is there.
 fn summaries_when(home: &TestHome, n: usize) -> Vec<String> {
     let t = std::time::Instant::now();
     loop {
-        let sums = summaries(home);
+        let sums = home.summaries();
         if sums.len() >= n || t.elapsed() > std::time::Duration::from_secs(60) {
             return sums;
         }

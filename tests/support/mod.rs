@@ -59,6 +59,18 @@ impl TestHome {
     pub fn workspace(&self) -> PathBuf {
         self.path("pms")
     }
+    /// The session summaries in the workspace, sorted.
+    pub fn summaries(&self) -> Vec<String> {
+        let mut out: Vec<String> = std::fs::read_dir(self.workspace().join("sessions"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "md"))
+            .map(|e| std::fs::read_to_string(e.path()).unwrap())
+            .collect();
+        out.sort();
+        out
+    }
     pub fn settings(&self) -> PathBuf {
         self.path(".claude/settings.json")
     }
