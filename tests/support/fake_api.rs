@@ -9,7 +9,7 @@
 //! in the body); other requests, and main requests once the turns run out,
 //! get the default reply.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
@@ -122,38 +122,11 @@ fn serve_connection(conn: TcpStream, state: &Arc<Mutex<State>>) -> std::io::Resu
     let mut reader = BufReader::new(conn.try_clone()?);
     let mut out = conn;
     loop {
-        let mut request_line = String::new();
-        if reader.read_line(&mut request_line)? == 0 {
+        let Some(request) = super::static_server::read_request(&mut reader) else {
             return Ok(());
-        }
-        let mut parts = request_line.split_whitespace();
-        let method = parts.next().unwrap_or("").to_string();
-        let path = parts.next().unwrap_or("").to_string();
-        let mut content_length = 0usize;
-        let mut chunked = false;
-        loop {
-            let mut h = String::new();
-            reader.read_line(&mut h)?;
-            let h = h.trim_end();
-            if h.is_empty() {
-                break;
-            }
-            let lower = h.to_ascii_lowercase();
-            if let Some(v) = lower.strip_prefix("content-length:") {
-                content_length = v.trim().parse().unwrap_or(0);
-            }
-            if lower.starts_with("transfer-encoding:") && lower.contains("chunked") {
-                chunked = true;
-            }
-        }
-        let body_bytes = if chunked {
-            read_chunked(&mut reader)?
-        } else {
-            let mut b = vec![0u8; content_length];
-            reader.read_exact(&mut b)?;
-            b
         };
-        let body: Value = serde_json::from_slice(&body_bytes).unwrap_or(Value::Null);
+        let (method, path) = (request.method, request.path);
+        let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
         let route = path.split('?').next().unwrap_or("").to_string();
         let keep_open = match (method.as_str(), route.as_str()) {
             ("HEAD", _) => {
@@ -197,22 +170,6 @@ fn serve_connection(conn: TcpStream, state: &Arc<Mutex<State>>) -> std::io::Resu
         if !keep_open {
             return Ok(());
         }
-    }
-}
-
-fn read_chunked(reader: &mut BufReader<TcpStream>) -> std::io::Result<Vec<u8>> {
-    let mut body = Vec::new();
-    loop {
-        let mut size_line = String::new();
-        reader.read_line(&mut size_line)?;
-        let size = usize::from_str_radix(size_line.trim().split(';').next().unwrap_or("0"), 16)
-            .unwrap_or(0);
-        let mut chunk = vec![0u8; size + 2];
-        reader.read_exact(&mut chunk)?;
-        if size == 0 {
-            return Ok(body);
-        }
-        body.extend_from_slice(&chunk[..size]);
     }
 }
 

@@ -10,7 +10,7 @@
 //! (when set) is in the request body; otherwise (and once the turns run out)
 //! it gets the default reply.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
@@ -145,28 +145,11 @@ fn serve(conn: TcpStream, state: &Arc<Mutex<State>>) -> std::io::Result<()> {
     let mut reader = BufReader::new(conn.try_clone()?);
     let mut out = conn;
     loop {
-        let mut request_line = String::new();
-        if reader.read_line(&mut request_line)? == 0 {
+        let Some(request) = super::static_server::read_request(&mut reader) else {
             return Ok(());
-        }
-        let mut parts = request_line.split_whitespace();
-        let method = parts.next().unwrap_or("").to_string();
-        let path = parts.next().unwrap_or("").to_string();
-        let mut content_length = 0usize;
-        loop {
-            let mut h = String::new();
-            reader.read_line(&mut h)?;
-            let h = h.trim_end();
-            if h.is_empty() {
-                break;
-            }
-            if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
-                content_length = v.trim().parse().unwrap_or(0);
-            }
-        }
-        let mut b = vec![0u8; content_length];
-        reader.read_exact(&mut b)?;
-        let body: Value = serde_json::from_slice(&b).unwrap_or(Value::Null);
+        };
+        let (method, path) = (request.method, request.path);
+        let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
         let route = path.split('?').next().unwrap_or("").to_string();
         if method == "POST" && route.ends_with("/responses") {
             let (scripted, turn) = pick(state, &body);

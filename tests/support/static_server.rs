@@ -104,7 +104,10 @@ impl StaticServer {
     }
 }
 
-fn read_request(reader: &mut impl BufRead) -> Option<Request> {
+/// One HTTP/1.1 request from a keep-alive connection (its body by
+/// content-length or chunked); `None` at the end of the connection or on a
+/// broken request. The fake model servers read with it too.
+pub fn read_request(reader: &mut impl BufRead) -> Option<Request> {
     let mut line = String::new();
     if reader.read_line(&mut line).unwrap_or(0) == 0 {
         return None;
@@ -122,17 +125,41 @@ fn read_request(reader: &mut impl BufRead) -> Option<Request> {
             headers.push((k.trim().to_lowercase(), v.trim().to_string()));
         }
     }
-    let len = headers
+    let chunked = headers
         .iter()
-        .find(|(k, _)| k == "content-length")
-        .and_then(|(_, v)| v.parse::<usize>().ok())
-        .unwrap_or(0);
-    let mut body = vec![0u8; len];
-    reader.read_exact(&mut body).ok()?;
+        .any(|(k, v)| k == "transfer-encoding" && v.to_ascii_lowercase().contains("chunked"));
+    let body = if chunked {
+        read_chunked(reader).ok()?
+    } else {
+        let len = headers
+            .iter()
+            .find(|(k, _)| k == "content-length")
+            .and_then(|(_, v)| v.parse::<usize>().ok())
+            .unwrap_or(0);
+        let mut body = vec![0u8; len];
+        reader.read_exact(&mut body).ok()?;
+        body
+    };
     Some(Request {
         method,
         path,
         headers,
         body,
     })
+}
+
+fn read_chunked(reader: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
+    let mut body = Vec::new();
+    loop {
+        let mut size_line = String::new();
+        reader.read_line(&mut size_line)?;
+        let size = usize::from_str_radix(size_line.trim().split(';').next().unwrap_or("0"), 16)
+            .unwrap_or(0);
+        let mut chunk = vec![0u8; size + 2];
+        reader.read_exact(&mut chunk)?;
+        if size == 0 {
+            return Ok(body);
+        }
+        body.extend_from_slice(&chunk[..size]);
+    }
 }
