@@ -360,9 +360,13 @@ static PRIVATE: LazyLock<Regex> =
 /// `text` with secrets replaced and private spans removed.
 pub fn redact(text: &str) -> Cow<'_, str> {
     let mut out: Cow<str> = Cow::Borrowed(text);
-    if memchr::memmem::find(out.as_bytes(), b"<").is_some()
-        && out.to_ascii_lowercase().contains("<private>")
-    {
+    // `<private>` in any case, found without copying the text
+    let bytes = text.as_bytes();
+    if memchr::memchr_iter(b'<', bytes).any(|i| {
+        bytes
+            .get(i..i + 9)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"<private>"))
+    }) {
         out = Cow::Owned(PRIVATE.replace_all(&out, "[private]").into_owned());
     }
     let (ac, owner) = &*KEYWORDS;
