@@ -19,7 +19,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use pms::index::{db, indexer};
+use pms::memory::index::{db, indexer};
 use serde_json::json;
 
 const PMS: &str = env!("CARGO_BIN_EXE_pms");
@@ -122,9 +122,16 @@ fn main() {
     let mut cfg = f.cfg.clone();
     cfg.index.transcript_roots = vec![history.display().to_string()];
     let mut conn = db::open_rw(&f.ws.db_path()).unwrap();
-    indexer::run(&mut conn, &f.ws, &f.env, &cfg, &pms::progress::Quiet).unwrap();
-    let rules = pms::lessons::all_rules(&f.ws);
-    pms::lessons::index_file::write_index(&f.ws, &rules).unwrap();
+    indexer::run(
+        &mut conn,
+        &f.ws,
+        &f.env,
+        &cfg,
+        &pms::platform::progress::Quiet,
+    )
+    .unwrap();
+    let rules = pms::memory::lessons::all_rules(&f.ws);
+    pms::memory::lessons::index_file::write_index(&f.ws, &rules).unwrap();
     let chunks: i64 = conn
         .query_row("SELECT COUNT(*) FROM chunks", [], |r| r.get(0))
         .unwrap();
@@ -188,7 +195,7 @@ fn main() {
     let n = times.len();
     println!(
         "user-prompt ({n} runs, {} lessons, {chunks} chunks): p50 {:.2} ms, p95 {:.2} ms (goal p50 <= 10)",
-        pms::lessons::all_rules(&f.ws).len(),
+        pms::memory::lessons::all_rules(&f.ws).len(),
         pct(&mut times, 0.5),
         pct(&mut times, 0.95)
     );

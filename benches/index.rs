@@ -21,9 +21,9 @@ mod retrieval;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use pms::index::{db, indexer};
-use pms::search::{self, SearchParams};
-use pms::workspace::config::Config;
+use pms::memory::index::{db, indexer};
+use pms::memory::search::{self, SearchParams};
+use pms::platform::workspace::config::Config;
 
 fn env_flag(name: &str) -> bool {
     std::env::var(name).is_ok_and(|v| v == "1")
@@ -69,7 +69,7 @@ fn full_index(fixture: &retrieval::Fixture, cfg: &Config, db_path: &Path, label:
         &fixture.ws,
         &fixture.env,
         cfg,
-        &pms::progress::Quiet,
+        &pms::platform::progress::Quiet,
     )
     .unwrap();
     let secs = t.elapsed().as_secs_f64();
@@ -127,7 +127,7 @@ fn main() {
                 &fixture.ws,
                 &fixture.env,
                 &cfg,
-                &pms::progress::Quiet,
+                &pms::platform::progress::Quiet,
             )
             .unwrap();
             noop.push(t.elapsed());
@@ -149,7 +149,7 @@ fn main() {
                 &fixture.ws,
                 &fixture.env,
                 &cfg,
-                &pms::progress::Quiet,
+                &pms::platform::progress::Quiet,
             )
             .unwrap();
             app.push(t.elapsed());
@@ -217,13 +217,13 @@ fn search_bench(db_path: &Path, cfg: &Config) {
     // each query's fastest run: what the query costs when no other process
     // takes the CPU (the 2 cores of the workplace are shared)
     let mut fastest = vec![f64::MAX; qs.len()];
-    // PMS_BENCH_POOL=n: candidates per step (search::TUNING.pool otherwise)
-    let tuning = search::Tuning {
+    // PMS_BENCH_POOL=n: candidates per step (search::keyword::TUNING.pool otherwise)
+    let tuning = search::keyword::Tuning {
         pool: std::env::var("PMS_BENCH_POOL")
             .ok()
             .and_then(|v| v.parse().ok())
-            .unwrap_or(search::TUNING.pool),
-        ..search::TUNING
+            .unwrap_or(search::keyword::TUNING.pool),
+        ..search::keyword::TUNING
     };
     for round in 0..5 {
         for (qi, q) in qs.iter().enumerate() {
@@ -234,7 +234,7 @@ fn search_bench(db_path: &Path, cfg: &Config) {
                 ..SearchParams::default()
             };
             let t = Instant::now();
-            let out = search::search_tuned(&conn, &cfg.search, &p, &tuning).unwrap();
+            let out = search::keyword::search_tuned(&conn, &cfg.search, &p, &tuning).unwrap();
             let took = t.elapsed().as_secs_f64() * 1e3;
             if verbose && round == 4 {
                 println!("  {took:>8.2} ms  {:<16} {}", out.matched.as_str(), q.text);
@@ -269,7 +269,9 @@ fn search_bench(db_path: &Path, cfg: &Config) {
     // paraphrases are benches/semantic.rs's)
     let keyword_qs: Vec<_> = qs.iter().filter(|q| q.kind == "keyword").cloned().collect();
     let m = retrieval::evaluate(&keyword_qs, |q| {
-        retrieval::ranked(search::search(&conn, &cfg.search, &retrieval::top10(q)).unwrap())
+        retrieval::ranked(
+            search::keyword::search(&conn, &cfg.search, &retrieval::top10(q)).unwrap(),
+        )
     });
     println!(
         "quality with the dense history as distractors: Recall@10 {:.3}, MRR {:.3}, nDCG@10 {:.3}",

@@ -24,9 +24,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use memory_eval::{Baseline, pms_search, score};
-use pms::embed::Embedder;
-use pms::embed::local::Local;
-use pms::search::hybrid::{self, Fusion, Semantic};
+use pms::memory::embed::Embedder;
+use pms::memory::embed::local::Local;
+use pms::memory::search::hybrid::{self, Fusion, Semantic};
 
 fn main() {
     let t = Instant::now();
@@ -67,8 +67,13 @@ fn main() {
         }
     }
     for (name, model) in &models {
-        pms::index::vectors::clear(&conn).unwrap();
-        pms::index::vectors::embed_missing(&mut conn, model, &pms::progress::Quiet).unwrap();
+        pms::memory::index::vectors::clear(&conn).unwrap();
+        pms::memory::index::vectors::embed_missing(
+            &mut conn,
+            model,
+            &pms::platform::progress::Quiet,
+        )
+        .unwrap();
         let weight = f.cfg.embeddings.vector_weight;
         let sem = Semantic::On {
             embedder: model,
@@ -89,7 +94,7 @@ fn main() {
                 Fusion::ReciprocalRank,
             ] {
                 let h = score(qs, |q| {
-                    let p = pms::search::Request {
+                    let p = pms::memory::search::Request {
                         query: q,
                         limit: Some(10),
                         ..Default::default()
@@ -104,7 +109,7 @@ fn main() {
                         &v,
                         fusion,
                         None,
-                        &pms::search::TUNING,
+                        &pms::memory::search::keyword::TUNING,
                     )
                     .unwrap();
                     out.hits

@@ -29,11 +29,11 @@ mod skip;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use pms::embed::Embedder;
-use pms::embed::local::Local;
-use pms::index::{db, indexer, vectors};
-use pms::search;
-use pms::search::hybrid;
+use pms::memory::embed::Embedder;
+use pms::memory::embed::local::Local;
+use pms::memory::index::{db, indexer, vectors};
+use pms::memory::search;
+use pms::memory::search::hybrid;
 use retrieval::top10;
 
 fn percentile(v: &mut [f64], p: f64) -> f64 {
@@ -58,7 +58,7 @@ fn main() {
     // Quality on the labelled set.
     let f = retrieval::materialize();
     let mut conn = retrieval::index(&f);
-    let r = vectors::embed_missing(&mut conn, &model, &pms::progress::Quiet).unwrap();
+    let r = vectors::embed_missing(&mut conn, &model, &pms::platform::progress::Quiet).unwrap();
     println!(
         "labelled set: {} chunks embedded in {} ms",
         r.chunks, r.elapsed_ms
@@ -96,7 +96,7 @@ fn main() {
         .collect();
     for (label, qs) in &kinds {
         let kw = retrieval::evaluate(qs, |q| {
-            retrieval::ranked(search::search(&conn, &f.cfg.search, &top10(q)).unwrap())
+            retrieval::ranked(search::keyword::search(&conn, &f.cfg.search, &top10(q)).unwrap())
         });
         println!(
             "{label} ({}): keyword  Recall@10 {:.3}  MRR {:.3}  nDCG@10 {:.3}",
@@ -134,9 +134,16 @@ fn main() {
     ];
     let db_path = f.dir.path().join("bench.db");
     let mut conn = db::open_rw(&db_path).unwrap();
-    indexer::run(&mut conn, &f.ws, &f.env, &cfg, &pms::progress::Quiet).unwrap();
+    indexer::run(
+        &mut conn,
+        &f.ws,
+        &f.env,
+        &cfg,
+        &pms::platform::progress::Quiet,
+    )
+    .unwrap();
     let size_before = std::fs::metadata(&db_path).unwrap().len();
-    let r = vectors::embed_missing(&mut conn, &model, &pms::progress::Quiet).unwrap();
+    let r = vectors::embed_missing(&mut conn, &model, &pms::platform::progress::Quiet).unwrap();
     conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
         .unwrap();
     let size_after = std::fs::metadata(&db_path).unwrap().len();
@@ -156,7 +163,7 @@ fn main() {
     // Vectors are added to that file: give it a copy.
     if let Some(path) = std::env::var_os("PMS_BENCH_LARGE_DB") {
         let mut conn = db::open_rw(std::path::Path::new(&path)).unwrap();
-        let r = vectors::embed_missing(&mut conn, &model, &pms::progress::Quiet).unwrap();
+        let r = vectors::embed_missing(&mut conn, &model, &pms::platform::progress::Quiet).unwrap();
         if r.chunks > 0 {
             println!(
                 "large index: embedded {} chunks in {:.1} s",
@@ -173,7 +180,7 @@ fn main() {
 /// five rounds, printed as p50 / p95.
 fn latency(
     conn: &rusqlite::Connection,
-    search_cfg: &pms::workspace::config::SearchConfig,
+    search_cfg: &pms::platform::workspace::config::SearchConfig,
     weight: f64,
     model: &Local,
     queries: &[retrieval::Query],
@@ -194,7 +201,9 @@ fn latency(
     for _ in 0..5 {
         for q in queries {
             let t = Instant::now();
-            std::hint::black_box(search::search(conn, search_cfg, &top10(&q.text)).unwrap());
+            std::hint::black_box(
+                search::keyword::search(conn, search_cfg, &top10(&q.text)).unwrap(),
+            );
             kw_lat.push(t.elapsed().as_secs_f64() * 1e3);
             let t = Instant::now();
             std::hint::black_box(model.embed(std::slice::from_ref(&q.text)).unwrap());
@@ -203,7 +212,7 @@ fn latency(
                 let t = Instant::now();
                 let out = hybrid::search(conn, search_cfg, &top10(&q.text), sem).unwrap();
                 lat.push(t.elapsed().as_secs_f64() * 1e3);
-                assert_eq!(out.mode, pms::search::Mode::Hybrid);
+                assert_eq!(out.mode, pms::memory::search::Mode::Hybrid);
             }
         }
     }

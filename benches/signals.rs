@@ -35,7 +35,7 @@ const STATES_RULE: &[&str] = &[
 /// Times one `prompt_rules` call inside this (fresh) process, in ns.
 fn child(prompt: &str) {
     let t = Instant::now();
-    let found = pms::sessions::state::prompt_rules(prompt);
+    let found = pms::memory::sessions::state::prompt_rules(prompt);
     let took = t.elapsed();
     std::hint::black_box(found);
     println!("{}", took.as_nanos());

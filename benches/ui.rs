@@ -19,7 +19,7 @@ use std::net::TcpStream;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use pms::index::{db, indexer};
+use pms::memory::index::{db, indexer};
 
 const PMS: &str = env!("CARGO_BIN_EXE_pms");
 const RUNS: usize = 30;
@@ -77,7 +77,7 @@ fn main() {
     std::fs::write(&lessons_md, text).unwrap();
     // 20 learnings staged (near-duplicates merge, so maybe fewer pending)
     let candidates = (0..20)
-        .map(|i| pms::lessons::pending::Candidate {
+        .map(|i| pms::memory::lessons::pending::Candidate {
             kind: "correction".into(),
             text: format!("Remember that {} matters for case {i}", g.sentence(9)),
             domain: None,
@@ -86,7 +86,7 @@ fn main() {
             ..Default::default()
         })
         .collect();
-    let pending = pms::lessons::pending::stage(&f.ws, candidates, &[])
+    let pending = pms::memory::lessons::pending::stage(&f.ws, candidates, &[])
         .unwrap()
         .len();
 
@@ -96,7 +96,14 @@ fn main() {
     let mut cfg = f.cfg.clone();
     cfg.index.transcript_roots = vec![history.display().to_string()];
     let mut conn = db::open_rw(&f.ws.db_path()).unwrap();
-    indexer::run(&mut conn, &f.ws, &f.env, &cfg, &pms::progress::Quiet).unwrap();
+    indexer::run(
+        &mut conn,
+        &f.ws,
+        &f.env,
+        &cfg,
+        &pms::platform::progress::Quiet,
+    )
+    .unwrap();
     let chunks: i64 = conn
         .query_row("SELECT COUNT(*) FROM chunks", [], |r| r.get(0))
         .unwrap();
@@ -109,10 +116,10 @@ fn main() {
         ),
     )
     .unwrap();
-    pms::lessons::index_file::refresh_index(&f.ws);
+    pms::memory::lessons::index_file::refresh_index(&f.ws);
     println!(
         "workspace: {} lessons in force, {pending} pending, {chunks} chunks indexed",
-        pms::lessons::all_rules(&f.ws).len()
+        pms::memory::lessons::all_rules(&f.ws).len()
     );
 
     let mut child = Command::new(PMS)

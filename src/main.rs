@@ -1,46 +1,87 @@
 //! `pms`: parse the command line, run the subcommand, report errors the way a
-//! person can act on them.
+//! person can act on them. This is the one place that dispatches commands:
+//! each arm says what the command needs (no workspace, a workspace opened
+//! leniently or strictly) and whether it writes (then the debris of killed
+//! runs is swept first).
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
-use pms::cli::{Cli, Command};
-use pms::cmd;
-use pms::context::Context;
+use pms::front::cli::{Cli, Command, HookArgs, WorkspaceArg};
+use pms::front::cmd;
+use pms::platform::agents::Agent;
+use pms::platform::workspace::context::Context;
 
 fn main() -> ExitCode {
-    // Claude Code runs `pms hook <event> --workspace <dir>` on every prompt:
-    // skip building clap's whole command tree for that one shape.
-    if let Some(code) = fast_hook() {
-        return code;
+    // The agents run `pms hook <event> --workspace <dir>` on every prompt
+    // and every tool call: that one shape skips building clap's whole
+    // command tree (about 1 ms), and runs the same `cmd::hook::run`.
+    if let Some(args) = hook_args() {
+        return cmd::hook::run(&args);
     }
     restore_sigpipe();
-    let cli = Cli::parse();
-    sweep_debris(&cli.command);
-    let result = match cli.command {
-        // Hooks never fail from Claude Code's point of view: they exit 0
+    let result = match Cli::parse().command {
+        // Hooks never fail from the agent's point of view: they exit 0
         // whatever happens, and log what went wrong.
         Command::Hook(args) => return cmd::hook::run(&args),
         // These work without a workspace, or on a broken one.
-        Command::Init(args) => cmd::init::run(&args),
-        Command::Uninstall(args) => cmd::uninstall::run(&args),
-        Command::Verify(args) => cmd::verify::run(&args),
-        Command::Doctor(args) => cmd::doctor::run(&args),
-        Command::Upgrade(args) => cmd::upgrade::run(&args),
-        Command::Embeddings(args) => cmd::embeddings::run(&args),
+        Command::Init(args) => {
+            sweep_debris(None);
+            cmd::init::run(&args)
+        }
+        Command::Uninstall(args) => {
+            sweep_debris(dir(&args.ws));
+            cmd::uninstall::run(&args)
+        }
+        Command::Verify(args) => {
+            sweep_debris(dir(&args.ws));
+            cmd::verify::run(&args)
+        }
+        Command::Doctor(args) => {
+            sweep_debris(dir(&args.ws));
+            cmd::doctor::run(&args)
+        }
+        Command::Upgrade(args) => {
+            sweep_debris(dir(&args.ws));
+            cmd::upgrade::run(&args)
+        }
+        Command::Embeddings(args) => {
+            sweep_debris(dir(&args.ws));
+            cmd::embeddings::run(&args)
+        }
         // A typo in config.toml must not take the agent's tools away:
         // wrong keys get their defaults, and the server says so.
-        Command::Serve(args) => {
-            Context::open_lenient(args.workspace.as_deref()).and_then(cmd::serve::run)
-        }
+        Command::Serve(args) => Context::open_lenient(dir(&args)).and_then(cmd::serve::run),
         // The page shows what is wrong in config.toml rather than refusing.
         Command::Ui(args) => {
-            Context::open_lenient(args.ws.workspace.as_deref()).and_then(|c| cmd::ui::run(c, &args))
+            sweep_debris(dir(&args.ws));
+            Context::open_lenient(dir(&args.ws)).and_then(|c| cmd::ui::run(c, &args))
         }
         Command::Completions(args) => cmd::completions::run(&args),
         Command::Man => cmd::completions::man(),
-        // The rest get the opened workspace handed down.
-        command => with_workspace(command),
+        // The rest get the opened workspace handed down; searching and
+        // reading write nothing, so they leave the sweep to others.
+        Command::Search(args) => {
+            Context::open(dir(&args.ws)).and_then(|c| cmd::search::run(&c, &args))
+        }
+        Command::Get(args) => Context::open(dir(&args.ws)).and_then(|c| cmd::get::run(&c, &args)),
+        Command::Index(args) => {
+            sweep_debris(dir(&args.ws));
+            Context::open(dir(&args.ws)).and_then(|c| cmd::index::run(&c, &args))
+        }
+        Command::Sync(args) => {
+            sweep_debris(dir(&args.ws));
+            Context::open(dir(&args.ws)).and_then(|c| cmd::sync::run(&c, &args))
+        }
+        Command::Lessons(args) => {
+            sweep_debris(dir(&args.ws));
+            Context::open(dir(&args.ws)).and_then(|c| cmd::lessons::run(&c, &args))
+        }
+        Command::Status(args) => {
+            sweep_debris(dir(&args.ws));
+            Context::open(dir(&args.ws)).and_then(|c| cmd::status::run(&c, &args))
+        }
     };
     match result {
         Ok(code) => code,
@@ -49,6 +90,11 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The folder `--workspace` names, if any.
+fn dir(arg: &WorkspaceArg) -> Option<&Path> {
+    arg.workspace.as_deref()
 }
 
 /// Rust ignores SIGPIPE, so a closed pipe (`pms search x --json | head -1`)
@@ -65,40 +111,17 @@ fn restore_sigpipe() {
 
 /// Before a command that writes: the temp files of earlier runs that were
 /// killed mid-write go (`upkeep::sweep`).
-fn sweep_debris(command: &Command) {
-    if matches!(
-        command,
-        Command::Serve(_)
-            | Command::Completions(_)
-            | Command::Man
-            | Command::Search(_)
-            | Command::Get(_)
-    ) {
-        return;
-    }
-    if let Ok(env) = pms::env::HostEnv::from_process() {
-        let ws = pms::workspace::Workspace::locate(command.workspace(), &env).ok();
-        pms::upkeep::sweep(&env, ws.as_ref());
+fn sweep_debris(workspace: Option<&Path>) {
+    if let Ok(env) = pms::platform::host::env::HostEnv::from_process() {
+        let ws = pms::platform::workspace::Workspace::locate(workspace, &env).ok();
+        pms::app::upkeep::sweep(&env, ws.as_ref());
     }
 }
 
-/// Opens the workspace the command names (or the default one) and runs it.
-fn with_workspace(command: Command) -> anyhow::Result<ExitCode> {
-    let ctx = Context::open(command.workspace())?;
-    match command {
-        Command::Index(args) => cmd::index::run(&ctx, &args),
-        Command::Search(args) => cmd::search::run(&ctx, &args),
-        Command::Get(args) => cmd::get::run(&ctx, &args),
-        Command::Sync(args) => cmd::sync::run(&ctx, &args),
-        Command::Lessons(args) => cmd::lessons::run(&ctx, &args),
-        Command::Status(args) => cmd::status::run(&ctx, &args),
-        other => unreachable!("{other:?} is dispatched in main"),
-    }
-}
-
-/// `pms hook <event> [--workspace|-w <dir>] [--agent <name>]` parsed by hand;
-/// anything else (including `--help`) goes through clap.
-fn fast_hook() -> Option<ExitCode> {
+/// `pms hook <event> [--workspace|-w <dir>] [--agent <name>]` read by hand
+/// into the arguments clap would give; anything else (including `--help`)
+/// goes through clap.
+fn hook_args() -> Option<HookArgs> {
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     if args.first().map(|a| a == "hook") != Some(true) {
         return None;
@@ -109,24 +132,24 @@ fn fast_hook() -> Option<ExitCode> {
         return None;
     }
     // From here on an agent is calling, and a hook must exit 0 whatever it
-    // is given: Claude Code takes exit 2 from UserPromptSubmit as "block
-    // this prompt" and erases it. A flag this version does not know (from
-    // a newer pms sharing the settings, say) is passed over.
+    // is given. A flag this version does not know (from a newer pms sharing
+    // the settings, say) is passed over.
     let mut workspace = None;
-    let mut agent = pms::agent::Agent::Claude;
+    let mut agent = Agent::Claude;
     let mut rest = args[2..].iter();
     while let Some(flag) = rest.next() {
         let value = rest.next().and_then(|v| v.to_str());
         match (flag.to_str(), value) {
-            (Some("--workspace" | "-w"), Some(v)) => workspace = Some(std::path::PathBuf::from(v)),
-            (Some("--agent"), Some(v)) => {
-                agent = pms::agent::Agent::parse(v).unwrap_or(pms::agent::Agent::Claude)
-            }
+            (Some("--workspace" | "-w"), Some(v)) => workspace = Some(PathBuf::from(v)),
+            (Some("--agent"), Some(v)) => agent = Agent::parse(v).unwrap_or(Agent::Claude),
             _ => {}
         }
     }
-    pms::hooks::run(&event, workspace.as_deref(), agent);
-    Some(ExitCode::SUCCESS)
+    Some(HookArgs {
+        event,
+        ws: WorkspaceArg { workspace },
+        agent,
+    })
 }
 
 /// The error and its causes, one per line.

@@ -57,7 +57,7 @@ fn status<'a>(report: &'a Value, id: &str) -> &'a str {
 }
 
 fn pms_commands(doc: &Value) -> Vec<String> {
-    pms::claude::settings::installed_handlers(doc)
+    pms::platform::agents::claude::settings::installed_handlers(doc)
         .into_iter()
         .map(|(_, h)| h["command"].as_str().unwrap().to_string())
         .collect()

@@ -266,10 +266,10 @@ fn pending_count(home: &TestHome, needle: &str) -> usize {
 }
 
 fn stage(home: &TestHome, text: &str) -> String {
-    let ws = pms::workspace::Workspace::new(home.workspace());
-    let added = pms::lessons::pending::stage(
+    let ws = pms::platform::workspace::Workspace::new(home.workspace());
+    let added = pms::memory::lessons::pending::stage(
         &ws,
-        vec![pms::lessons::pending::Candidate {
+        vec![pms::memory::lessons::pending::Candidate {
             kind: "correction".into(),
             text: text.into(),
             domain: None,

@@ -11,7 +11,7 @@
 
 use std::collections::BTreeSet;
 
-use pms::hooks::layers::Domains;
+use pms::app::hooks::layers::Domains;
 use serde::Deserialize;
 
 use crate::lessons_quality::tuning_half;
@@ -84,7 +84,7 @@ fn domains_load_for_requests_about_them_and_rarely_otherwise() {
     ))
     .unwrap();
     let set: Prompts = toml_edit::de::from_str(&text).unwrap();
-    let domains = Domains::new(pms::workspace::domains::catalog());
+    let domains = Domains::new(pms::platform::workspace::domains::catalog());
     let verbose = std::env::var("PMS_QUALITY_VERBOSE").is_ok();
     let half = |h: bool| -> Vec<&Prompt> {
         set.prompt

@@ -215,7 +215,9 @@ fn claude_code_calls_memory_search_and_its_transcripts_index() {
     assert!(out.status.success(), "{}", crate::support::stderr(&out));
 
     // read back what Claude Code wrote
-    let folder = pms::claude::project_folder_name(work.canonicalize().unwrap().to_str().unwrap());
+    let folder = pms::platform::agents::claude::project_folder_name(
+        work.canonicalize().unwrap().to_str().unwrap(),
+    );
     let dir = home.path(".claude/projects").join(&folder);
     let transcript = std::fs::read_dir(&dir)
         .unwrap()
@@ -224,11 +226,11 @@ fn claude_code_calls_memory_search_and_its_transcripts_index() {
         .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
         .expect("Claude Code wrote a transcript");
     let bytes = std::fs::read(&transcript).unwrap();
-    let (turns, stats) = pms::claude::transcript::read(
+    let (turns, stats) = pms::platform::agents::transcript::read(
         &mut std::io::Cursor::new(&bytes),
         0,
         0,
-        &pms::claude::transcript::ReadOptions::default(),
+        &pms::platform::agents::transcript::ReadOptions::default(),
     );
     assert_eq!(stats.malformed, 0);
     let roles: Vec<(&str, &str)> = turns
@@ -279,7 +281,7 @@ fn claude_code_calls_memory_search_and_its_transcripts_index() {
     assert!(uris[0].starts_with("sessions/"), "{uris:?}");
     let summary = std::fs::read_to_string(home.workspace().join(uris[0])).unwrap();
     assert_eq!(
-        pms::sessions::summary::SummaryMeta::parse(&summary)
+        pms::platform::workspace::summary_meta::SummaryMeta::parse(&summary)
             .transcript_ref
             .as_deref(),
         Some(conversation.as_str())
@@ -330,16 +332,20 @@ fn hooks_carry_lessons_workflows_and_staged_learnings_across_sessions() {
     let rec = record.to_str().unwrap().to_string();
     let env = [("PMS_HOOK_RECORD", rec.as_str())];
     // a lesson in force
-    let ws = pms::workspace::Workspace::new(home.workspace());
-    let target = pms::lessons::store::Target::Me;
-    let new = pms::lessons::store::NewRule {
+    let ws = pms::platform::workspace::Workspace::new(home.workspace());
+    let target = pms::memory::lessons::store::Target::Me;
+    let new = pms::memory::lessons::store::NewRule {
         text: "Run the migration dry-run before applying it to production, because a failed migration locked the orders table.",
         ..Default::default()
     };
-    let promoted =
-        pms::lessons::store::promote(&ws, &new, &target, pms::lessons::store::OnDuplicate::Stop)
-            .unwrap();
-    let pms::lessons::store::Promoted::Added(lesson) = promoted else {
+    let promoted = pms::memory::lessons::store::promote(
+        &ws,
+        &new,
+        &target,
+        pms::memory::lessons::store::OnDuplicate::Stop,
+    )
+    .unwrap();
+    let pms::memory::lessons::store::Promoted::Added(lesson) = promoted else {
         panic!("{promoted:?}")
     };
     home.ok(&["index", "--quiet"]);
@@ -452,7 +458,7 @@ fn hooks_carry_lessons_workflows_and_staged_learnings_across_sessions() {
     assert!(!summaries.is_empty());
     for s in &summaries {
         let text = std::fs::read_to_string(s.path()).unwrap();
-        let r = pms::sessions::summary::SummaryMeta::parse(&text)
+        let r = pms::platform::workspace::summary_meta::SummaryMeta::parse(&text)
             .transcript_ref
             .expect("transcript_ref");
         let rel = r.strip_prefix("cc://").unwrap();
@@ -682,7 +688,9 @@ fn lessons_by_meaning_one_memory_with_auto_memory_and_resume_loads_once() {
     );
 
     // the model saves a correction in Claude Code's auto-memory and says it
-    let folder = pms::claude::project_folder_name(work.canonicalize().unwrap().to_str().unwrap());
+    let folder = pms::platform::agents::claude::project_folder_name(
+        work.canonicalize().unwrap().to_str().unwrap(),
+    );
     let memory = home.path(".claude/projects").join(&folder).join("memory");
     let note = memory.join("feedback-deploy-region.md");
     let api = FakeApi::start(vec![

@@ -222,11 +222,11 @@ fn codex_trust_is_reported_and_honoured() {
     let listed = hooks_list(&home, &bin, &work);
     let hooks_path = home.path(".codex/hooks.json");
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&hooks_path).unwrap()).unwrap();
-    let located = pms::codex::hooks::located_handlers(&doc);
+    let located = pms::platform::agents::codex::hooks::located_handlers(&doc);
     assert_eq!(located.len(), 5);
     let mut trust_entries = String::new();
     for (event, matcher, g, i, h) in &located {
-        let key = pms::codex::hooks::trust_key(&hooks_path, event, *g, *i);
+        let key = pms::platform::agents::codex::hooks::trust_key(&hooks_path, event, *g, *i);
         let entry = listed
             .iter()
             .find(|e| e["key"] == key.as_str())
@@ -234,7 +234,7 @@ fn codex_trust_is_reported_and_honoured() {
         assert_eq!(entry["trustStatus"], "untrusted");
         assert_eq!(
             entry["currentHash"].as_str().unwrap(),
-            pms::codex::hooks::trust_hash(event, matcher.as_deref(), h),
+            pms::platform::agents::codex::hooks::trust_hash(event, matcher.as_deref(), h),
             "pms and Codex hash {event} differently"
         );
         trust_entries.push_str(&format!(

@@ -70,16 +70,16 @@ impl Setup {
     }
 
     fn add_lesson(&self, text: &str) {
-        let ws = pms::workspace::Workspace::new(self.ws());
-        let new = pms::lessons::store::NewRule {
+        let ws = pms::platform::workspace::Workspace::new(self.ws());
+        let new = pms::memory::lessons::store::NewRule {
             text,
             ..Default::default()
         };
-        pms::lessons::store::promote(
+        pms::memory::lessons::store::promote(
             &ws,
             &new,
-            &pms::lessons::store::Target::Me,
-            pms::lessons::store::OnDuplicate::Stop,
+            &pms::memory::lessons::store::Target::Me,
+            pms::memory::lessons::store::OnDuplicate::Stop,
         )
         .unwrap();
         self.home.ok(&["index", "--quiet"]);
@@ -318,7 +318,7 @@ fn pre_compact_writes_a_checkpoint_and_session_end_the_summary_and_learnings() {
         "the final summary replaces the checkpoint"
     );
     let text = std::fs::read_to_string(&summaries[0]).unwrap();
-    let meta = pms::sessions::summary::SummaryMeta::parse(&text);
+    let meta = pms::platform::workspace::summary_meta::SummaryMeta::parse(&text);
     assert_eq!(
         meta.transcript_ref.as_deref(),
         Some("cc://-home-u-app/11111111-2222-3333-4444-555555555555.jsonl")
@@ -501,7 +501,7 @@ fn a_session_that_compacted_then_crashed_keeps_both_learnings() {
     assert!(texts.iter().any(|t| t.contains("5433")), "{texts:?}");
     // the summary now covers the whole transcript
     let summary = std::fs::read_to_string(&list(&s.ws().join("sessions"))[0]).unwrap();
-    let meta = pms::sessions::summary::SummaryMeta::parse(&summary);
+    let meta = pms::platform::workspace::summary_meta::SummaryMeta::parse(&summary);
     assert_eq!(meta.covers, std::fs::metadata(&s.transcript).unwrap().len());
 }
 

@@ -375,13 +375,13 @@ fn mcp_names_the_near_duplicate_lesson_and_merges_on_request() {
 fn review_warns_of_a_near_duplicate_and_merges_it() {
     use rexpect::session::spawn_command;
     let home = home();
-    let ws = pms::workspace::Workspace::new(home.workspace());
-    pms::lessons::pending::stage(
+    let ws = pms::platform::workspace::Workspace::new(home.workspace());
+    pms::memory::lessons::pending::stage(
         &ws,
-        vec![pms::lessons::pending::Candidate {
+        vec![pms::memory::lessons::pending::Candidate {
             kind: "rule".into(),
             text: "Always pin the Postgres major version in docker-compose files.".into(),
-            origin: pms::lessons::signals::Origin::User,
+            origin: pms::memory::lessons::signals::Origin::User,
             session_id: Some("s1".into()),
             ..Default::default()
         }],

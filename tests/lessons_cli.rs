@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 fn staged() -> (TestHome, Vec<String>) {
     let home = TestHome::new();
     home.init(&["--no-index"]);
-    let ws = pms::workspace::Workspace::new(home.workspace());
+    let ws = pms::platform::workspace::Workspace::new(home.workspace());
     let texts = [
         (
             "correction",
@@ -28,7 +28,7 @@ fn staged() -> (TestHome, Vec<String>) {
     ];
     let candidates = texts
         .iter()
-        .map(|(k, t, d)| pms::lessons::pending::Candidate {
+        .map(|(k, t, d)| pms::memory::lessons::pending::Candidate {
             kind: k.to_string(),
             text: t.to_string(),
             domain: d.map(str::to_string),
@@ -37,7 +37,7 @@ fn staged() -> (TestHome, Vec<String>) {
             ..Default::default()
         })
         .collect();
-    let added = pms::lessons::pending::stage(&ws, candidates, &[]).unwrap();
+    let added = pms::memory::lessons::pending::stage(&ws, candidates, &[]).unwrap();
     (home, added.into_iter().map(|i| i.id).collect())
 }
 

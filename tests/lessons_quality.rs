@@ -16,9 +16,9 @@
 
 use std::collections::BTreeSet;
 
-use pms::lessons::index_file::{self, Selection, Strength};
-use pms::lessons::store::{NewRule, OnDuplicate, Target, promote};
-use pms::workspace::Workspace;
+use pms::memory::lessons::index_file::{self, Selection, Strength};
+use pms::memory::lessons::store::{NewRule, OnDuplicate, Target, promote};
+use pms::platform::workspace::Workspace;
 use serde::Deserialize;
 
 use crate::support::TestHome;
@@ -86,7 +86,7 @@ fn build(set: &Set, cues: bool) -> (TestHome, String, std::collections::HashMap<
             ..NewRule::default()
         };
         let rule = match promote(&ws, &new, &Target::Me, OnDuplicate::KeepBoth).unwrap() {
-            pms::lessons::store::Promoted::Added(r) => r,
+            pms::memory::lessons::store::Promoted::Added(r) => r,
             other => panic!("{other:?}"),
         };
         ids.insert(rule.id, l.id.clone());
@@ -277,7 +277,7 @@ fn below(got: &Score, want: &Floors) -> bool {
 
 #[test]
 fn lessons_reach_the_prompts_they_apply_to_and_no_others() {
-    let config = pms::workspace::config::Config::default();
+    let config = pms::platform::workspace::config::Config::default();
     let both = Selection::from_config(&config.hooks);
     let sure = Selection::sure(both.floor, both.max);
     let verbose = std::env::var("PMS_QUALITY_VERBOSE").is_ok();

@@ -58,14 +58,14 @@ fn every_secret_kind_is_redacted_and_every_look_alike_survives() {
     let mut missed = Vec::new();
     for s in &c.secrets {
         assert!(s.text.contains(&s.secret), "{}: corpus entry", s.kind);
-        let out = pms::redact::redact(&s.text);
+        let out = pms::platform::redact::redact(&s.text);
         if out.contains(&s.secret) || !out.contains("[REDACTED:") {
             missed.push(format!("{}: {} -> {}", s.kind, s.text, out));
         }
     }
     let mut changed = Vec::new();
     for t in &c.look_alikes {
-        let out = pms::redact::redact(t);
+        let out = pms::platform::redact::redact(t);
         if out != *t {
             changed.push(format!("{t} -> {out}"));
         }

@@ -3,7 +3,7 @@
 //! (rounded down); a change that lowers them fails here.
 
 use crate::support::retrieval;
-use pms::search;
+use pms::memory::search;
 
 #[test]
 fn keyword_search_quality_does_not_regress() {
@@ -20,12 +20,14 @@ fn keyword_search_quality_does_not_regress() {
     );
     assert!(
         qs.iter()
-            .filter(|q| q.text.chars().any(pms::index::text::is_cjk))
+            .filter(|q| q.text.chars().any(pms::memory::words::terms::is_cjk))
             .count()
             >= 10
     );
     let m = retrieval::evaluate(&qs, |q| {
-        retrieval::ranked(search::search(&conn, &f.cfg.search, &retrieval::top10(q)).unwrap())
+        retrieval::ranked(
+            search::keyword::search(&conn, &f.cfg.search, &retrieval::top10(q)).unwrap(),
+        )
     });
     println!(
         "keyword search over {} queries: Recall@10 {:.3}  MRR {:.3}  nDCG@10 {:.3}  misses {:?}",
@@ -56,10 +58,11 @@ fn hybrid_search_recovers_paraphrases_without_losing_keyword_quality() {
     let Some(model_dir) = crate::support::models::registry_model() else {
         return;
     };
-    let model = pms::embed::local::Local::load(&model_dir, "registry").unwrap();
+    let model = pms::memory::embed::local::Local::load(&model_dir, "registry").unwrap();
     let f = retrieval::materialize();
     let mut conn = retrieval::index(&f);
-    pms::index::vectors::embed_missing(&mut conn, &model, &pms::progress::Quiet).unwrap();
+    pms::memory::index::vectors::embed_missing(&mut conn, &model, &pms::platform::progress::Quiet)
+        .unwrap();
     let weight = f.cfg.embeddings.vector_weight;
     let run = |kind: &str, hybrid: bool| {
         let qs: Vec<_> = retrieval::queries()
@@ -69,16 +72,17 @@ fn hybrid_search_recovers_paraphrases_without_losing_keyword_quality() {
         retrieval::evaluate(&qs, |q| {
             let p = retrieval::top10(q);
             let out = if hybrid {
-                let sem = pms::search::hybrid::Semantic::On {
+                let sem = pms::memory::search::hybrid::Semantic::On {
                     embedder: &model,
                     weight,
                     cache: None,
                 };
-                let out = pms::search::hybrid::search(&conn, &f.cfg.search, &p, &sem).unwrap();
-                assert_eq!(out.mode, pms::search::Mode::Hybrid);
+                let out =
+                    pms::memory::search::hybrid::search(&conn, &f.cfg.search, &p, &sem).unwrap();
+                assert_eq!(out.mode, pms::memory::search::Mode::Hybrid);
                 out
             } else {
-                search::search(&conn, &f.cfg.search, &p).unwrap()
+                search::keyword::search(&conn, &f.cfg.search, &p).unwrap()
             };
             retrieval::ranked(out)
         })

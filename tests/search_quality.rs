@@ -86,7 +86,7 @@ fn the_benchmark_path_is_the_command_path() {
     let f = memory_eval::materialize();
     let conn = memory_eval::index(&f);
     drop(conn);
-    let conn = pms::index::db::open_ro(&f.ws.db_path()).unwrap();
+    let conn = pms::memory::index::db::open_ro(&f.ws.db_path()).unwrap();
     for q in f.set.questions.iter().step_by(37) {
         let out = std::process::Command::new(crate::support::PMS)
             .env_clear()

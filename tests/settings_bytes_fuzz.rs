@@ -8,9 +8,9 @@
 
 use std::path::Path;
 
-use pms::claude::json_file::JsonFile;
-use pms::claude::mcp_registration as mcp;
-use pms::claude::settings::{merge_hooks, pms_handlers, remove_hooks};
+use pms::platform::agents::claude::mcp_registration as mcp;
+use pms::platform::agents::claude::settings::{merge_hooks, pms_handlers, remove_hooks};
+use pms::platform::agents::json_file::JsonFile;
 use serde_json::Value;
 
 /// A JSON text generator with a seed.

@@ -5,7 +5,9 @@
 
 use std::path::Path;
 
-use pms::claude::settings::{is_pms_handler, merge_hooks, pms_handlers, remove_hooks};
+use pms::platform::agents::claude::settings::{
+    is_pms_handler, merge_hooks, pms_handlers, remove_hooks,
+};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 

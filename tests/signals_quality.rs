@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 
-use pms::lessons::signals::{self, KINDS, Origin};
+use pms::memory::lessons::signals::{self, KINDS, Origin};
 use serde::Deserialize;
 
 #[derive(Deserialize)]

@@ -516,7 +516,7 @@ fn on_a_full_disk_search_and_the_hooks_answer_and_everyone_says_the_disk_is_full
 
     disk.fill();
     assert_eq!(
-        pms::durable::free_space(&disk.path(&ws)).unwrap(),
+        pms::platform::host::durable::free_space(&disk.path(&ws)).unwrap(),
         0,
         "the disk is full"
     );

@@ -6,6 +6,7 @@
 mod support;
 
 mod agents;
+mod architecture;
 mod cli_conventions;
 mod crash;
 mod domain_triggers;

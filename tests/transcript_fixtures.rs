@@ -4,7 +4,7 @@
 
 use std::io::Cursor;
 
-use pms::claude::transcript::{ReadOptions, Role, read};
+use pms::platform::agents::transcript::{ReadOptions, Role, read};
 
 const RECORDED: &[u8] = include_bytes!("fixtures/transcripts/recorded-session.jsonl");
 

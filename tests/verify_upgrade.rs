@@ -252,16 +252,16 @@ fn upgrading_an_older_workspace_keeps_every_byte_of_user_data() {
         "---\nsession_id: abcd1234\n---\n",
     )
     .unwrap();
-    let wsx = pms::workspace::Workspace::new(&ws);
-    let new = pms::lessons::store::NewRule {
+    let wsx = pms::platform::workspace::Workspace::new(&ws);
+    let new = pms::memory::lessons::store::NewRule {
         text: "Write the PRD's non-goals first",
         ..Default::default()
     };
-    pms::lessons::store::promote(
+    pms::memory::lessons::store::promote(
         &wsx,
         &new,
-        &pms::lessons::store::Target::Domain("product".into()),
-        pms::lessons::store::OnDuplicate::Stop,
+        &pms::memory::lessons::store::Target::Domain("product".into()),
+        pms::memory::lessons::store::OnDuplicate::Stop,
     )
     .unwrap();
 
@@ -272,7 +272,7 @@ fn upgrading_an_older_workspace_keeps_every_byte_of_user_data() {
     let old = "# SOP: writing a PRD (old version)\n";
     std::fs::write(ws.join("product/workflows/prd.md"), old).unwrap();
     manifest["files"]["product/workflows/prd.md"]["hash"] =
-        json!(pms::workspace::manifest::content_hash(old));
+        json!(pms::platform::workspace::manifest::content_hash(old));
     let old2 = "# SOP: prioritising (old version)\n";
     std::fs::write(
         ws.join("product/workflows/prioritisation.md"),
@@ -280,14 +280,15 @@ fn upgrading_an_older_workspace_keeps_every_byte_of_user_data() {
     )
     .unwrap();
     manifest["files"]["product/workflows/prioritisation.md"]["hash"] =
-        json!(pms::workspace::manifest::content_hash(old2));
+        json!(pms::platform::workspace::manifest::content_hash(old2));
     // and the product rules: old template, with the user's promoted lesson inside
     let rules_path = ws.join("product/CLAUDE.md");
     let rules = std::fs::read_to_string(&rules_path).unwrap();
     let older_rules = rules.replacen("# Product domain rules", "# Product rules (old wording)", 1);
     std::fs::write(&rules_path, &older_rules).unwrap();
-    manifest["files"]["product/CLAUDE.md"]["hash"] =
-        json!(pms::workspace::manifest::content_hash(&older_rules));
+    manifest["files"]["product/CLAUDE.md"]["hash"] = json!(
+        pms::platform::workspace::manifest::content_hash(&older_rules)
+    );
     std::fs::write(ws.join(".pms/manifest.json"), manifest.to_string()).unwrap();
     // a config from before a key existed, with the user's own value and comment
     std::fs::write(
@@ -307,7 +308,7 @@ fn upgrading_an_older_workspace_keeps_every_byte_of_user_data() {
     assert_eq!(user_data(&ws), before, "user data changed:\n{text}");
 
     let template = |rel: &str| {
-        pms::workspace::templates::DOMAINS
+        pms::platform::workspace::templates::DOMAINS
             .get_file(rel)
             .unwrap()
             .contents_utf8()

@@ -143,7 +143,7 @@ fn declining_the_summary_changes_nothing() {
 fn reviewing_pending_learnings_by_typing() {
     let home = TestHome::new();
     home.init(&["--no-index"]);
-    let ws = pms::workspace::Workspace::new(home.workspace());
+    let ws = pms::platform::workspace::Workspace::new(home.workspace());
     let learnings = [
         (
             "correction",
@@ -163,7 +163,7 @@ fn reviewing_pending_learnings_by_typing() {
     ];
     let candidates = learnings
         .iter()
-        .map(|(k, t, d)| pms::lessons::pending::Candidate {
+        .map(|(k, t, d)| pms::memory::lessons::pending::Candidate {
             kind: k.to_string(),
             text: t.to_string(),
             domain: d.map(str::to_string),
@@ -172,7 +172,7 @@ fn reviewing_pending_learnings_by_typing() {
             ..Default::default()
         })
         .collect();
-    pms::lessons::pending::stage(&ws, candidates, &[]).unwrap();
+    pms::memory::lessons::pending::stage(&ws, candidates, &[]).unwrap();
 
     let mut cmd = std::process::Command::new(crate::support::PMS);
     cmd.args([
@@ -232,7 +232,12 @@ fn reviewing_pending_learnings_by_typing() {
         ),
         "{product}"
     );
-    assert!(pms::lessons::pending::load(&ws).unwrap().items.is_empty());
+    assert!(
+        pms::memory::lessons::pending::load(&ws)
+            .unwrap()
+            .items
+            .is_empty()
+    );
 }
 
 /// `pms doctor` in a pty, as a person runs it.

@@ -11,7 +11,7 @@ const WORKSPACE = "__PMS_WORKSPACE__";
 const DETACHED = 0;
 
 // OpenClaw hook -> [pms hook event, how long pms may take (ms)], written
-// by pms from the same table as Claude Code's hooks (src/openclaw/mod.rs).
+// by pms from the same table as Claude Code's hooks (src/platform/agents/openclaw/mod.rs).
 // session_end is DETACHED: shutdown gives every session_end handler
 // together 2 s, and a busy machine can take longer to write a summary, so
 // pms runs in its own process group, not waited for, and the gateway's exit

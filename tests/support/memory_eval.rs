@@ -13,13 +13,13 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 
-use pms::env::HostEnv;
-use pms::index::{db, indexer};
-use pms::search::hybrid::{self, Semantic};
-use pms::search::{Request, SearchOutcome};
-use pms::workspace::Workspace;
-use pms::workspace::config::Config;
-use pms::workspace::scaffold::{self, Answers};
+use pms::memory::index::{db, indexer};
+use pms::memory::search::hybrid::{self, Semantic};
+use pms::memory::search::{Request, SearchOutcome};
+use pms::platform::host::env::HostEnv;
+use pms::platform::workspace::Workspace;
+use pms::platform::workspace::config::Config;
+use pms::platform::workspace::scaffold::{self, Answers};
 use rusqlite::Connection;
 
 use super::memory_set::{self, Kind, MemorySet, Question};
@@ -46,7 +46,7 @@ pub fn materialize() -> Fixture {
     let answers = Answers {
         name: "Ada".into(),
         role: "Engineer".into(),
-        domains: pms::workspace::templates::domain_ids(),
+        domains: pms::platform::workspace::templates::domain_ids(),
         languages: vec!["English".into(), "中文".into()],
         tone: "direct".into(),
     };
@@ -68,7 +68,14 @@ pub fn materialize() -> Fixture {
 
 pub fn index(f: &Fixture) -> Connection {
     let mut conn = db::open_rw(&f.ws.db_path()).unwrap();
-    indexer::run(&mut conn, &f.ws, &f.env, &f.cfg, &pms::progress::Quiet).unwrap();
+    indexer::run(
+        &mut conn,
+        &f.ws,
+        &f.env,
+        &f.cfg,
+        &pms::platform::progress::Quiet,
+    )
+    .unwrap();
     conn
 }
 
@@ -109,7 +116,7 @@ pub fn pms_search_tuned(
     conn: &Connection,
     cfg: &Config,
     q: &str,
-    tuning: &pms::search::Tuning,
+    tuning: &pms::memory::search::keyword::Tuning,
 ) -> Vec<Ranked> {
     let params = Request {
         query: q,
@@ -118,7 +125,7 @@ pub fn pms_search_tuned(
     }
     .parse(&cfg.search, usize::MAX)
     .unwrap();
-    ranked(pms::search::search_tuned(conn, &cfg.search, &params, tuning).unwrap())
+    ranked(pms::memory::search::keyword::search_tuned(conn, &cfg.search, &params, tuning).unwrap())
 }
 
 pub fn keyword() -> Semantic<'static> {
@@ -285,7 +292,10 @@ impl Baseline {
             docs.push(r);
             conn.execute(
                 "INSERT INTO docs(rowid, body) VALUES (?1, ?2)",
-                rusqlite::params![docs.len() as i64, pms::index::text::index_body(text)],
+                rusqlite::params![
+                    docs.len() as i64,
+                    pms::memory::words::terms::index_body(text)
+                ],
             )
             .unwrap();
         };
@@ -295,11 +305,11 @@ impl Baseline {
             for file in std::fs::read_dir(project.path()).unwrap().flatten() {
                 let p = file.path();
                 let mut input = std::io::BufReader::new(std::fs::File::open(&p).unwrap());
-                let (turns, _) = pms::claude::transcript::read(
+                let (turns, _) = pms::platform::agents::transcript::read(
                     &mut input,
                     0,
                     0,
-                    &pms::claude::transcript::ReadOptions {
+                    &pms::platform::agents::transcript::ReadOptions {
                         tool_result_chars: f.cfg.index.tool_result_chars,
                         ..Default::default()
                     },
@@ -359,15 +369,17 @@ impl Baseline {
     pub fn search(&self, q: &str) -> Vec<Ranked> {
         // words and CJK bigrams, each its own term
         let mut phrases = Vec::new();
-        for t in pms::index::text::terms(q) {
+        for t in pms::memory::words::terms::terms(q) {
             let tokens = match t {
-                pms::index::text::Term::Word(w) => {
+                pms::memory::words::terms::Term::Word(w) => {
                     if BASELINE_STOP.contains(&w.as_str()) {
                         continue;
                     }
                     vec![w]
                 }
-                pms::index::text::Term::Cjk(run) => pms::index::text::bigrams(&run),
+                pms::memory::words::terms::Term::Cjk(run) => {
+                    pms::memory::words::terms::bigrams(&run)
+                }
             };
             for token in tokens {
                 let quoted = format!("\"{}\"", token.replace('"', "\"\""));

@@ -6,11 +6,11 @@
 
 use std::path::{Path, PathBuf};
 
-use pms::env::HostEnv;
-use pms::index::{db, indexer};
-use pms::workspace::Workspace;
-use pms::workspace::config::Config;
-use pms::workspace::scaffold::{self, Answers};
+use pms::memory::index::{db, indexer};
+use pms::platform::host::env::HostEnv;
+use pms::platform::workspace::Workspace;
+use pms::platform::workspace::config::Config;
+use pms::platform::workspace::scaffold::{self, Answers};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -67,7 +67,7 @@ pub fn materialize_in(dir: tempfile::TempDir) -> Fixture {
     let answers = Answers {
         name: "Ada".into(),
         role: "Engineer".into(),
-        domains: pms::workspace::templates::domain_ids(),
+        domains: pms::platform::workspace::templates::domain_ids(),
         languages: vec!["English".into(), "中文".into()],
         tone: "direct".into(),
     };
@@ -120,7 +120,14 @@ fn write_corpus(ws_root: &Path, transcripts: &Path) {
 /// Indexes the fixture; returns the open database.
 pub fn index(f: &Fixture) -> rusqlite::Connection {
     let mut conn = db::open_rw(&f.ws.db_path()).unwrap();
-    indexer::run(&mut conn, &f.ws, &f.env, &f.cfg, &pms::progress::Quiet).unwrap();
+    indexer::run(
+        &mut conn,
+        &f.ws,
+        &f.env,
+        &f.cfg,
+        &pms::platform::progress::Quiet,
+    )
+    .unwrap();
     conn
 }
 
@@ -135,8 +142,8 @@ pub struct Metrics {
 }
 
 /// What every evaluation asks for: the top 10, one hit per file.
-pub fn top10(q: &str) -> pms::search::SearchParams {
-    pms::search::SearchParams {
+pub fn top10(q: &str) -> pms::memory::search::SearchParams {
+    pms::memory::search::SearchParams {
         query: q.to_string(),
         limit: 10,
         per_file: 1,
@@ -145,7 +152,7 @@ pub fn top10(q: &str) -> pms::search::SearchParams {
 }
 
 /// The ranked URIs of a search's hits.
-pub fn ranked(out: pms::search::SearchOutcome) -> Vec<String> {
+pub fn ranked(out: pms::memory::search::SearchOutcome) -> Vec<String> {
     out.hits.into_iter().map(|h| h.uri).collect()
 }
 

@@ -281,7 +281,7 @@ pub const HOSTILE: &str = "<script>alert('pms')</script><img src=x onerror=alert
 pub fn furnished() -> (TestHome, Vec<String>) {
     let home = TestHome::new();
     home.init(&["--no-index"]);
-    let ws = pms::workspace::Workspace::new(home.workspace());
+    let ws = pms::platform::workspace::Workspace::new(home.workspace());
     let project = home.path(".claude/projects/-home-u-app");
     std::fs::create_dir_all(project.join("memory")).unwrap();
     let day = chrono::Utc::now() - chrono::Duration::days(1);
@@ -325,7 +325,7 @@ pub fn furnished() -> (TestHome, Vec<String>) {
         ),
     ]
     .into_iter()
-    .map(|(k, t)| pms::lessons::pending::Candidate {
+    .map(|(k, t)| pms::memory::lessons::pending::Candidate {
         kind: k.to_string(),
         text: t,
         domain: None,
@@ -334,7 +334,7 @@ pub fn furnished() -> (TestHome, Vec<String>) {
         ..Default::default()
     })
     .collect();
-    let added = pms::lessons::pending::stage(&ws, candidates, &[]).unwrap();
+    let added = pms::memory::lessons::pending::stage(&ws, candidates, &[]).unwrap();
     home.ok(&["index"]);
     (home, added.into_iter().map(|i| i.id).collect())
 }

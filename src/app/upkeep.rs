@@ -1,0 +1,327 @@
+//! Keeping the derived data in step with the files: the search index, its
+//! vectors and the lessons index. One home for what `pms index`, `pms sync`,
+//! `pms init`'s first run, `verify --fix` and the hooks' background runs do.
+//!
+//! Only one run writes the index at a time. A caller takes an
+//! [`IndexLock`] first (or finds another run holding it and leaves); the
+//! functions here take the lock by reference, so none of them can run
+//! without it.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use rusqlite::Connection;
+
+use crate::memory::embed::{Plan, download};
+use crate::memory::index::indexer::{self, IndexReport};
+use crate::memory::index::stats::{self, HistoryStats};
+use crate::memory::index::{db, health, vectors};
+use crate::platform::host::durable;
+use crate::platform::host::env::HostEnv;
+use crate::platform::progress::Progress;
+use crate::platform::workspace::Workspace;
+use crate::platform::workspace::config::Provider;
+use crate::platform::workspace::context::Context;
+
+/// Held while the index is written (`.pms/index.lock`).
+pub struct IndexLock(#[allow(dead_code)] durable::FileLock);
+
+impl IndexLock {
+    fn path(ws: &Workspace) -> PathBuf {
+        ws.state_dir().join("index.lock")
+    }
+
+    /// The lock, or None when another run holds it.
+    pub fn try_acquire(ws: &Workspace) -> Result<Option<IndexLock>> {
+        let path = Self::path(ws);
+        let lock = durable::try_lock_exclusive(&path).map_err(|e| Self::explain(ws, &path, e))?;
+        Ok(lock.map(IndexLock))
+    }
+
+    /// The lock, waiting for another run to finish.
+    pub fn wait(ws: &Workspace) -> Result<IndexLock> {
+        let path = Self::path(ws);
+        let lock = durable::lock_exclusive(&path).map_err(|e| Self::explain(ws, &path, e))?;
+        Ok(IndexLock(lock))
+    }
+
+    /// A lock file that cannot be created (a read-only mount, `chattr +i`
+    /// on `.pms`) means the index cannot be written: said as such, not as
+    /// a bare "Read-only file system".
+    fn explain(ws: &Workspace, path: &std::path::Path, e: std::io::Error) -> anyhow::Error {
+        use std::io::ErrorKind;
+        match e.kind() {
+            ErrorKind::ReadOnlyFilesystem | ErrorKind::PermissionDenied => {
+                db::DbError::ReadOnly { path: ws.db_path() }.into()
+            }
+            _ => crate::platform::host::error::FileError::new(path, e).into(),
+        }
+    }
+}
+
+/// Whether an index run may download the local embedding model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelDownload {
+    /// When `embeddings.provider = "local"` names a model that is not
+    /// installed yet: its first use, by a person running `pms index`.
+    IfChosen,
+    /// Background runs never download.
+    Never,
+}
+
+/// What one index run did.
+pub struct IndexOutcome {
+    pub report: IndexReport,
+    pub stats: HistoryStats,
+    pub vectors: VectorOutcome,
+}
+
+/// What the embedding pass did.
+#[derive(Debug, Default)]
+pub struct VectorOutcome {
+    /// The provider, or why there is none.
+    pub provider: String,
+    /// True when search is keyword only (no provider in use).
+    pub keyword_only: bool,
+    pub embedded: usize,
+    pub elapsed_ms: u128,
+    /// A provider that failed: the keyword index is complete regardless.
+    pub error: Option<String>,
+}
+
+/// Opens the index, brings it in step with every file, embeds the new
+/// chunks and rewrites the lessons index. A file SQLite reports as corrupt
+/// is rebuilt ([`rebuild`]); any other failure (a full disk, a read-only
+/// file) is reported and the file kept.
+pub fn index_now(
+    ctx: &Context,
+    lock: &IndexLock,
+    progress: &dyn Progress,
+    download: ModelDownload,
+) -> Result<IndexOutcome> {
+    // keeps the hook log able to say the disk is full when it is
+    crate::platform::workspace::log::reserve(&ctx.ws);
+    let path = ctx.ws.db_path();
+    let mut conn = match db::open_rw(&path) {
+        Ok(c) => c,
+        Err(db::DbError::Corrupt { cause, .. }) => {
+            // Derived data: rebuild rather than make the user do it.
+            progress.note(&format!(
+                "The index at {} was unusable ({cause}); rebuilding it.",
+                path.display()
+            ));
+            return rebuild(ctx, lock, progress, download);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let report = match indexer::run(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, progress) {
+        Ok(r) => r,
+        // A damaged page met halfway: rebuilt, as a file that does not open is.
+        Err(e) if health::is_corrupt(&e) => {
+            drop(conn);
+            progress.note(&format!(
+                "The index at {} is damaged ({e}); rebuilding it.",
+                path.display()
+            ));
+            return rebuild(ctx, lock, progress, download);
+        }
+        Err(e) => return Err(explained(&path, e)),
+    };
+    // Three whole-table counts per run (each session start runs one; 8 ms at
+    // a million chunks): a full-text table out of step with its chunks makes
+    // searches miss, silently.
+    if let Ok(Some(what)) = health::counts_out_of_step(&conn) {
+        health::record(&path, &what, "pms index");
+        progress.note(&health::warning(&path).unwrap_or(what));
+    }
+    crate::memory::lessons::index_file::refresh_index(&ctx.ws);
+    finish(ctx, conn, report, progress, download)
+}
+
+/// Builds a new index from every file beside the current one
+/// (`index.db.rebuild`) and swaps it in when complete: search keeps
+/// answering from the old one meanwhile, and a rebuild that fails (a full
+/// disk) leaves it as it was. `pms index --full`, a corrupt index.
+pub fn rebuild(
+    ctx: &Context,
+    _lock: &IndexLock,
+    progress: &dyn Progress,
+    download: ModelDownload,
+) -> Result<IndexOutcome> {
+    let path = ctx.ws.db_path();
+    let aside = path.with_extension("db.rebuild");
+    db::remove(&aside)?;
+    let built = (|| -> Result<IndexOutcome> {
+        let mut conn = db::open_rw(&aside)?;
+        let report = indexer::run(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, progress)
+            .map_err(|e| explained(&aside, e))?;
+        finish(ctx, conn, report, progress, download)
+    })();
+    match built {
+        Ok(outcome) => {
+            db::replace_with(&path, &aside)?;
+            health::clear(&path);
+            crate::memory::lessons::index_file::refresh_index(&ctx.ws);
+            Ok(outcome)
+        }
+        Err(e) => {
+            let _ = db::remove(&aside);
+            Err(e)
+        }
+    }
+}
+
+/// Syncs only `paths` (what a hook knows has changed) and embeds what they
+/// added; nothing is discovered, deleted or downloaded.
+pub fn index_paths(ctx: &Context, _lock: &IndexLock, paths: &[PathBuf]) -> Result<IndexOutcome> {
+    let path = ctx.ws.db_path();
+    let mut conn = db::open_rw(&path).inspect_err(|e| note_if_corrupt(&path, e))?;
+    let report = indexer::run_paths(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, paths)
+        .inspect_err(|e| note_if_corrupt(&path, e))
+        .map_err(|e| explained(&path, e))?;
+    finish(
+        ctx,
+        conn,
+        report,
+        &crate::platform::progress::Quiet,
+        ModelDownload::Never,
+    )
+}
+
+/// An index run's failure in the user's terms: SQLite's errors as
+/// [`db::classify`] reads them (a full disk, a lock another process holds,
+/// a read-only file each say what to do).
+fn explained(db: &std::path::Path, e: indexer::IndexError) -> anyhow::Error {
+    match e {
+        indexer::IndexError::Sqlite(e) => db::classify(db, e).into(),
+        other => other.into(),
+    }
+}
+
+/// A hook's background run does not rebuild (that is the next full
+/// `pms index`'s job); it leaves the note, so searches warn meanwhile.
+fn note_if_corrupt(db: &std::path::Path, e: &(dyn std::error::Error + 'static)) {
+    if health::is_corrupt(e) {
+        health::record(db, &e.to_string(), "pms index --path");
+    }
+}
+
+fn finish(
+    ctx: &Context,
+    mut conn: Connection,
+    report: IndexReport,
+    progress: &dyn Progress,
+    download: ModelDownload,
+) -> Result<IndexOutcome> {
+    let vectors = embed_missing(ctx, &mut conn, progress, download);
+    let stats = stats::history(&conn)?;
+    Ok(IndexOutcome {
+        report,
+        stats,
+        vectors,
+    })
+}
+
+/// Embeds the chunks that have no vector. Failures are reported in the
+/// outcome, not raised: the keyword index is already complete and usable.
+fn embed_missing(
+    ctx: &Context,
+    conn: &mut Connection,
+    progress: &dyn Progress,
+    download: ModelDownload,
+) -> VectorOutcome {
+    let cfg = &ctx.cfg.embeddings;
+    if cfg.provider == Provider::None {
+        // Switched off: vectors nobody will read are only weight.
+        let _ = vectors::clear(conn);
+    }
+    let mut plan = Plan::resolve(cfg, &ctx.env);
+    if let Plan::Local {
+        model,
+        dir,
+        installed: false,
+    } = &plan
+        && download == ModelDownload::IfChosen
+    {
+        progress.note(&format!(
+            "Downloading the embedding model {model} (once) from {}...",
+            cfg.download_url
+        ));
+        if let Err(e) = download::install(&cfg.download_url, model, dir, progress) {
+            return VectorOutcome {
+                provider: plan.describe(&ctx.env),
+                error: Some(e.to_string()),
+                ..VectorOutcome::default()
+            };
+        }
+        plan = Plan::resolve(cfg, &ctx.env);
+    }
+    let mut out = VectorOutcome {
+        provider: plan.describe(&ctx.env),
+        keyword_only: matches!(plan, Plan::Off(_)),
+        ..VectorOutcome::default()
+    };
+    let embedder = match plan {
+        Plan::Off(_) => return out,
+        Plan::Local {
+            installed: false, ..
+        } => {
+            out.error =
+                Some("the local model is not installed: run `pms embeddings install`".into());
+            return out;
+        }
+        _ => match plan.load() {
+            Ok(e) => e,
+            Err(e) => {
+                out.error = Some(e);
+                return out;
+            }
+        },
+    };
+    match vectors::embed_missing(conn, embedder.as_ref(), progress) {
+        Ok(r) => {
+            out.embedded = r.chunks;
+            out.elapsed_ms = r.elapsed_ms;
+        }
+        Err(e) => out.error = Some(e.to_string()),
+    }
+    out
+}
+
+/// Removes what interrupted writes left behind (`.pms-tmp-*` files whose
+/// writing process is gone) in every folder pms writes to: the workspace's
+/// (when there is one) and the agents' configuration folders. Every command
+/// that writes runs it first, and `pms sync` at each session start. Returns
+/// how many were removed.
+pub fn sweep(env: &HostEnv, ws: Option<&Workspace>) -> usize {
+    let mut dirs = vec![
+        env.claude_dir.clone(),
+        env.codex_home.clone(),
+        env.pms_config_dir.clone(),
+        crate::platform::agents::openclaw::plugin_dir(env),
+    ];
+    for file in [&env.claude_json, &env.openclaw_config] {
+        if let Some(d) = file.parent() {
+            dirs.push(d.to_path_buf());
+        }
+    }
+    if let Some(ws) = ws {
+        workspace_dirs(&ws.root, 0, &mut dirs);
+    }
+    dirs.iter().map(|d| durable::remove_stale_temps(d)).sum()
+}
+
+/// The workspace's folders, down to the depth pms writes at (domain
+/// workflows, projects, `.pms/state`), without `node_modules` or `.git`.
+fn workspace_dirs(dir: &std::path::Path, depth: usize, out: &mut Vec<PathBuf>) {
+    out.push(dir.to_path_buf());
+    if depth >= 4 {
+        return;
+    }
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = e.file_name();
+        if e.file_type().is_ok_and(|t| t.is_dir()) && name != "node_modules" && name != ".git" {
+            workspace_dirs(&e.path(), depth + 1, out);
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! `pms embeddings [status|install]`: the semantic side of search.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Result, bail};
+use serde_json::json;
+
+use crate::front::cli::{EmbeddingsAction, EmbeddingsArgs};
+use crate::memory::embed::download::{self, Installed};
+use crate::memory::embed::{Plan, model_dir};
+use crate::memory::index::{db, stats, vectors};
+use crate::platform::workspace::config::Provider;
+use crate::platform::workspace::context::Context;
+
+pub fn run(args: &EmbeddingsArgs) -> Result<ExitCode> {
+    match &args.action {
+        None | Some(EmbeddingsAction::Status) => status(args),
+        Some(EmbeddingsAction::Install { from }) => install(args, from.as_deref()),
+    }
+}
+
+fn status(args: &EmbeddingsArgs) -> Result<ExitCode> {
+    let ctx = Context::open(args.ws.workspace.as_deref())?;
+    let cfg = &ctx.cfg.embeddings;
+    let plan = Plan::resolve(cfg, &ctx.env);
+    let dir = model_dir(&ctx.env, &cfg.model);
+    let installed = Installed::load(&dir);
+    let (counts, stored) = match db::open_ro(&ctx.ws.db_path()) {
+        Ok(c) => (
+            stats::counts(&c).unwrap_or_default(),
+            vectors::stored_model(&c),
+        ),
+        Err(_) => (stats::Counts::default(), None),
+    };
+    let (chunks, with_vectors) = (counts.chunks, counts.vectors);
+    if args.json {
+        let v = json!({
+            "provider": cfg.provider.as_str(),
+            "in_use": plan.describe(&ctx.env),
+            "semantic": !matches!(plan, Plan::Off(_)),
+            "model": cfg.model,
+            "model_dir": dir,
+            "installed": installed,
+            "index": {"chunks": chunks, "vectors": with_vectors, "model": stored},
+            "vector_weight": cfg.vector_weight,
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "Provider   {} ({})",
+        plan.describe(&ctx.env),
+        cfg.provider.as_str()
+    );
+    match &installed {
+        Some(i) => println!(
+            "Model      {} from {}, {} file(s), {:.1} MB, installed {}",
+            i.model,
+            i.source,
+            i.files.len(),
+            i.files.iter().map(|f| f.size).sum::<u64>() as f64 / 1e6,
+            i.installed_at.get(..10).unwrap_or("")
+        ),
+        None => println!(
+            "Model      {} not installed ({})",
+            cfg.model,
+            ctx.env.display(&dir)
+        ),
+    }
+    println!(
+        "Index      {with_vectors} of {chunks} chunk(s) have vectors{}",
+        stored.map(|m| format!(" ({m})")).unwrap_or_default()
+    );
+    if matches!(plan, Plan::Off(_)) {
+        println!(
+            "\nSearch is keyword only. `pms embeddings install` downloads {} (then `pms index`).",
+            cfg.model
+        );
+    } else if with_vectors < chunks {
+        println!("\n`pms index` embeds the rest.");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn install(args: &EmbeddingsArgs, from: Option<&std::path::Path>) -> Result<ExitCode> {
+    let ctx = Context::open_lenient(args.ws.workspace.as_deref())?;
+    let cfg = &ctx.cfg.embeddings;
+    if matches!(cfg.provider, Provider::OpenaiCompatible | Provider::None) {
+        bail!(
+            "embeddings.provider is {:?} in {}, so a local model would not be used.\n  Fix: set it to \"auto\" or \"local\" first.",
+            cfg.provider.as_str(),
+            ctx.ws.config_path().display()
+        );
+    }
+    let dir = model_dir(&ctx.env, &cfg.model);
+    let started = Instant::now();
+    let installed = match from {
+        Some(folder) => {
+            let folder = ctx.env.expand_tilde(&folder.to_string_lossy());
+            download::install_from(&folder, &cfg.model, &dir)?
+        }
+        None => {
+            println!(
+                "Downloading {} from {} into {}",
+                cfg.model,
+                cfg.download_url,
+                ctx.env.display(&dir)
+            );
+            let bars = super::index::Bars::default();
+            download::install(&cfg.download_url, &cfg.model, &dir, &bars)?
+        }
+    };
+    let mb = installed.files.iter().map(|f| f.size).sum::<u64>() as f64 / 1e6;
+    println!(
+        "Installed {} ({mb:.1} MB, {}) in {:.1} s.",
+        installed.model,
+        if from.is_some() {
+            "SHA-256 of each file recorded"
+        } else {
+            "every file's checksum verified"
+        },
+        started.elapsed().as_secs_f64()
+    );
+    match crate::memory::embed::local::Local::load(&dir, &cfg.model) {
+        Ok(m) => println!(
+            "It loads in {} ms and gives {}-dimension vectors. Run `pms index` to embed your memory.",
+            m.load_ms,
+            m.dim()
+        ),
+        Err(e) => bail!("the model was installed but does not load: {e}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}

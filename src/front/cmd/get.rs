@@ -1,0 +1,24 @@
+//! `pms get`: print a workspace file or a past conversation by line range.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use crate::front::cli::GetArgs;
+use crate::memory::index::indexer::transcript_roots;
+use crate::memory::search::fetch;
+use crate::platform::workspace::context::Context;
+
+pub fn run(ctx: &Context, args: &GetArgs) -> Result<ExitCode> {
+    let roots = transcript_roots(&ctx.env, &ctx.cfg);
+    let f = fetch::get(&ctx.ws, &ctx.env, &roots, &args.path, args.from, args.lines)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&f)?);
+    } else {
+        print!("{}", f.text);
+        if let Some(more) = &f.more {
+            eprintln!("({more})");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

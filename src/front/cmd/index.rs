@@ -1,0 +1,214 @@
+//! `pms index`: update the search index, with a progress bar.
+
+use std::cell::RefCell;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::app::upkeep::{self, IndexLock, IndexOutcome, ModelDownload, VectorOutcome};
+use crate::front::cli::IndexArgs;
+use crate::memory::index::indexer::IndexReport;
+use crate::memory::index::stats::HistoryStats;
+use crate::platform::progress::{Progress, Quiet, Step};
+use crate::platform::workspace::context::Context;
+
+pub fn run(ctx: &Context, args: &IndexArgs) -> Result<ExitCode> {
+    let lock = match IndexLock::try_acquire(&ctx.ws)? {
+        Some(l) => l,
+        None if args.if_idle => return Ok(ExitCode::SUCCESS), // another run is syncing
+        None => {
+            if !args.quiet {
+                eprintln!("Waiting for another `pms index` run to finish...");
+            }
+            IndexLock::wait(&ctx.ws)?
+        }
+    };
+    let bars = Bars::default();
+    let progress: &dyn Progress = match (args.quiet, args.json) {
+        (true, _) => &Quiet,
+        (false, true) => &NotesOnly,
+        (false, false) => &bars,
+    };
+    let download = if args.quiet || args.json {
+        ModelDownload::Never
+    } else {
+        ModelDownload::IfChosen
+    };
+    let outcome = if !args.paths.is_empty() {
+        let paths: Vec<std::path::PathBuf> = args
+            .paths
+            .iter()
+            .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+            .collect();
+        upkeep::index_paths(ctx, &lock, &paths)
+    } else if args.full {
+        upkeep::rebuild(ctx, &lock, progress, download)
+    } else {
+        upkeep::index_now(ctx, &lock, progress, download)
+    };
+    let outcome = match outcome {
+        Ok(o) => o,
+        // --if-idle is the hooks' background run: nobody reads its stderr.
+        Err(e) if args.if_idle => {
+            crate::platform::workspace::log::append(Some(&ctx.ws.root), "index", &format!("{e:#}"));
+            return Err(e);
+        }
+        Err(e) => return Err(e),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&json(&outcome))?);
+    } else if !args.quiet {
+        print_report(&outcome.report, &outcome.stats);
+        print_vectors(&outcome.vectors);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn json(o: &IndexOutcome) -> serde_json::Value {
+    let (r, s, v) = (&o.report, &o.stats, &o.vectors);
+    serde_json::json!({
+        "files_seen": r.files_seen,
+        "files_unchanged": r.files_unchanged,
+        "files_indexed": r.files_indexed,
+        "files_appended": r.files_appended,
+        "files_removed": r.files_removed,
+        "chunks_written": r.chunks_written,
+        "bytes_read": r.bytes_read,
+        "malformed_lines": r.malformed_lines,
+        "elapsed_ms": r.elapsed_ms,
+        "sessions": s.sessions,
+        "projects": s.projects,
+        "first": s.first,
+        "last": s.last,
+        "chunks": s.chunks,
+        "vectors": {
+            "provider": v.provider,
+            "embedded": v.embedded,
+            "elapsed_ms": v.elapsed_ms,
+            "error": v.error,
+        },
+    })
+}
+
+pub fn print_vectors(v: &VectorOutcome) {
+    if let Some(e) = &v.error {
+        super::print_fitted(&format!(
+            "Semantic search: not updated ({e}). Keyword search is up to date."
+        ));
+    } else if v.embedded > 0 {
+        super::print_fitted(&format!(
+            "Semantic search: {} chunk(s) embedded in {} ms ({}).",
+            v.embedded, v.elapsed_ms, v.provider
+        ));
+    } else if v.keyword_only {
+        super::print_fitted(&format!(
+            "Semantic search: off, {}.",
+            v.provider.trim_start_matches("keyword only: ")
+        ));
+    }
+}
+
+pub fn print_report(r: &IndexReport, s: &HistoryStats) {
+    super::print_fitted(&format!(
+        "Indexed {} file(s) ({} new or changed, {} appended, {} unchanged, {} removed): {} chunk(s) written from {:.1} MB in {} ms.",
+        r.files_seen,
+        r.files_indexed,
+        r.files_appended,
+        r.files_unchanged,
+        r.files_removed,
+        r.chunks_written,
+        r.bytes_read as f64 / 1e6,
+        r.elapsed_ms
+    ));
+    if r.malformed_lines > 0 {
+        super::print_fitted(&format!(
+            "Skipped {} malformed transcript line(s).",
+            r.malformed_lines
+        ));
+    }
+    let day = |t: &Option<String>| t.as_deref().and_then(|t| t.get(..10)).map(str::to_string);
+    match (s.sessions, day(&s.first), day(&s.last)) {
+        (0, _, _) => super::print_fitted(&format!(
+            "Claude Code history: no conversations found yet; {} chunk(s) searchable in all.",
+            s.chunks
+        )),
+        (n, Some(first), Some(last)) => super::print_fitted(&format!(
+            "Claude Code history: {n} session(s) in {} project(s), {first} to {last}; {} chunk(s) searchable in all.",
+            s.projects, s.chunks
+        )),
+        (n, _, _) => super::print_fitted(&format!(
+            "Claude Code history: {n} session(s) in {} project(s); {} chunk(s) searchable in all.",
+            s.projects, s.chunks
+        )),
+    }
+}
+
+/// Notes on stderr, no bars (`--json`, whose stdout is the report).
+struct NotesOnly;
+
+impl Progress for NotesOnly {
+    fn note(&self, message: &str) {
+        eprintln!("{message}");
+    }
+}
+
+/// Indicatif bars for every step of an index run (and a model download):
+/// one bar at a time, styled for what it counts; notes printed above it.
+#[derive(Default)]
+pub struct Bars {
+    current: RefCell<Option<(ProgressBar, Step)>>,
+    files_done: std::cell::Cell<u64>,
+}
+
+impl Bars {
+    fn style(step: Step) -> ProgressStyle {
+        let template = match step {
+            Step::Indexing { .. } => "  {bar:30} {binary_bytes}/{binary_total_bytes} {msg}",
+            Step::Downloading { .. } => {
+                "  {bar:30} {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} eta {eta}"
+            }
+            Step::Embedding { .. } => "  {bar:30} {pos}/{len} chunks embedded {per_sec}",
+        };
+        ProgressStyle::with_template(template)
+            .expect("static template")
+            .progress_chars("=> ")
+    }
+}
+
+impl Progress for Bars {
+    fn start(&self, step: Step) {
+        let len = match step {
+            Step::Indexing { bytes, .. } | Step::Downloading { bytes } => bytes,
+            Step::Embedding { chunks } => chunks,
+        };
+        self.files_done.set(0);
+        let bar = ProgressBar::new(len).with_style(Self::style(step));
+        if let Some((old, _)) = self.current.replace(Some((bar, step))) {
+            old.finish_and_clear();
+        }
+    }
+
+    fn advance(&self, done: u64) {
+        if let Some((bar, step)) = &*self.current.borrow() {
+            bar.inc(done);
+            if let Step::Indexing { files, .. } = step {
+                self.files_done.set(self.files_done.get() + 1);
+                bar.set_message(format!("{}/{files} files", self.files_done.get()));
+            }
+        }
+    }
+
+    fn finish(&self) {
+        if let Some((bar, _)) = self.current.take() {
+            bar.finish_and_clear();
+        }
+    }
+
+    fn note(&self, message: &str) {
+        match &*self.current.borrow() {
+            Some((bar, _)) => bar.suspend(|| eprintln!("{message}")),
+            None => eprintln!("{message}"),
+        }
+    }
+}

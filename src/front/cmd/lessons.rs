@@ -1,0 +1,509 @@
+//! `pms lessons`: the user's side of the experience → rule pipeline.
+//! Learnings the hooks staged wait here for a yes; accepted ones become
+//! rules in `_me/lessons.md` or a domain's CLAUDE.md, with the cues that
+//! tell pms when to put them in front of the model.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use anyhow::{Result, bail};
+use dialoguer::theme::ColorfulTheme;
+use dialoguer::{Input, Select};
+
+use crate::front::cli::{LessonsAction, LessonsArgs};
+use crate::memory::lessons::accept::{self, Acceptance, Accepted, Forget};
+use crate::memory::lessons::pending::{self, PendingItem};
+use crate::memory::lessons::signals::Origin;
+use crate::memory::lessons::store::{self, Change, NewRule, OnDuplicate, Promoted, Target};
+use crate::memory::lessons::{self as lessons, Rule, split_cues};
+use crate::platform::workspace::Workspace;
+use crate::platform::workspace::context::Context;
+
+pub fn run(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
+    let ws = &ctx.ws;
+    match &args.action {
+        None => list(ctx, args.json),
+        Some(LessonsAction::Review) => review(ctx),
+        Some(LessonsAction::Accept {
+            id,
+            to,
+            text,
+            when,
+            merge,
+            force,
+        }) => {
+            let how = Acceptance {
+                text: text.as_deref(),
+                cues: when.as_deref().map(split_cues),
+                target: to.as_deref(),
+                on_duplicate: OnDuplicate::from_flags(*merge, *force),
+            };
+            match accept::accept(ws, id, &how)? {
+                Accepted::Promoted(r) => println!("Added {}", shown(&r)),
+                Accepted::Merged(r) => println!("Merged into {}", shown(&r)),
+                Accepted::Duplicate { existing, .. } => {
+                    println!(
+                        "{id} says nearly the same as {} ({}): {}\nNothing changed. Pass --merge to give that rule this wording, --force to keep both, or `pms lessons reject {id}`.",
+                        existing.id, existing.file, existing.text
+                    );
+                    return Ok(ExitCode::FAILURE);
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(LessonsAction::Reject { id }) => {
+            let item = accept::reject(ws, id)?;
+            println!("Rejected {}: {}", item.id, item.text);
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(LessonsAction::Add {
+            text,
+            when,
+            domain,
+            merge,
+            force,
+        }) => {
+            let target = Target::parse(ws, domain.as_deref())?;
+            let new = NewRule {
+                text,
+                cues: when.as_deref().map(split_cues).unwrap_or_default(),
+                ..NewRule::default()
+            };
+            match store::promote(ws, &new, &target, OnDuplicate::from_flags(*merge, *force))? {
+                Promoted::Added(r) => println!("Added {}", shown(&r)),
+                Promoted::Merged(r) => println!("Merged into {}", shown(&r)),
+                Promoted::Duplicate(r) => {
+                    println!(
+                        "Nearly the same rule is already in force: {} ({}): {}\nNothing changed (pass --merge to give it this wording and these cues, --force to add it anyway).",
+                        r.id, r.file, r.text
+                    );
+                    return Ok(ExitCode::FAILURE);
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(LessonsAction::Edit { id, text, when }) => {
+            if text.is_none() && when.is_none() {
+                bail!(
+                    "nothing to change.\n  Fix: pass --text \"new wording\", --when \"cue; cue\", or both"
+                );
+            }
+            let change = Change {
+                text: text.as_deref(),
+                cues: when.as_deref().map(split_cues),
+            };
+            println!("Changed {}", shown(&store::edit(ws, id, change)?));
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(LessonsAction::Move { id, to }) => {
+            let target = Target::parse(ws, Some(to))?;
+            println!("Moved {}", shown(&store::move_to(ws, id, &target)?));
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(LessonsAction::Retire { id }) => {
+            let r = store::retire(ws, id)?;
+            println!(
+                "Retired {} (moved to the archive in _me/lessons.md): {}",
+                r.id, r.text
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// A rule as the commands report it: id, file, text and cues.
+fn shown(r: &Rule) -> String {
+    let mut s = format!("{} to {}: {}", r.id, r.file, r.text);
+    if !r.cues.is_empty() {
+        s.push_str(&format!("\n  applies when: {}", r.cues.join("; ")));
+    }
+    s
+}
+
+fn list(ctx: &Context, json: bool) -> Result<ExitCode> {
+    let ws = &ctx.ws;
+    let waiting = pending::load(ws)?.items;
+    let rules = lessons::all_rules(ws);
+    let memories = lessons::memory_feedback(ctx);
+    if json {
+        let rules: Vec<_> = rules
+            .iter()
+            .map(|r| serde_json::json!({"id": r.id, "text": r.text, "when": r.cues, "file": r.file, "scope": r.scope, "date": r.date, "source": r.source_ref}))
+            .collect();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "pending": waiting,
+                "rules": rules,
+                "auto_memory": memories.iter().map(|m| serde_json::json!({"uri": m.uri(), "text": m.summary()})).collect::<Vec<_>>(),
+            }))?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    if waiting.is_empty() {
+        println!("No learnings waiting for confirmation.");
+    } else {
+        println!("Waiting for your yes ({}):", waiting.len());
+        for i in &waiting {
+            let home = i.domain.as_deref().unwrap_or("me");
+            println!("  {}  [{} → {home}{}] {}", i.id, i.kind, said_by(i), i.text);
+            if let Some(r) = lessons::near_duplicate(&rules, &i.text) {
+                println!(
+                    "      nearly the same as {} ({}): merge it in `pms lessons review`",
+                    r.id, r.file
+                );
+            }
+        }
+        println!(
+            "  Review them with `pms lessons review`, or `pms lessons accept <id> [--text ...] [--when ...] [--to <domain>]`."
+        );
+    }
+    if !memories.is_empty() {
+        println!(
+            "\nCorrections in Claude Code's auto-memory that are not pms lessons yet ({}):",
+            memories.len()
+        );
+        for m in &memories {
+            println!("  {}  {}", m.uri(), m.summary());
+        }
+        println!("  `pms lessons review` can make them lessons (with cues), in one place.");
+    }
+    println!();
+    if rules.is_empty() {
+        println!("No lessons in force yet.");
+    } else {
+        println!("Lessons in force ({}):", rules.len());
+        for r in &rules {
+            println!("  {}  ({}) {}", r.id, r.file, r.text);
+            if !r.cues.is_empty() {
+                println!("      applies when: {}", r.cues.join("; "));
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn review(ctx: &Context) -> Result<ExitCode> {
+    let ws = &ctx.ws;
+    if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
+        bail!(
+            "`pms lessons review` asks in a terminal.\n  Fix: run it in one, or use `pms lessons accept <id>` / `reject <id>`."
+        );
+    }
+    let waiting = pending::load(ws)?.items;
+    let memories = lessons::memory_feedback(ctx);
+    if waiting.is_empty() && memories.is_empty() {
+        println!("No learnings waiting for confirmation.");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let theme = ColorfulTheme::default();
+    if !review_pending(ws, &theme, &waiting)? {
+        return Ok(ExitCode::SUCCESS);
+    }
+    for (n, m) in memories.iter().enumerate() {
+        if !review_memory(ws, &theme, m, (n + 1, memories.len()))? {
+            break;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One auto-memory correction: make it a pms lesson (asking for cues), and
+/// with the user's yes remove it from auto-memory so it lives in one place.
+/// Returns false when the user stops reviewing.
+fn review_memory(
+    ws: &Workspace,
+    theme: &ColorfulTheme,
+    m: &crate::platform::agents::claude::auto_memory::Memory,
+    (n, total): (usize, usize),
+) -> Result<bool> {
+    println!(
+        "\n[auto-memory {n}/{total}] {} (saved by Claude Code in {})",
+        m.summary(),
+        m.uri()
+    );
+    let choice = Select::with_theme(theme)
+        .with_prompt("Claude Code already follows this. Make it a pms lesson?")
+        .items([
+            "Make it a pms lesson, and remove it from auto-memory (one place)",
+            "Make it a pms lesson, and keep it in auto-memory too",
+            "Leave it in auto-memory only",
+            "Stop reviewing",
+        ])
+        .default(0)
+        .interact()?;
+    if choice == 2 {
+        return Ok(true);
+    }
+    if choice == 3 {
+        return Ok(false);
+    }
+    let wording: String = Input::with_theme(theme)
+        .with_prompt("The rule (what to do, when, and why)")
+        .with_initial_text(m.summary())
+        .interact_text()?;
+    let cues: String = Input::with_theme(theme)
+        .with_prompt("When does it apply? (situations, commands, synonyms; ';' between them)")
+        .allow_empty(true)
+        .interact_text()?;
+    let uri = m.uri();
+    let new = NewRule {
+        text: &wording,
+        cues: split_cues(&cues),
+        source_ref: Some(&uri),
+        origin: None,
+    };
+    let target = Target::parse(ws, Some(&pick_domain(ws, theme, None)?))?;
+    let forget = if choice == 0 { Forget::Yes } else { Forget::No };
+    let adopted = accept::adopt_memory(ws, m, &new, &target, OnDuplicate::Stop, forget)?;
+    match &adopted.promoted {
+        Promoted::Added(r) | Promoted::Merged(r) => println!("  Added {} to {}.", r.id, r.file),
+        Promoted::Duplicate(r) => {
+            println!(
+                "  {} already says nearly the same; nothing added, auto-memory kept.",
+                r.id
+            )
+        }
+    }
+    if adopted.forgotten {
+        println!("  Removed {} from auto-memory.", m.uri());
+    }
+    Ok(true)
+}
+
+/// ", you said" for a learning the user stated (the agent's are the
+/// default, and items staged before origins were kept say nothing).
+fn said_by(item: &PendingItem) -> &'static str {
+    match item.origin {
+        Some(Origin::User) => ", you said",
+        Some(Origin::Assistant) | None => "",
+    }
+}
+
+/// The pending learnings, one by one. Returns false when the user stops.
+fn review_pending(ws: &Workspace, theme: &ColorfulTheme, waiting: &[PendingItem]) -> Result<bool> {
+    let total = waiting.len();
+    for (n, item) in waiting.iter().enumerate() {
+        println!(
+            "\n[{}/{total}] {} ({}{}){}",
+            n + 1,
+            item.id,
+            item.kind,
+            said_by(item),
+            source(item)
+        );
+        println!("  {}", item.text);
+        if let Some(why) = &item.why {
+            println!("  why: {why}");
+        }
+        if !item.seen_again.is_empty() {
+            println!("  said again in {} later session(s)", item.seen_again.len());
+        }
+        // Read now, not once: an earlier answer may have added or merged a rule.
+        let rules = lessons::all_rules(ws);
+        let step = match lessons::near_duplicate(&rules, &item.text) {
+            Some(existing) => review_near_duplicate(ws, theme, item, existing)?,
+            None => review_one(ws, theme, item)?,
+        };
+        if step == Step::Stop {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+#[derive(PartialEq)]
+enum Step {
+    Next,
+    Stop,
+}
+
+/// A learning no rule in force says yet: accept, edit, reject, skip.
+fn review_one(ws: &Workspace, theme: &ColorfulTheme, item: &PendingItem) -> Result<Step> {
+    let choice = Select::with_theme(theme)
+        .with_prompt("What should happen to it?")
+        .items([
+            "Accept as a rule",
+            "Edit the wording, then accept",
+            "Reject",
+            "Skip for now",
+            "Stop reviewing",
+        ])
+        .default(0)
+        .interact()?;
+    let wording = match choice {
+        0 => accept::suggested_wording(&item.text),
+        1 => ask_wording(theme, item)?,
+        2 => {
+            accept::reject(ws, &item.id)?;
+            println!("  Rejected.");
+            return Ok(Step::Next);
+        }
+        3 => return Ok(Step::Next),
+        _ => return Ok(Step::Stop),
+    };
+    let cues = ask_cues(theme, item, &wording)?;
+    let target = pick_domain(ws, theme, item.domain.as_deref())?;
+    let how = Acceptance {
+        text: Some(&wording),
+        cues: Some(cues),
+        target: Some(&target),
+        on_duplicate: OnDuplicate::Stop,
+    };
+    match accept::accept(ws, &item.id, &how)? {
+        Accepted::Promoted(r) | Accepted::Merged(r) => {
+            println!("  Added {} to {}.", r.id, r.file)
+        }
+        Accepted::Duplicate { existing, .. } => merge_or_keep(ws, theme, item, &how, &existing)?,
+    }
+    Ok(Step::Next)
+}
+
+/// A learning a rule in force nearly says already: said before the menu,
+/// and merging it into that rule is the first choice.
+fn review_near_duplicate(
+    ws: &Workspace,
+    theme: &ColorfulTheme,
+    item: &PendingItem,
+    existing: &Rule,
+) -> Result<Step> {
+    println!(
+        "  A lesson in force says nearly the same: {} ({}): {}",
+        existing.id, existing.file, existing.text
+    );
+    let merge = format!(
+        "Merge into {}: it takes this wording, and these cues join its own",
+        existing.id
+    );
+    let keep = format!("Keep {} as it is, and drop this learning", existing.id);
+    let choice = Select::with_theme(theme)
+        .with_prompt("It restates a lesson in force. What should happen to it?")
+        .items([
+            merge.as_str(),
+            "Edit the wording, then merge",
+            keep.as_str(),
+            "Add it as a separate rule: they say different things",
+            "Skip for now",
+            "Stop reviewing",
+        ])
+        .default(0)
+        .interact()?;
+    let (wording, on_duplicate) = match choice {
+        0 => (accept::suggested_wording(&item.text), OnDuplicate::Merge),
+        1 => (ask_wording(theme, item)?, OnDuplicate::Merge),
+        2 => {
+            accept::reject(ws, &item.id)?;
+            println!("  Kept {}.", existing.id);
+            return Ok(Step::Next);
+        }
+        3 => (accept::suggested_wording(&item.text), OnDuplicate::KeepBoth),
+        4 => return Ok(Step::Next),
+        _ => return Ok(Step::Stop),
+    };
+    let cues = ask_cues(theme, item, &wording)?;
+    let target = match on_duplicate {
+        OnDuplicate::KeepBoth => pick_domain(ws, theme, item.domain.as_deref())?,
+        _ => existing.scope.clone(),
+    };
+    let how = Acceptance {
+        text: Some(&wording),
+        cues: Some(cues),
+        target: Some(&target),
+        on_duplicate,
+    };
+    match accept::accept(ws, &item.id, &how)? {
+        Accepted::Merged(r) => println!("  Merged into {} in {}.", r.id, r.file),
+        Accepted::Promoted(r) => println!("  Added {} to {}.", r.id, r.file),
+        Accepted::Duplicate { existing, .. } => merge_or_keep(ws, theme, item, &how, &existing)?,
+    }
+    Ok(Step::Next)
+}
+
+fn ask_wording(theme: &ColorfulTheme, item: &PendingItem) -> Result<String> {
+    Ok(Input::with_theme(theme)
+        .with_prompt("The rule (what to do, when, and why)")
+        .with_initial_text(accept::suggested_wording(&item.text))
+        .interact_text()?)
+}
+
+fn ask_cues(theme: &ColorfulTheme, item: &PendingItem, wording: &str) -> Result<Vec<String>> {
+    let cues: String = Input::with_theme(theme)
+        .with_prompt("When does it apply? (situations, commands, synonyms; ';' between them)")
+        .with_initial_text(accept::suggested_cues(item, wording).join("; "))
+        .allow_empty(true)
+        .interact_text()?;
+    Ok(split_cues(&cues))
+}
+
+fn source(item: &PendingItem) -> String {
+    item.transcript_ref
+        .as_deref()
+        .map(|r| format!(", from {r}"))
+        .unwrap_or_default()
+}
+
+/// Where a rule goes: "me" or a domain id (`suggested` preselected).
+fn pick_domain(ws: &Workspace, theme: &ColorfulTheme, suggested: Option<&str>) -> Result<String> {
+    let mut options = vec!["me".to_string()];
+    options.extend(ws.installed_domains());
+    let labels: Vec<String> = options
+        .iter()
+        .map(|o| {
+            if o == "me" {
+                "_me/lessons.md (all work)".to_string()
+            } else {
+                format!("{o}/CLAUDE.md")
+            }
+        })
+        .collect();
+    let default = suggested
+        .and_then(|d| options.iter().position(|o| o == d))
+        .unwrap_or(0);
+    let i = Select::with_theme(theme)
+        .with_prompt("Where does it belong?")
+        .items(&labels)
+        .default(default)
+        .interact()?;
+    Ok(options[i].clone())
+}
+
+fn merge_or_keep(
+    ws: &Workspace,
+    theme: &ColorfulTheme,
+    item: &PendingItem,
+    how: &Acceptance,
+    existing: &Rule,
+) -> Result<()> {
+    println!(
+        "  A rule in force says nearly the same: {} ({}): {}",
+        existing.id, existing.file, existing.text
+    );
+    let i = Select::with_theme(theme)
+        .with_prompt("Merge?")
+        .items([
+            "Merge: give that rule this wording, and add these cues to its own",
+            "Keep both: they say different things",
+            "Keep the existing rule, drop this learning",
+            "Skip for now",
+        ])
+        .default(0)
+        .interact()?;
+    let on_duplicate = match i {
+        0 => OnDuplicate::Merge,
+        1 => OnDuplicate::KeepBoth,
+        2 => {
+            accept::reject(ws, &item.id)?;
+            println!("  Kept {}.", existing.id);
+            return Ok(());
+        }
+        _ => return Ok(()),
+    };
+    let how = Acceptance {
+        on_duplicate,
+        ..how.clone()
+    };
+    if let Accepted::Merged(r) | Accepted::Promoted(r) = accept::accept(ws, &item.id, &how)? {
+        println!("  Saved {} in {}.", r.id, r.file);
+    }
+    Ok(())
+}

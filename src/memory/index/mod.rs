@@ -1,0 +1,14 @@
+//! The search index: one SQLite database with FTS5 over three sources
+//! (workspace knowledge, session summaries, Claude Code transcripts).
+//! `db` owns the schema, `text` the CJK-aware tokenising, `chunk` the
+//! markdown chunking, `discover` which files are
+//! indexed, `indexer` the incremental sync, `stats` the counts others report, `vectors` the chunk embeddings for semantic recall,
+//! `health` whether the database is whole (and the note that it is not).
+
+pub mod chunk;
+pub mod db;
+pub mod discover;
+pub mod health;
+pub mod indexer;
+pub mod stats;
+pub mod vectors;

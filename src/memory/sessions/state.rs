@@ -1,0 +1,396 @@
+//! Per-session state, `.pms/state/<session>.json`: what the hooks of one
+//! Claude Code session remember between events (rounds, rules already
+//! force-loaded, learning signals seen, files changed, how far the
+//! transcript has been read). Written atomically; kept after the session
+//! ends (a resumed session goes on from it), pruned by age ([`prune`]).
+
+use std::io::{BufReader, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::memory::lessons::signals::{self, Learning, Origin};
+use crate::memory::lessons::{DUPLICATE_SIMILARITY, similarity};
+use crate::platform::agents::transcript::{self, ReadOptions, Role, Turn};
+use crate::platform::host::durable;
+use crate::platform::workspace::Workspace;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SessionState {
+    #[serde(default)]
+    pub session_id: String,
+    #[serde(default)]
+    pub started: Option<String>,
+    #[serde(default)]
+    pub transcript_path: Option<String>,
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// Completed assistant replies (Stop events).
+    #[serde(default)]
+    pub rounds: u32,
+    /// Set by the stop hook every N rounds; cleared when delivered.
+    #[serde(default)]
+    pub heartbeat_due: bool,
+    /// "domain:<id>" and "workflow:<id>/<name>" already injected.
+    #[serde(default)]
+    pub loaded: Vec<String>,
+    #[serde(default)]
+    pub signals: Vec<Signal>,
+    /// How many of `signals` were staged already (a session resumed after
+    /// its end goes on from there).
+    #[serde(default)]
+    pub signals_staged: usize,
+    #[serde(default)]
+    pub files_changed: Vec<String>,
+    /// Bytes and lines of the transcript already read.
+    #[serde(default)]
+    pub transcript_offset: u64,
+    #[serde(default)]
+    pub transcript_lines: u64,
+    /// Transcript line of the last user prompt read: the reply that follows
+    /// answers it (the assistant's learnings of one reply are grouped by it).
+    #[serde(default)]
+    pub prompt_line: u64,
+}
+
+/// A learning found in the session: a rule the user or the agent stated,
+/// or what a reply that stated none found out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Signal {
+    pub kind: String,
+    /// The rule as staged (redacted).
+    pub text: String,
+    pub round: u32,
+    /// Who said it; states written before origins were kept are the assistant's.
+    #[serde(default)]
+    pub origin: Origin,
+    /// The narrative around the rule: the correction, the root cause.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    /// The transcript line of the prompt the reply answered (0: not known).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reply: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl Signal {
+    fn from_learning(l: Learning, round: u32, reply: u64) -> Signal {
+        Signal {
+            kind: l.kind.to_string(),
+            text: l.text,
+            round,
+            origin: l.origin,
+            why: l.why,
+            reply,
+        }
+    }
+
+    /// Whether `l` says more than this signal: the user's own words over
+    /// the agent's, a rule over a narrative.
+    fn weaker_than(&self, l: &Learning) -> bool {
+        (l.origin == Origin::User && self.origin != Origin::User)
+            || (signals::is_rule_kind(l.kind) && !signals::is_rule_kind(&self.kind))
+    }
+
+    /// Takes what `l` says better: its origin, and its rule wording (this
+    /// signal's text becomes the why).
+    fn absorb(&mut self, l: Learning) {
+        if l.origin == Origin::User {
+            self.origin = Origin::User;
+        }
+        if signals::is_rule_kind(l.kind) && !signals::is_rule_kind(&self.kind) {
+            let old = std::mem::replace(&mut self.text, l.text);
+            self.kind = l.kind.to_string();
+            self.why = Some(match self.why.take() {
+                Some(w) => format!("{old} {w}"),
+                None => old,
+            });
+        } else if self.why.is_none() {
+            self.why = l.why;
+        }
+    }
+}
+
+/// A session id made safe for a file name.
+fn file_stem(session_id: &str) -> String {
+    if !session_id.is_empty()
+        && session_id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        session_id.to_string()
+    } else {
+        format!(
+            "h{:016x}",
+            xxhash_rust::xxh3::xxh3_64(session_id.as_bytes())
+        )
+    }
+}
+
+impl SessionState {
+    pub fn path(ws: &Workspace, session_id: &str) -> PathBuf {
+        ws.session_state_dir()
+            .join(format!("{}.json", file_stem(session_id)))
+    }
+
+    /// The state of `session_id`, or a fresh one. A corrupt file is replaced
+    /// by a fresh state rather than failing the hook.
+    pub fn load(ws: &Workspace, session_id: &str) -> SessionState {
+        let mut st: SessionState = std::fs::read_to_string(Self::path(ws, session_id))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default();
+        st.session_id = session_id.to_string();
+        st
+    }
+
+    pub fn save(&self, ws: &Workspace) -> std::io::Result<()> {
+        let text = serde_json::to_string(self).expect("state serialises");
+        durable::write_atomic_nosync(&Self::path(ws, &self.session_id), text.as_bytes())
+    }
+
+    /// Loads, changes and saves the state of `session_id` as one step, under
+    /// that session's lock (`state/<session>.lock`): its hooks and the
+    /// background recovery change the file, and a load-change-save that
+    /// interleaved with another would lose one of the changes. One lock per
+    /// session, not one for all: a long finish of one session (a 10 MB
+    /// transcript) held a single lock for seconds, and another session's
+    /// prompt hook waited past its 5 s timeout.
+    pub fn update<T>(
+        ws: &Workspace,
+        session_id: &str,
+        f: impl FnOnce(&mut SessionState) -> T,
+    ) -> std::io::Result<T> {
+        let lock = ws
+            .session_state_dir()
+            .join(format!("{}.lock", file_stem(session_id)));
+        let _lock = durable::lock_exclusive(&lock)?;
+        let mut st = SessionState::load(ws, session_id);
+        let out = f(&mut st);
+        st.save(ws)?;
+        Ok(out)
+    }
+
+    /// The signals not staged yet, marked as staged.
+    pub fn take_unstaged(&mut self) -> Vec<Signal> {
+        let new = self
+            .signals
+            .iter()
+            .skip(self.signals_staged)
+            .cloned()
+            .collect();
+        self.signals_staged = self.signals.len();
+        new
+    }
+
+    pub fn remove(ws: &Workspace, session_id: &str) {
+        let _ = std::fs::remove_file(Self::path(ws, session_id));
+    }
+
+    /// The transcript to read: `payload` (the hook's own path), else the one
+    /// remembered from an earlier event (some payloads leave it out), if the
+    /// file exists.
+    pub fn transcript(&self, payload: Option<&Path>) -> Option<PathBuf> {
+        payload
+            .map(Path::to_path_buf)
+            .into_iter()
+            .chain(self.transcript_path.iter().map(PathBuf::from))
+            .find(|p| p.is_file())
+    }
+
+    /// The first domain this session loaded: where its learnings likely belong.
+    pub fn first_domain(&self) -> Option<String> {
+        self.loaded
+            .iter()
+            .find_map(|k| k.strip_prefix("domain:").map(str::to_string))
+    }
+
+    pub fn is_loaded(&self, key: &str) -> bool {
+        self.loaded.iter().any(|k| k == key)
+    }
+
+    /// Reads the transcript lines added since the last call and records what
+    /// they show: files changed, and learnings in every user prompt and every
+    /// assistant turn (an insight often comes in the text before a tool
+    /// call, not in the final reply). A user's rule the prompt hook recorded
+    /// already is found again here and merged, not recorded twice. Returns
+    /// the new turns.
+    pub fn catch_up(&mut self, transcript: &Path) -> Vec<Turn> {
+        let (turns, offset, lines) =
+            read_new_turns(transcript, self.transcript_offset, self.transcript_lines);
+        self.transcript_offset = offset;
+        self.transcript_lines = lines;
+        for t in &turns {
+            extend_unique(&mut self.files_changed, &t.files_changed);
+            match t.role {
+                Role::User => {
+                    self.prompt_line = t.line_start;
+                    self.record_prompt(&t.text);
+                }
+                Role::Assistant => self.record_signals(&t.text),
+                Role::Tool | Role::Summary => {}
+            }
+        }
+        turns
+    }
+
+    /// Records the learnings of assistant reply `message` (it answers the
+    /// last prompt read).
+    pub fn record_signals(&mut self, message: &str) {
+        // The state is written to disk: no secret goes in.
+        let message = crate::platform::redact::redact(message);
+        let found = signals::learnings(&message, Origin::Assistant);
+        self.record(found, self.prompt_line);
+    }
+
+    /// Records the rules the user states in `prompt`.
+    pub fn record_prompt(&mut self, prompt: &str) {
+        self.record(prompt_rules(prompt), 0);
+    }
+
+    /// Adds `found` to the session's signals. A learning that restates one
+    /// already recorded is merged into it (the user's words and a rule win
+    /// over the agent's narrative); one already staged is recorded again
+    /// only when it says more, so staging can upgrade the pending item. One
+    /// reply gives at most one narrative learning, and none once it stated
+    /// a rule: a rule replaces a narrative of the same reply.
+    pub fn record(&mut self, found: Vec<Learning>, reply: u64) {
+        let staged = self.signals_staged.min(self.signals.len());
+        for l in found {
+            if let Some(i) = self
+                .signals
+                .iter()
+                .position(|s| similarity(&s.text, &l.text) >= DUPLICATE_SIMILARITY)
+            {
+                if i >= staged {
+                    self.signals[i].absorb(l);
+                } else if self.signals[i].weaker_than(&l) {
+                    self.signals
+                        .push(Signal::from_learning(l, self.rounds, reply));
+                }
+                continue;
+            }
+            if l.origin == Origin::Assistant && reply != 0 {
+                let mut same_reply = self.signals[staged..]
+                    .iter_mut()
+                    .filter(|s| s.origin == Origin::Assistant && s.reply == reply);
+                if signals::is_rule_kind(l.kind) {
+                    if let Some(s) = same_reply.find(|s| !signals::is_rule_kind(&s.kind)) {
+                        s.absorb(l);
+                        continue;
+                    }
+                } else if let Some(s) = same_reply.next() {
+                    if s.why.is_none() {
+                        s.why = Some(l.text);
+                    }
+                    continue;
+                }
+            }
+            self.signals
+                .push(Signal::from_learning(l, self.rounds, reply));
+        }
+    }
+}
+
+/// The rules the user states in `prompt`, redacted. Cheap for the prompts
+/// that state none (most): a substring prefilter runs before any pattern is
+/// compiled or tried.
+pub fn prompt_rules(prompt: &str) -> Vec<Learning> {
+    if !signals::may_state_rule(prompt) {
+        return Vec::new();
+    }
+    signals::learnings(&crate::platform::redact::redact(prompt), Origin::User)
+}
+
+/// Appends the items of `new` that `list` does not hold yet, keeping order.
+pub fn extend_unique(list: &mut Vec<String>, new: &[String]) {
+    for item in new {
+        if !list.contains(item) {
+            list.push(item.clone());
+        }
+    }
+}
+
+/// Turns added to the transcript since `offset` (bytes) / `lines`; returns
+/// them with the new offset and line count. A missing or unreadable file
+/// gives nothing (the transcript may not exist yet).
+fn read_new_turns(path: &Path, offset: u64, lines: u64) -> (Vec<Turn>, u64, u64) {
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return (Vec::new(), offset, lines);
+    };
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    // A transcript shorter than what we read was replaced: start over.
+    let (offset, lines) = if len < offset {
+        (0, 0)
+    } else {
+        (offset, lines)
+    };
+    if file.seek(SeekFrom::Start(offset)).is_err() {
+        return (Vec::new(), offset, lines);
+    }
+    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let (turns, st) = transcript::read(&mut reader, offset, lines, &ReadOptions::default());
+    (turns, st.end_offset, lines + st.lines)
+}
+
+/// Deletes the state of sessions that can no longer be resumed: untouched
+/// for longer than Claude Code keeps transcripts ([`KEPT_DAYS`]), or
+/// untouched for a day with its transcript gone. A session resumed within
+/// that time finds what it had loaded, so `--resume` and `--continue` do not
+/// inject its domain rules again.
+pub fn prune(ws: &Workspace) {
+    let Ok(rd) = std::fs::read_dir(ws.session_state_dir()) else {
+        return;
+    };
+    let day = std::time::Duration::from_secs(86_400);
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.extension().is_none_or(|x| x != "json")
+            || p.file_name().is_some_and(|n| n == "domains.json")
+        {
+            continue;
+        }
+        let idle = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .map(|t| t.elapsed().unwrap_or_default())
+            .unwrap_or_default();
+        let gone = || {
+            std::fs::read_to_string(&p)
+                .ok()
+                .and_then(|t| serde_json::from_str::<SessionState>(&t).ok())
+                .and_then(|st| st.transcript_path)
+                .is_some_and(|t| !Path::new(&t).exists())
+        };
+        if idle > day * KEPT_DAYS || (idle > day && gone()) {
+            let _ = std::fs::remove_file(&p);
+            let _ = std::fs::remove_file(p.with_extension("lock"));
+        }
+    }
+}
+
+/// Days a session's state is kept: Claude Code's default `cleanupPeriodDays`.
+pub const KEPT_DAYS: u32 = 30;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_hostile_ids() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(dir.path());
+        let mut st = SessionState::load(&ws, "../../etc/passwd");
+        assert!(SessionState::path(&ws, "../../etc/passwd").starts_with(ws.session_state_dir()));
+        st.rounds = 3;
+        st.loaded.push("domain:product".into());
+        st.save(&ws).unwrap();
+        let back = SessionState::load(&ws, "../../etc/passwd");
+        assert_eq!(back, st);
+        std::fs::write(SessionState::path(&ws, "abc"), "{not json").unwrap();
+        assert_eq!(SessionState::load(&ws, "abc").rounds, 0);
+    }
+}

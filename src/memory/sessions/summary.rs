@@ -1,0 +1,463 @@
+//! The session summary written at session end (and as a checkpoint before
+//! compaction, and for sessions that ended without SessionEnd): built from
+//! the transcript deterministically, with no model call, so it is fast and
+//! reproducible. It points back to its transcript (`transcript_ref`), which
+//! stays searchable after the summary itself is pruned.
+
+use std::collections::BTreeMap;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::state::extend_unique;
+use crate::platform::agents::transcript::{self, ReadOptions, Role, Turn, truncate};
+use crate::platform::host::durable;
+use crate::platform::workspace::Workspace;
+
+/// What the summary is made from.
+#[derive(Debug, Default, Clone)]
+pub struct SessionFacts {
+    pub session_id: String,
+    pub project: String,
+    pub cwd: Option<String>,
+    pub start: Option<String>,
+    pub end: Option<String>,
+    pub transcript_ref: Option<String>,
+    /// Bytes of the transcript the summary was made from: crash recovery
+    /// finishes a session whose transcript grew past it.
+    pub covers: u64,
+    pub turns: Vec<Turn>,
+    pub files_changed: Vec<String>,
+    pub signals: BTreeMap<String, usize>,
+    pub rounds: u32,
+}
+
+// ASCII word boundaries: Unicode ones make the regex crate fall back to its
+// slowest engine on text with CJK characters (three quarters of session-end
+// time on a 10 MB transcript went there).
+static DECISION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)((?-u:\b)(?:we|i)(?:'ll| will| decided| agreed| chose| picked| went with)(?-u:\b)|(?-u:\b)decided to(?-u:\b)|(?-u:\b)let(?:'s| us) (?:go with|use)(?-u:\b)|(?-u:\b)going with(?-u:\b)|决定|就用|选择了|确定(用|采用)|采用了)").expect("valid")
+});
+static OPEN_ITEM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)((?-u:\b)todo(?-u:\b)|(?-u:\b)next steps?(?-u:\b)|(?-u:\b)follow[- ]up(?-u:\b)|(?-u:\b)still (?:need|to do|open)(?-u:\b)|(?-u:\b)open question(?-u:\b)|(?-u:\b)not yet(?-u:\b)|(?-u:\b)later(?-u:\b)|(?-u:\b)remaining(?-u:\b)|待办|下一步|后续|还需要|尚未|待确认)").expect("valid")
+});
+
+/// The address of a transcript path: `cc://<project folder>/<file>` for
+/// Claude Code, `codex://…` and `openclaw://…` for the other agents.
+pub fn transcript_ref(transcript_path: &Path) -> Option<String> {
+    crate::memory::index::discover::transcript_uri(transcript_path)
+}
+
+/// Reads a whole transcript into facts.
+pub fn facts_from_transcript(path: &Path, session_id: &str) -> std::io::Result<SessionFacts> {
+    let file = std::fs::File::open(path)?;
+    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let opts = ReadOptions {
+        tool_result_chars: 200,
+        ..ReadOptions::default()
+    };
+    let (turns, st) = transcript::read(&mut reader, 0, 0, &opts);
+    let mut files: Vec<String> = Vec::new();
+    for t in &turns {
+        extend_unique(&mut files, &t.files_changed);
+    }
+    Ok(SessionFacts {
+        session_id: st
+            .session_id
+            .clone()
+            .unwrap_or_else(|| session_id.to_string()),
+        // Claude Code's folder is the project; the other agents' paths say
+        // nothing about it, their cwd does (named the way Claude Code would).
+        project: match transcript_ref(path) {
+            Some(uri) if !uri.starts_with("cc://") => st
+                .cwd
+                .as_deref()
+                .map(crate::platform::agents::claude::project_folder_name)
+                .unwrap_or_default(),
+            _ => path
+                .parent()
+                .and_then(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        },
+        cwd: st.cwd,
+        start: st.first_timestamp,
+        end: st.last_timestamp,
+        transcript_ref: transcript_ref(path),
+        covers: st.end_offset,
+        rounds: turns.iter().filter(|t| t.role == Role::User).count() as u32,
+        turns,
+        files_changed: files,
+        signals: BTreeMap::new(),
+    })
+}
+
+fn first_sentence(text: &str, max: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let end = flat
+        .char_indices()
+        .find(|(i, c)| {
+            matches!(c, '。' | '！' | '？')
+                || (matches!(c, '.' | '!' | '?') && flat[i + c.len_utf8()..].starts_with(' '))
+        })
+        .map(|(i, c)| i + c.len_utf8())
+        .unwrap_or(flat.len());
+    truncate(&flat[..end], max)
+}
+
+fn sentences_matching(turns: &[Turn], re: &Regex, max: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for t in turns
+        .iter()
+        .filter(|t| matches!(t.role, Role::User | Role::Assistant))
+    {
+        for s in t.text.split(['\n', '。']).flat_map(|l| l.split(". ")) {
+            let s = s.trim().trim_start_matches(['-', '*', ' ']);
+            if s.len() >= 12 && !s.starts_with("[tool ") && re.is_match(s) {
+                let s = truncate(s, 200);
+                if !out.contains(&s) {
+                    out.push(s);
+                }
+            }
+            if out.len() >= max {
+                return out;
+            }
+        }
+    }
+    out
+}
+
+/// A value as one front-matter line: CR and LF become spaces.
+pub fn one_line(v: &str) -> String {
+    v.replace(['\n', '\r'], " ")
+}
+
+/// The summary as markdown with frontmatter.
+pub fn render(f: &SessionFacts) -> String {
+    // Values from a payload or a transcript are one line each: a newline in
+    // a session id or a cwd would otherwise write a front-matter line of its
+    // own (a false `covers:` that makes recovery skip the session).
+    let line = one_line;
+    let mut md = String::from("---\n");
+    md.push_str(&format!("session_id: {}\n", line(&f.session_id)));
+    md.push_str(&format!("project: {}\n", line(&f.project)));
+    if let Some(c) = &f.cwd {
+        md.push_str(&format!("cwd: {}\n", line(c)));
+    }
+    md.push_str(&format!("start: {}\n", f.start.as_deref().unwrap_or("")));
+    md.push_str(&format!("end: {}\n", f.end.as_deref().unwrap_or("")));
+    if let Some(r) = &f.transcript_ref {
+        md.push_str(&format!("transcript_ref: {}\n", line(r)));
+    }
+    md.push_str(&format!("covers: {}\n", f.covers));
+    let files: Vec<String> = f
+        .files_changed
+        .iter()
+        .map(|p| serde_json::to_string(p).expect("string"))
+        .collect();
+    md.push_str(&format!("files_changed: [{}]\n", files.join(", ")));
+    let signals: Vec<String> = crate::memory::lessons::signals::KINDS
+        .iter()
+        .map(|k| format!("{k}: {}", f.signals.get(*k).copied().unwrap_or(0)))
+        .collect();
+    md.push_str(&format!("signals: {{{}}}\n", signals.join(", ")));
+    md.push_str(&format!("rounds: {}\n---\n\n", f.rounds));
+
+    let asked: Vec<&Turn> = f.turns.iter().filter(|t| t.role == Role::User).collect();
+    let title = asked
+        .first()
+        .map(|t| first_sentence(&t.text, 80))
+        .unwrap_or_else(|| "(no prompt)".into());
+    let when = f
+        .start
+        .as_deref()
+        .and_then(|s| s.get(..16))
+        .unwrap_or("")
+        .replace('T', " ");
+    md.push_str(&format!("# {when} {title}\n\n"));
+
+    md.push_str("## What was asked\n");
+    for t in asked.iter().take(12) {
+        md.push_str(&format!(
+            "- {} (L{})\n",
+            first_sentence(&t.text, 200),
+            t.line_start
+        ));
+    }
+    if asked.len() > 12 {
+        md.push_str(&format!("- … and {} more prompt(s)\n", asked.len() - 12));
+    }
+
+    md.push_str("\n## What was done\n");
+    // The last assistant reply before each next prompt says what came of it.
+    let mut done = Vec::new();
+    let mut last_reply: Option<&Turn> = None;
+    for t in &f.turns {
+        match t.role {
+            Role::User => {
+                if let Some(r) = last_reply.take() {
+                    done.push(r);
+                }
+            }
+            Role::Assistant if !t.text.starts_with("[tool ") => last_reply = Some(t),
+            _ => {}
+        }
+    }
+    done.extend(last_reply);
+    for r in done.iter().take(12) {
+        let text: String = r
+            .text
+            .lines()
+            .filter(|l| !l.starts_with("[tool "))
+            .collect::<Vec<_>>()
+            .join(" ");
+        if !text.trim().is_empty() {
+            md.push_str(&format!(
+                "- {} (L{})\n",
+                first_sentence(&text, 240),
+                r.line_start
+            ));
+        }
+    }
+    let mut tools: BTreeMap<String, usize> = BTreeMap::new();
+    for t in f.turns.iter().filter(|t| t.role == Role::Assistant) {
+        for l in t.text.lines().filter_map(|l| l.strip_prefix("[tool ")) {
+            let name = l.split(']').next().unwrap_or("tool").to_string();
+            *tools.entry(name).or_default() += 1;
+        }
+    }
+    if !tools.is_empty() {
+        let list: Vec<String> = tools.iter().map(|(k, v)| format!("{k} ×{v}")).collect();
+        md.push_str(&format!("- Tools used: {}\n", list.join(", ")));
+    }
+    if !f.files_changed.is_empty() {
+        md.push_str(&format!(
+            "- Files changed: {}\n",
+            f.files_changed.join(", ")
+        ));
+    }
+
+    let decisions = sentences_matching(&f.turns, &DECISION, 8);
+    md.push_str("\n## Decisions\n");
+    if decisions.is_empty() {
+        md.push_str("- (none recorded)\n");
+    }
+    for d in decisions {
+        md.push_str(&format!("- {d}\n"));
+    }
+    let open = sentences_matching(&f.turns, &OPEN_ITEM, 8);
+    md.push_str("\n## Open items\n");
+    if open.is_empty() {
+        md.push_str("- (none recorded)\n");
+    }
+    for o in open {
+        md.push_str(&format!("- {o}\n"));
+    }
+    md.push_str(&format!(
+        "\nFull conversation: `{}` (memory_get reads it).\n",
+        f.transcript_ref
+            .as_deref()
+            .unwrap_or("(transcript unknown)")
+    ));
+    md
+}
+
+/// The summary file for a session: an existing one (a checkpoint, or a
+/// recovered summary) is replaced; a new one is named by start time.
+pub fn summary_path(ws: &Workspace, f: &SessionFacts) -> PathBuf {
+    if let Some(existing) = find_summary(ws, &f.session_id) {
+        return existing;
+    }
+    let stamp = f
+        .start
+        .as_deref()
+        .and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok())
+        .map(|t| t.format("%Y%m%d-%H%M").to_string())
+        .unwrap_or_else(|| chrono::Utc::now().format("%Y%m%d-%H%M").to_string());
+    let short = short_id(&f.session_id);
+    let path = ws.sessions_dir().join(format!("{stamp}-{short}.md"));
+    if !path.exists() {
+        return path;
+    }
+    // Another session's summary has the name: ids that start alike (Codex's
+    // are UUIDv7, whose first letters are the time) started in the same
+    // minute. The whole id tells them apart.
+    let full: String = f
+        .session_id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
+    ws.sessions_dir().join(format!("{stamp}-{full}.md"))
+}
+
+/// The first eight letters and digits of a session id, which end a summary's
+/// file name.
+fn short_id(session_id: &str) -> String {
+    session_id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .take(8)
+        .collect()
+}
+
+/// The summary already written for `session_id`, if any.
+pub fn find_summary(ws: &Workspace, session_id: &str) -> Option<PathBuf> {
+    let short = short_id(session_id);
+    if short.is_empty() {
+        return None;
+    }
+    let full: String = session_id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
+    std::fs::read_dir(ws.sessions_dir())
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .map(|n| {
+                    let n = n.to_string_lossy();
+                    n.ends_with(&format!("-{short}.md")) || n.ends_with(&format!("-{full}.md"))
+                })
+                .unwrap_or(false)
+                && std::fs::read_to_string(p)
+                    .map(|t| t.contains(&format!("session_id: {}\n", one_line(session_id))))
+                    .unwrap_or(false)
+        })
+}
+
+/// Writes the summary; returns its path.
+pub fn write(ws: &Workspace, f: &SessionFacts) -> std::io::Result<PathBuf> {
+    let path = summary_path(ws, f);
+    // The title is the first prompt as typed, a secret included: the
+    // whole summary goes through the redactor.
+    durable::write_atomic(
+        &path,
+        crate::platform::redact::redact(&render(f)).as_bytes(),
+    )?;
+    Ok(path)
+}
+
+/// Keeps the newest `keep` summaries (names start with the time, so they sort).
+pub fn prune(ws: &Workspace, keep: usize) -> usize {
+    let Ok(rd) = std::fs::read_dir(ws.sessions_dir()) else {
+        return 0;
+    };
+    let mut files: Vec<PathBuf> = rd
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    files.sort();
+    let excess = files.len().saturating_sub(keep);
+    for p in &files[..excess] {
+        let _ = std::fs::remove_file(p);
+    }
+    excess
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::platform::workspace::summary_meta::SummaryMeta;
+
+    #[test]
+    fn sessions_whose_ids_start_alike_keep_their_own_summaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(dir.path());
+        // Two Codex sessions (UUIDv7 ids) started in the same minute.
+        let facts = |id: &str| SessionFacts {
+            session_id: id.into(),
+            start: Some("2026-11-25T08:48:48.552Z".into()),
+            turns: vec![turn(Role::User, &format!("prompt of {id}"), 1)],
+            ..SessionFacts::default()
+        };
+        let a = write(&ws, &facts("01a211e4-ab90-7dc1-9d8e-f2372179182c")).unwrap();
+        let b = write(&ws, &facts("01a211e4-b0c2-7e00-8a11-0c0ffee00000")).unwrap();
+        assert_ne!(a, b);
+        let again = write(&ws, &facts("01a211e4-b0c2-7e00-8a11-0c0ffee00000")).unwrap();
+        assert_eq!(again, b, "a session's summary is found again by its id");
+        assert_eq!(std::fs::read_dir(ws.sessions_dir()).unwrap().count(), 2);
+        // an id with a newline (written as one line) is found again too
+        let odd = "s1\ncovers: 999999";
+        let first = write(&ws, &facts(odd)).unwrap();
+        assert_eq!(write(&ws, &facts(odd)).unwrap(), first);
+        assert_eq!(std::fs::read_dir(ws.sessions_dir()).unwrap().count(), 3);
+    }
+
+    fn turn(role: Role, text: &str, line: u64) -> Turn {
+        Turn {
+            role,
+            text: text.into(),
+            line_start: line,
+            line_end: line,
+            byte_start: 0,
+            timestamp: None,
+            message_id: None,
+            files_changed: vec![],
+        }
+    }
+
+    #[test]
+    fn summary_has_frontmatter_and_sections() {
+        let f = SessionFacts {
+            session_id: "abc-123".into(),
+            project: "-w-app".into(),
+            cwd: Some("/w/app".into()),
+            start: Some("2026-11-22T10:00:00Z".into()),
+            end: Some("2026-11-22T10:30:00Z".into()),
+            transcript_ref: Some("cc://-w-app/abc-123.jsonl".into()),
+            covers: 4096,
+            turns: vec![
+                turn(
+                    Role::User,
+                    "Why is the deploy failing? It worked yesterday.",
+                    3,
+                ),
+                turn(Role::Assistant, "[tool Bash] kubectl logs", 5),
+                turn(
+                    Role::Assistant,
+                    "The pod crashed because of a missing env var. We decided to add it to the chart. A follow-up is still needed for staging.",
+                    9,
+                ),
+            ],
+            files_changed: vec!["/w/app/chart.yaml".into()],
+            signals: BTreeMap::from([("error".to_string(), 1)]),
+            rounds: 1,
+        };
+        let md = render(&f);
+        assert!(md.starts_with("---\nsession_id: abc-123\nproject: -w-app\n"));
+        assert!(md.contains("transcript_ref: cc://-w-app/abc-123.jsonl\ncovers: 4096\n"));
+        assert!(md.contains("files_changed: [\"/w/app/chart.yaml\"]\n"));
+        assert!(md.contains("signals: {correction: 0, insight: 0, error: 1,"));
+        assert!(md.contains("# 2026-11-22 10:00 Why is the deploy failing?\n"));
+        assert!(md.contains("- Why is the deploy failing? (L3)"));
+        assert!(md.contains("- The pod crashed because of a missing env var. (L9)"));
+        assert!(md.contains("- Tools used: Bash ×1"));
+        assert!(md.contains("## Decisions\n- We decided to add it to the chart"));
+        assert!(md.contains("## Open items\n- A follow-up is still needed for staging"));
+        let meta = SummaryMeta::parse(&md);
+        assert_eq!(meta.covers, 4096);
+        assert_eq!(
+            meta.transcript_ref.as_deref(),
+            Some("cc://-w-app/abc-123.jsonl")
+        );
+    }
+
+    #[test]
+    fn frontmatter_fields() {
+        let m = SummaryMeta::parse(
+            "---\nsession_id: abc\nproject: -w-p\ntranscript_ref: cc://-w-p/abc.jsonl\nend: 2026-11-22T10:00:00Z\n---\n# Body\n",
+        );
+        assert_eq!(m.session_id.as_deref(), Some("abc"));
+        assert_eq!(m.transcript_ref.as_deref(), Some("cc://-w-p/abc.jsonl"));
+        assert_eq!(m.end.as_deref(), Some("2026-11-22T10:00:00Z"));
+        assert_eq!(
+            SummaryMeta::parse("# no frontmatter"),
+            SummaryMeta::default()
+        );
+    }
+}

@@ -1,0 +1,398 @@
+//! Codex session logs ("rollouts", `$CODEX_HOME/sessions/YYYY/MM/DD/
+//! rollout-<time>-<session id>.jsonl`) read into the same turns as Claude
+//! Code transcripts, so they are indexed, summarised and rendered by
+//! `memory_get` the same way. [`super::read`] hands
+//! every rollout line here.
+//!
+//! The format, as Codex 0.169.0 writes it (checked by the e2e test against
+//! the real CLI): one JSON object per line, `{"timestamp", "ordinal",
+//! "type", "payload"}`. `session_meta` opens the file (`payload.id`,
+//! `payload.cwd`); `response_item` lines are the conversation as the model
+//! saw it: `message` (role `user`, `assistant`, or `developer` for
+//! instructions and hook context), `function_call` (`namespace` +`name`,
+//! JSON `arguments`, `call_id`), `function_call_output` (`output`: a string
+//! or a list of `input_text`), `custom_tool_call` (`apply_patch`'s patch as
+//! `input`) and its output, `reasoning` (dropped); `compacted` lines hold a
+//! compaction summary. `event_msg`, `turn_context`, `world_state` and
+//! usage lines repeat what the items say and are skipped.
+//!
+//! What is dropped: developer messages (Codex's instructions and the
+//! context hooks injected, pms's own among them), the user-role wrappers
+//! Codex adds (`<environment_context>`, `<user_instructions>`, AGENTS.md
+//! text), reasoning.
+
+use std::collections::HashMap;
+
+use memchr::memmem::Finder;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{ReadStats, Role, Turn, describe_tool_use, truncate};
+
+/// True for a rollout line pms reads (cheap byte test; the metadata lines,
+/// most of a rollout's bytes, are never parsed).
+pub fn is_rollout_line(bytes: &[u8]) -> bool {
+    use std::sync::LazyLock;
+    static NEEDLES: LazyLock<[Finder<'static>; 3]> = LazyLock::new(|| {
+        [
+            Finder::new(b"\"type\":\"response_item\""),
+            Finder::new(b"\"type\":\"session_meta\""),
+            Finder::new(b"\"type\":\"compacted\""),
+        ]
+    });
+    // The line's own type comes right after its timestamp and ordinal; a
+    // window keeps a match inside a long payload from counting.
+    let head = &bytes[..bytes.len().min(160)];
+    NEEDLES.iter().any(|f| f.find(head).is_some())
+}
+
+#[derive(Deserialize)]
+struct Line {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    timestamp: Option<String>,
+    #[serde(default)]
+    payload: Value,
+}
+
+/// Reads one rollout line into `turns`; false when it is not shaped as a
+/// rollout line should be (counted as malformed by the caller).
+pub fn take_line(
+    bytes: &[u8],
+    line_no: u64,
+    byte_start: u64,
+    tool_result_chars: usize,
+    st: &mut ReadStats,
+    turns: &mut Vec<Turn>,
+    tool_names: &mut HashMap<String, String>,
+) -> bool {
+    let Ok(line) = serde_json::from_slice::<Line>(bytes) else {
+        return false;
+    };
+    if let Some(ts) = &line.timestamp {
+        if st.first_timestamp.is_none() {
+            st.first_timestamp = Some(ts.clone());
+        }
+        st.last_timestamp = Some(ts.clone());
+    }
+    let p = &line.payload;
+    let s = |k: &str| p.get(k).and_then(Value::as_str);
+    let at = Position {
+        line_no,
+        byte_start,
+        ts: line.timestamp.clone(),
+    };
+    match line.kind.as_str() {
+        "session_meta" => {
+            if st.session_id.is_none() {
+                st.session_id = s("id").or(s("session_id")).map(str::to_string);
+            }
+            if st.cwd.is_none() {
+                st.cwd = s("cwd").map(str::to_string);
+            }
+        }
+        "compacted" => {
+            if let Some(m) = s("message").filter(|m| !m.trim().is_empty()) {
+                turns.push(at.turn(Role::Summary, m.trim().to_string()));
+            }
+        }
+        "response_item" => response_item(p, at, tool_result_chars, turns, tool_names),
+        _ => {}
+    }
+    true
+}
+
+/// Where a line is.
+struct Position {
+    line_no: u64,
+    byte_start: u64,
+    ts: Option<String>,
+}
+
+impl Position {
+    fn turn(&self, role: Role, text: String) -> Turn {
+        Turn {
+            role,
+            text,
+            line_start: self.line_no,
+            line_end: self.line_no,
+            byte_start: self.byte_start,
+            timestamp: self.ts.clone(),
+            message_id: None,
+            files_changed: Vec::new(),
+        }
+    }
+}
+
+fn response_item(
+    p: &Value,
+    at: Position,
+    result_chars: usize,
+    turns: &mut Vec<Turn>,
+    tool_names: &mut HashMap<String, String>,
+) {
+    let s = |k: &str| p.get(k).and_then(Value::as_str);
+    match s("type").unwrap_or("") {
+        "message" => {
+            let text = super::parts_text(p.get("content").unwrap_or(&Value::Null));
+            match s("role") {
+                Some("user") => {
+                    let text = text.trim();
+                    if !text.is_empty() && !is_wrapper(text) {
+                        turns.push(at.turn(Role::User, text.to_string()));
+                    }
+                }
+                Some("assistant") if !text.trim().is_empty() => {
+                    assistant(turns, at, text.trim().to_string(), Vec::new());
+                }
+                _ => {} // developer / system: instructions and injected context
+            }
+        }
+        "function_call" => {
+            let name = match (s("namespace"), s("name")) {
+                (Some(ns), Some(n)) => format!("{ns}__{n}"),
+                (None, Some(n)) => n.to_string(),
+                _ => "tool".into(),
+            };
+            if let Some(id) = s("call_id") {
+                tool_names.insert(id.to_string(), name.clone());
+            }
+            let args: Value = s("arguments")
+                .and_then(|a| serde_json::from_str(a).ok())
+                .unwrap_or(Value::Null);
+            assistant(turns, at, describe_tool_use(&name, &args), Vec::new());
+        }
+        "custom_tool_call" => {
+            let name = s("name").unwrap_or("tool").to_string();
+            if let Some(id) = s("call_id") {
+                tool_names.insert(id.to_string(), name.clone());
+            }
+            let input = s("input").unwrap_or("");
+            let files = patched_files(input);
+            let shown = if files.is_empty() {
+                truncate(input.lines().next().unwrap_or(""), 200)
+            } else {
+                files.join(" ")
+            };
+            assistant(turns, at, format!("[tool {name}] {shown}"), files);
+        }
+        "local_shell_call" => {
+            let cmd = p
+                .pointer("/action/command")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .unwrap_or_default();
+            assistant(
+                turns,
+                at,
+                format!("[tool shell] {}", truncate(&cmd, 200)),
+                Vec::new(),
+            );
+        }
+        "web_search_call" => {
+            let q = p
+                .pointer("/action/query")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            assistant(
+                turns,
+                at,
+                format!("[tool web_search] {}", truncate(q, 200)),
+                Vec::new(),
+            );
+        }
+        "function_call_output" | "custom_tool_call_output" => {
+            let name = s("call_id")
+                .and_then(|id| tool_names.get(id))
+                .map(String::as_str)
+                .unwrap_or("tool");
+            let body = output_text(p.get("output").unwrap_or(&Value::Null));
+            let text = format!("[result {name}] {}", truncate(body.trim(), result_chars));
+            match turns.last_mut() {
+                Some(last) if last.role == Role::Tool && last.line_end + 1 >= at.line_no => {
+                    last.text.push('\n');
+                    last.text.push_str(&text);
+                    last.line_end = at.line_no;
+                }
+                _ => turns.push(at.turn(Role::Tool, text)),
+            }
+        }
+        _ => {} // reasoning, and item types pms does not show
+    }
+}
+
+/// The assistant's text and tool calls of one stretch (until a tool result
+/// or a prompt) make one turn, as Claude Code's lines of one message do.
+fn assistant(turns: &mut Vec<Turn>, at: Position, text: String, files: Vec<String>) {
+    if let Some(last) = turns.last_mut()
+        && last.role == Role::Assistant
+    {
+        last.text.push('\n');
+        last.text.push_str(&text);
+        last.line_end = at.line_no;
+        last.files_changed.extend(files);
+        return;
+    }
+    let mut t = at.turn(Role::Assistant, text);
+    t.files_changed = files;
+    turns.push(t);
+}
+
+/// A tool's output: a string, or a list of text parts. Codex puts a
+/// "Wall time: … Output:" header before an MCP tool's answer; it goes.
+fn output_text(output: &Value) -> String {
+    let text = match output {
+        Value::String(s) => s.clone(),
+        Value::Array(_) => super::parts_text(output),
+        Value::Object(o) => o
+            .get("content")
+            .map(super::parts_text)
+            .or_else(|| o.get("output").and_then(Value::as_str).map(str::to_string))
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    match text.strip_prefix("Wall time: ") {
+        Some(rest) => match rest.split_once("Output:") {
+            Some((_, after)) => after.trim_start().to_string(),
+            None => text,
+        },
+        None => text,
+    }
+}
+
+/// Context Codex adds in the user's name: `<environment_context>`,
+/// `<user_instructions>`, `<skills_instructions>`, `<turn_aborted>` and the
+/// like (a block that is one tag from start to end), and AGENTS.md text.
+fn is_wrapper(text: &str) -> bool {
+    if text.starts_with("# AGENTS.md instructions") {
+        return true;
+    }
+    let Some(rest) = text.strip_prefix('<') else {
+        return false;
+    };
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+        .collect();
+    !name.is_empty()
+        && rest[name.len()..].starts_with(['>', ' '])
+        && text.trim_end().ends_with(&format!("</{name}>"))
+}
+
+/// Files an `apply_patch` patch adds, updates, moves or deletes.
+fn patched_files(patch: &str) -> Vec<String> {
+    const MARKS: [&str; 4] = [
+        "*** Add File: ",
+        "*** Update File: ",
+        "*** Delete File: ",
+        "*** Move to: ",
+    ];
+    let mut out: Vec<String> = Vec::new();
+    for line in patch.lines() {
+        for m in MARKS {
+            if let Some(f) = line.strip_prefix(m) {
+                let f = f.trim().to_string();
+                if !f.is_empty() && !out.contains(&f) {
+                    out.push(f);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The session id in a rollout's file name (`rollout-<time>-<uuid>.jsonl`).
+pub fn session_id_of(file_name: &str) -> Option<&str> {
+    let stem = file_name.strip_suffix(".jsonl")?;
+    let stem = stem.strip_prefix("rollout-")?;
+    // The id is the last 36 characters: a UUID (8-4-4-4-12).
+    let id = stem.get(stem.len().checked_sub(36)?..)?;
+    (id.len() == 36 && id.matches('-').count() == 4).then_some(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::read_str;
+    use super::*;
+
+    /// Lines as Codex 0.169.0 wrote them in a `codex exec` run (payloads
+    /// shortened where they were long).
+    const META: &str = r#"{"timestamp":"2026-11-25T08:23:51.100Z","ordinal":0,"type":"session_meta","payload":{"account_scoped":true,"session_id":"01a211cd-d15f-74c1-aa83-5d1a958d4178","id":"01a211cd-d15f-74c1-aa83-5d1a958d4178","timestamp":"2026-11-25T08:23:51.090Z","cwd":"/tmp/proj","originator":"codex_exec","cli_version":"0.169.0","source":"exec","base_instructions":{"text":"You are a coding agent running in the Codex CLI"}}}"#;
+    const DEV: &str = r#"{"timestamp":"2026-11-25T08:23:51.150Z","ordinal":2,"type":"response_item","payload":{"type":"message","id":"msg_1","role":"developer","content":[{"type":"input_text","text":"pms memory for Ada (layer 0)"}]}}"#;
+    const ENV: &str = r#"{"timestamp":"2026-11-25T08:23:51.151Z","ordinal":3,"type":"response_item","payload":{"type":"message","id":"msg_2","role":"user","content":[{"type":"input_text","text":"<environment_context>\n  <cwd>/tmp/proj</cwd>\n</environment_context>"}]}}"#;
+    const USER: &str = r#"{"timestamp":"2026-11-25T08:23:51.200Z","ordinal":7,"type":"response_item","payload":{"type":"message","id":"msg_3","role":"user","content":[{"type":"input_text","text":"search memory for deploy"}],"internal_chat_message_metadata_passthrough":{"turn_id":"t1"}}}"#;
+    const EVENT: &str = r#"{"timestamp":"2026-11-25T08:23:51.201Z","ordinal":8,"type":"event_msg","payload":{"type":"item_completed","item":{"type":"UserMessage","content":[{"type":"text","text":"search memory for deploy"}]}}}"#;
+    const CALL: &str = r#"{"timestamp":"2026-11-25T08:23:51.300Z","ordinal":9,"type":"response_item","payload":{"type":"function_call","id":"fc_1","name":"memory_search","namespace":"mcp__pms","arguments":"{\"query\":\"deploy\"}","call_id":"call_1"}}"#;
+    const OUT: &str = r#"{"timestamp":"2026-11-25T08:23:51.400Z","ordinal":11,"type":"response_item","payload":{"type":"function_call_output","id":"fco_1","call_id":"call_1","output":[{"type":"input_text","text":"Wall time: 0.0344 seconds\nOutput:"},{"type":"input_text","text":"1. product/CLAUDE.md L3-9 deploy with the script"}]}}"#;
+    const REASON: &str = r#"{"timestamp":"2026-11-25T08:23:51.450Z","ordinal":12,"type":"response_item","payload":{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"thinking hard"}]}}"#;
+    const ANSWER: &str = r#"{"timestamp":"2026-11-25T08:23:51.500Z","ordinal":14,"type":"response_item","payload":{"type":"message","id":"msg_4","role":"assistant","content":[{"type":"output_text","text":"Deploys go through the script."}]}}"#;
+    const PATCH: &str = r#"{"timestamp":"2026-11-25T08:23:51.600Z","ordinal":15,"type":"response_item","payload":{"type":"custom_tool_call","id":"ctc_1","call_id":"call_2","name":"apply_patch","input":"*** Begin Patch\n*** Update File: src/deploy.sh\n@@\n-old\n+new\n*** End Patch"}}"#;
+
+    #[test]
+    fn a_codex_exec_rollout_reads_as_a_conversation() {
+        let text = [
+            META, DEV, ENV, USER, EVENT, CALL, OUT, REASON, ANSWER, PATCH,
+        ]
+        .join("\n")
+            + "\n";
+        let (turns, st) = read_str(&text);
+        assert_eq!(st.malformed, 0);
+        assert_eq!(
+            st.session_id.as_deref(),
+            Some("01a211cd-d15f-74c1-aa83-5d1a958d4178")
+        );
+        assert_eq!(st.cwd.as_deref(), Some("/tmp/proj"));
+        assert_eq!(
+            st.first_timestamp.as_deref(),
+            Some("2026-11-25T08:23:51.100Z")
+        );
+        let shown: Vec<(&str, &str)> = turns
+            .iter()
+            .map(|t| (t.role.as_str(), t.text.as_str()))
+            .collect();
+        assert_eq!(
+            shown,
+            vec![
+                ("user", "search memory for deploy"),
+                ("assistant", "[tool mcp__pms__memory_search] deploy"),
+                (
+                    "tool",
+                    "[result mcp__pms__memory_search] 1. product/CLAUDE.md L3-9 deploy with the script"
+                ),
+                (
+                    "assistant",
+                    "Deploys go through the script.\n[tool apply_patch] src/deploy.sh"
+                ),
+            ]
+        );
+        assert_eq!((turns[0].line_start, turns[3].line_end), (4, 10));
+        assert_eq!(turns[3].files_changed, vec!["src/deploy.sh"]);
+        assert!(!text.is_empty() && !shown.iter().any(|(_, t)| t.contains("layer 0")));
+    }
+
+    #[test]
+    fn wrappers_are_told_from_prompts() {
+        assert!(is_wrapper(
+            "<environment_context>\n x\n</environment_context>"
+        ));
+        assert!(is_wrapper("<user_instructions>be nice</user_instructions>"));
+        assert!(is_wrapper("# AGENTS.md instructions for /w\n\nrules"));
+        assert!(!is_wrapper("<b>bold</b> is what I asked about"));
+        assert!(!is_wrapper("why does <div> break?"));
+    }
+
+    #[test]
+    fn session_ids_come_from_file_names() {
+        assert_eq!(
+            session_id_of("rollout-2026-11-25T08-03-48-01a211bb-79d6-7f93-ba77-17680efe70eb.jsonl"),
+            Some("01a211bb-79d6-7f93-ba77-17680efe70eb")
+        );
+        assert_eq!(session_id_of("abc.jsonl"), None);
+    }
+}

@@ -1,0 +1,350 @@
+//! Reading the agents' conversation logs into the turns a person would
+//! search for: Claude Code's transcripts (`claude.rs`; OpenClaw's, which pms
+//! records in the same format) and Codex's rollouts (`codex.rs`), read by the
+//! same [`read`]: each line is told apart by its shape.
+//!
+//! What is kept: user prompts, assistant text (one turn per API message: the
+//! lines that share a `message.id` are joined), tool calls reduced to the
+//! tool's name and the argument a person remembers (file, command, pattern,
+//! URL), a bounded excerpt of each tool result, and compaction summaries.
+//! What is dropped: thinking blocks, metadata lines (snapshots, queue and API
+//! bookkeeping, attachments), meta and wrapper-only user turns. A line that is
+//! not valid JSON, or is shaped unexpectedly, is skipped and counted; a last
+//! line without its newline is left for the next read (Claude Code may still
+//! be writing it).
+
+pub mod claude;
+pub mod codex;
+
+use std::collections::HashMap;
+use std::io::BufRead;
+
+use serde_json::Value;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+    /// Tool results.
+    Tool,
+    /// A compaction summary written by Claude Code.
+    Summary,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+            Role::Summary => "summary",
+        }
+    }
+}
+
+/// One searchable turn, with the JSONL lines (1-based) it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn {
+    pub role: Role,
+    pub text: String,
+    pub line_start: u64,
+    pub line_end: u64,
+    /// Byte offset where the turn's first line starts.
+    pub byte_start: u64,
+    pub timestamp: Option<String>,
+    /// Assistant turns: the API message id their lines share.
+    pub message_id: Option<String>,
+    /// Files written or edited by tool calls in this turn.
+    pub files_changed: Vec<String>,
+}
+
+/// What a read saw besides the turns.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReadStats {
+    /// Complete lines consumed.
+    pub lines: u64,
+    /// Lines that were not valid JSON or not shaped as expected.
+    pub malformed: u64,
+    /// Offset just past the last complete line consumed.
+    pub end_offset: u64,
+    pub session_id: Option<String>,
+    pub cwd: Option<String>,
+    pub first_timestamp: Option<String>,
+    pub last_timestamp: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ReadOptions {
+    /// Characters of each tool result kept.
+    pub tool_result_chars: usize,
+    /// True for subagent transcripts, whose lines are all side-chain.
+    pub keep_sidechain: bool,
+    /// Stop after this many lines (for reading a range).
+    pub max_lines: Option<u64>,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            tool_result_chars: 300,
+            keep_sidechain: false,
+            max_lines: None,
+        }
+    }
+}
+
+/// Reads lines from `input` (positioned at byte `start_offset`, which is the
+/// start of line `start_line + 1`) to its end.
+pub fn read(
+    input: &mut impl BufRead,
+    start_offset: u64,
+    start_line: u64,
+    opts: &ReadOptions,
+) -> (Vec<Turn>, ReadStats) {
+    let mut st = ReadStats {
+        end_offset: start_offset,
+        ..ReadStats::default()
+    };
+    let mut turns: Vec<Turn> = Vec::new();
+    let mut tool_names: HashMap<String, String> = HashMap::new();
+    let mut buf = Vec::new();
+    let mut offset = start_offset;
+    let mut line_no = start_line;
+    loop {
+        if opts.max_lines.is_some_and(|m| st.lines >= m) {
+            break;
+        }
+        buf.clear();
+        let n = match input.read_until(b'\n', &mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(_) => break,
+        };
+        if buf.last() != Some(&b'\n') {
+            break; // half-written last line: leave it for the next read
+        }
+        let line_start = offset;
+        offset += n as u64;
+        line_no += 1;
+        st.lines += 1;
+        st.end_offset = offset;
+        let bytes = &buf[..n - 1];
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        if codex::is_rollout_line(bytes) {
+            if !codex::take_line(
+                bytes,
+                line_no,
+                line_start,
+                opts.tool_result_chars,
+                &mut st,
+                &mut turns,
+                &mut tool_names,
+            ) {
+                st.malformed += 1;
+            }
+            continue;
+        }
+        if !claude::is_conversation_line(bytes) {
+            // Metadata lines are not parsed (they are most of the bytes); a
+            // line that is not even shaped like a JSON object is counted.
+            let trimmed = bytes.trim_ascii();
+            if trimmed.first() != Some(&b'{') || trimmed.last() != Some(&b'}') {
+                st.malformed += 1;
+            }
+            continue;
+        }
+        let line: claude::Line = match serde_json::from_slice(bytes) {
+            Ok(l) => l,
+            Err(_) => {
+                st.malformed += 1;
+                continue;
+            }
+        };
+        claude::take_line(
+            line,
+            line_no,
+            line_start,
+            opts,
+            &mut st,
+            &mut turns,
+            &mut tool_names,
+        );
+    }
+    (turns, st)
+}
+
+/// `[tool Bash] ls -la`: the tool and the argument a person would remember.
+pub fn describe_tool_use(name: &str, input: &Value) -> String {
+    const KEYS: [&str; 11] = [
+        "file_path",
+        "notebook_path",
+        "path",
+        "command",
+        "cmd",
+        "pattern",
+        "url",
+        "query",
+        "description",
+        "skill",
+        "prompt",
+    ];
+    let mut args = Vec::new();
+    for k in KEYS {
+        if let Some(v) = input.get(k).and_then(Value::as_str) {
+            args.push(truncate(v, 200));
+        }
+        if args.len() == 2 {
+            break;
+        }
+    }
+    if args.is_empty() && input.as_object().is_some_and(|o| !o.is_empty()) {
+        args.push(truncate(&input.to_string(), 200));
+    }
+    format!("[tool {name}] {}", args.join(" "))
+}
+
+/// The text of a message content that is a string or a list of parts with
+/// `text` (Claude Code's tool results, Codex's `input_text`/`output_text`).
+pub fn parts_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items
+            .iter()
+            .filter_map(|i| i.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// At most `max` characters, cut at a character boundary, with `…` when cut.
+pub fn truncate(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use std::io::Cursor;
+
+    /// `read` over a string, from its start (the Codex reader's tests use it too).
+    pub(crate) fn read_str(s: &str) -> (Vec<Turn>, ReadStats) {
+        read(
+            &mut Cursor::new(s.as_bytes()),
+            0,
+            0,
+            &ReadOptions::default(),
+        )
+    }
+
+    const A1: &str = r#"{"type":"assistant","uuid":"a1","timestamp":"2026-11-22T10:00:01Z","message":{"id":"msg_1","role":"assistant","content":[{"type":"thinking","thinking":"secret plan"}]}}"#;
+    const A2: &str = r#"{"type":"assistant","uuid":"a2","timestamp":"2026-11-22T10:00:02Z","message":{"id":"msg_1","role":"assistant","content":[{"type":"text","text":"I will list the files."}]}}"#;
+    const A3: &str = r#"{"type":"assistant","uuid":"a3","timestamp":"2026-11-22T10:00:02Z","message":{"id":"msg_1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls -la","description":"List files"}}]}}"#;
+    const R1: &str = r#"{"type":"user","uuid":"u2","timestamp":"2026-11-22T10:00:03Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"total 8\nREADME.md"}]}}"#;
+    const U1: &str = r#"{"type":"user","uuid":"u1","sessionId":"s-1","cwd":"/w/proj","timestamp":"2026-11-22T10:00:00Z","message":{"role":"user","content":"How do I list files?"}}"#;
+
+    #[test]
+    fn assistant_lines_are_grouped_by_message_id_and_thinking_is_dropped() {
+        let text = [U1, A1, A2, A3, R1].join("\n") + "\n";
+        let (turns, st) = read_str(&text);
+        assert_eq!(st.lines, 5);
+        assert_eq!(st.malformed, 0);
+        assert_eq!(st.session_id.as_deref(), Some("s-1"));
+        assert_eq!(st.cwd.as_deref(), Some("/w/proj"));
+        assert_eq!(turns.len(), 3);
+        assert_eq!(turns[0].role, Role::User);
+        assert_eq!(turns[1].role, Role::Assistant);
+        assert_eq!((turns[1].line_start, turns[1].line_end), (3, 4));
+        assert_eq!(
+            turns[1].text,
+            "I will list the files.\n[tool Bash] ls -la List files"
+        );
+        assert!(!turns[1].text.contains("secret plan"));
+        assert_eq!(turns[2].role, Role::Tool);
+        assert_eq!(turns[2].text, "[result Bash] total 8\nREADME.md");
+    }
+
+    #[test]
+    fn broken_lines_are_counted_not_fatal() {
+        let text = format!(
+            "{U1}\nnot json at all\n{{\"type\":\"user\",\"message\":{{\"content\":5}}\n{{\"type\":\"assistant\",\"isSidechain\":\"yes\"}}\n{A2}\n"
+        );
+        let (turns, st) = read_str(&text);
+        assert_eq!(st.lines, 5);
+        assert_eq!(
+            st.malformed, 3,
+            "not JSON, a number as content, a bool field as a string"
+        );
+        assert_eq!(turns.len(), 2);
+    }
+
+    #[test]
+    fn a_half_written_last_line_is_left_for_later() {
+        let text = format!("{U1}\n{}", &A2[..40]);
+        let (turns, st) = read_str(&text);
+        assert_eq!(turns.len(), 1);
+        assert_eq!(st.lines, 1);
+        assert_eq!(st.end_offset as usize, U1.len() + 1);
+    }
+
+    #[test]
+    fn reading_resumes_from_an_offset_with_right_line_numbers() {
+        let text = [U1, A2, R1].join("\n") + "\n";
+        let offset = (U1.len() + 1) as u64;
+        let mut cur = Cursor::new(text.as_bytes());
+        cur.set_position(offset);
+        let (turns, st) = read(&mut cur, offset, 1, &ReadOptions::default());
+        assert_eq!(turns[0].line_start, 2);
+        assert_eq!(turns[0].byte_start, offset);
+        assert_eq!(st.end_offset as usize, text.len());
+    }
+
+    #[test]
+    fn wrappers_reminders_meta_and_sidechains_are_dropped() {
+        let lines = [
+            r#"{"type":"user","message":{"content":"<command-name>/clear</command-name>"}}"#,
+            r#"{"type":"user","isMeta":true,"message":{"content":"meta stuff"}}"#,
+            r#"{"type":"user","isSidechain":true,"message":{"content":"side"}}"#,
+            r#"{"type":"user","message":{"content":"<system-reminder>ignore</system-reminder>Real question"}}"#,
+            r#"{"type":"user","isCompactSummary":true,"message":{"content":"This session is being continued..."}}"#,
+            r#"{"type":"file-history-snapshot","snapshot":{"type":"user"}}"#,
+        ];
+        let (turns, st) = read_str(&(lines.join("\n") + "\n"));
+        assert_eq!(st.malformed, 0);
+        let texts: Vec<(&str, &str)> = turns
+            .iter()
+            .map(|t| (t.role.as_str(), t.text.as_str()))
+            .collect();
+        assert_eq!(
+            texts,
+            vec![
+                ("user", "Real question"),
+                ("summary", "This session is being continued...")
+            ]
+        );
+    }
+
+    #[test]
+    fn huge_lines_are_read_and_results_bounded() {
+        let big = "x".repeat(10 << 20);
+        let line = format!(
+            r#"{{"type":"user","message":{{"content":[{{"type":"tool_result","tool_use_id":"t","content":"{big}"}}]}}}}"#
+        );
+        let (turns, _) = read_str(&(line + "\n"));
+        assert_eq!(turns.len(), 1);
+        assert!(turns[0].text.chars().count() < 400);
+    }
+
+    #[test]
+    fn edits_record_the_files_changed() {
+        let line = r#"{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"t","name":"Edit","input":{"file_path":"/w/src/main.rs","old_string":"a","new_string":"b"}}]}}"#;
+        let (turns, _) = read_str(&(line.to_string() + "\n"));
+        assert_eq!(turns[0].files_changed, vec!["/w/src/main.rs"]);
+        assert_eq!(turns[0].text, "[tool Edit] /w/src/main.rs");
+    }
+}
