@@ -6,6 +6,9 @@
 //! - session-end on a 10 MB transcript, after its Stop hooks (goal <= 50
 //!   ms) and with no state (a crashed session's catch-up)
 //! - session-start (layer 0), median of 20 runs
+//! - session-end of a session pms first sees at its end, at 10, 20 and 50 MB
+//!   of ordinary and of rule-like replies (goal <= 200 ms at 20 MB), and a
+//!   Stop hook on a transcript of one 3 GB line
 //!
 //! Run: `cargo bench --bench hooks`.
 
@@ -257,7 +260,117 @@ fn main() {
         pct(&mut ends, 0.5),
         pct(&mut ends, 1.0)
     );
+    cold_session_ends(home, &f.ws.root);
     if std::env::var("PMS_BENCH_KEEP").is_ok_and(|v| v == "1") {
         std::mem::forget(f); // leave the workspace on disk for a closer look
     }
+}
+
+/// A session pms first sees at its end (crashed, or never caught up by a
+/// Stop hook), at 10, 20 and 50 MB, of ordinary turns and of replies that
+/// read like rules in every sentence (goal: at most 0.2 s at 20 MB, issue
+/// 27; that text took 35.6 s at 20 MB before the analysis was bounded);
+/// and a Stop hook on a transcript ending in a 3 GB line with no newline.
+fn cold_session_ends(home: &Path, ws: &Path) {
+    let dir = home.join("projects-cold/-home-u-cold");
+    std::fs::create_dir_all(&dir).unwrap();
+    for mb in [10u64, 20, 50] {
+        for kind in ["ordinary", "rule-like"] {
+            let transcript = dir.join(format!("{kind}-{mb}.jsonl"));
+            {
+                let mut w = std::io::BufWriter::new(std::fs::File::create(&transcript).unwrap());
+                let mut g = corpus::Gen::new(mb);
+                g.realistic = true;
+                let mut n = 0u64;
+                while w.get_ref().metadata().unwrap().len() < mb << 20 {
+                    if kind == "ordinary" {
+                        g.session(&mut w, 20, n as usize).unwrap();
+                    } else {
+                        rule_like_exchange(&mut w, &mut g, n);
+                    }
+                    w.flush().unwrap();
+                    n += 1;
+                }
+            }
+            let runs = if mb == 50 { 3 } else { 5 };
+            let payloads: Vec<String> = (0..runs)
+                .map(|i| {
+                    json!({"session_id": format!("cold-{kind}-{mb}-{i}"), "hook_event_name": "SessionEnd", "reason": "other",
+                           "transcript_path": transcript.to_str().unwrap()})
+                    .to_string()
+                })
+                .collect();
+            let mut ends = time_hooks(home, ws, "session-end", &payloads);
+            println!(
+                "session-end, no state, {mb} MB of {kind} turns ({runs} runs): median {:.1} ms, max {:.1} ms{}",
+                pct(&mut ends, 0.5),
+                pct(&mut ends, 1.0),
+                if mb == 20 { " (goal <= 200)" } else { "" }
+            );
+            std::fs::remove_file(&transcript).unwrap();
+        }
+    }
+    let huge = dir.join("huge-line.jsonl");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(3 << 30)
+        .unwrap();
+    let payload = json!({"session_id": "huge-line", "hook_event_name": "Stop",
+                         "transcript_path": huge.to_str().unwrap()})
+    .to_string();
+    let mut stops = time_hooks(home, ws, "stop", &[payload]);
+    println!(
+        "stop on a transcript of one 3 GB line with no newline (sparse): {:.0} ms",
+        pct(&mut stops, 0.5)
+    );
+    std::fs::remove_file(&huge).unwrap();
+}
+
+/// One prompt and a reply whose every sentence reads like a rule.
+fn rule_like_exchange(w: &mut impl Write, g: &mut corpus::Gen, n: u64) {
+    let mut reply = String::new();
+    for k in 0..30 {
+        let rule = match k % 4 {
+            0 => format!(
+                "Always {} the {} when reading the {}.",
+                g.sentence(1),
+                g.sentence(1),
+                g.sentence(1)
+            ),
+            1 => format!(
+                "Never call this {} method before the {} is ready.",
+                g.sentence(1),
+                g.sentence(2)
+            ),
+            2 => format!(
+                "Make sure to {} the {} after each {}.",
+                g.sentence(1),
+                g.sentence(2),
+                g.sentence(1)
+            ),
+            _ => format!(
+                "You must {} the {} before the {}.",
+                g.sentence(1),
+                g.sentence(1),
+                g.sentence(1)
+            ),
+        };
+        reply.push_str(&rule);
+        reply.push(' ');
+    }
+    let ts = format!("2026-11-{:02}T10:{:02}:00Z", 1 + n % 28, n % 60);
+    writeln!(
+        w,
+        "{}",
+        json!({"type": "user", "sessionId": "cold", "cwd": "/home/u/cold", "timestamp": ts, "uuid": format!("u{n}"),
+               "message": {"role": "user", "content": format!("please document the {} API", g.sentence(2))}})
+    )
+    .unwrap();
+    writeln!(
+        w,
+        "{}",
+        json!({"type": "assistant", "sessionId": "cold", "timestamp": ts, "uuid": format!("a{n}"),
+               "message": {"id": format!("msg_{n}"), "role": "assistant", "content": [{"type": "text", "text": reply}]}})
+    )
+    .unwrap();
 }

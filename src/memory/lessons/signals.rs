@@ -51,7 +51,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use super::{DUPLICATE_SIMILARITY, similarity};
+use super::{DUPLICATE_SIMILARITY, KeyTerms, similarity_of};
 
 pub use super::statement::stated_rule;
 use super::statement::{capitalise, content, is_cjk, lower};
@@ -341,22 +341,31 @@ fn classify(s: &str, origin: Origin) -> Option<Found> {
 /// one narrative learning (assistant replies only).
 pub fn learnings(message: &str, origin: Origin) -> Vec<Learning> {
     let found = detect_from(message, origin);
-    // Rules, restatements merged: (rule, its sentence, its position).
+    // Rules, restatements merged: (rule, its sentence, its position), and
+    // the key terms of the rules and sentences seen for it (analysed once:
+    // comparing every pair again was a fifth of a long session's end).
     let mut rules: Vec<(Stated, String, usize)> = Vec::new();
+    let mut seen: Vec<(KeyTerms, KeyTerms)> = Vec::new();
     for (i, f) in found.iter().enumerate() {
         let Some(r) = &f.rule else { continue };
-        let same = rules.iter_mut().find(|(kept, sentence, _)| {
-            similarity(&kept.text, &r.text) >= DUPLICATE_SIMILARITY
-                || similarity(sentence, &f.sentence) >= DUPLICATE_SIMILARITY
+        let (rule_terms, sentence_terms) = (KeyTerms::of(&r.text), KeyTerms::of(&f.sentence));
+        let same = seen.iter().position(|(kept_rule, kept_sentence)| {
+            similarity_of(kept_rule, &rule_terms) >= DUPLICATE_SIMILARITY
+                || similarity_of(kept_sentence, &sentence_terms) >= DUPLICATE_SIMILARITY
         });
         match same {
-            Some((kept, sentence, _)) => {
+            Some(k) => {
+                let (kept, sentence, _) = &mut rules[k];
                 if r.marker > kept.marker {
                     *kept = r.clone();
                     *sentence = f.sentence.clone();
+                    seen[k] = (rule_terms, sentence_terms);
                 }
             }
-            None => rules.push((r.clone(), f.sentence.clone(), i)),
+            None => {
+                rules.push((r.clone(), f.sentence.clone(), i));
+                seen.push((rule_terms, sentence_terms));
+            }
         }
     }
     if !rules.is_empty() {

@@ -10,7 +10,7 @@
 //! from, and everything shown is passed through the secret scrubber.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::path::{Component, Path, PathBuf};
 
 use serde::Serialize;
@@ -18,6 +18,7 @@ use serde::Serialize;
 use crate::memory::index::discover::AgentLogs;
 use crate::platform::agents::transcript::{self, ReadOptions};
 use crate::platform::host::env::HostEnv;
+use crate::platform::host::lines::{self, LineRead};
 use crate::platform::redact::redact;
 use crate::platform::workspace::Workspace;
 
@@ -352,10 +353,11 @@ fn read_file(uri: &str, path: &Path, from: u64, count: u64) -> Result<Page, Fetc
     // key block must still hide it.
     let mut redactor = crate::platform::redact::Lines::default();
     loop {
-        buf.clear();
-        if reader.read_until(b'\n', &mut buf).map_err(io)? == 0 {
-            break;
-        }
+        let too_long = match lines::next_line(&mut reader, &mut buf, lines::MAX_LINE).map_err(io)? {
+            LineRead::End => break,
+            LineRead::Line(_) | LineRead::Unfinished(_) => None,
+            LineRead::TooLong(bytes) => Some(bytes),
+        };
         n += 1;
         if more.is_some() || n >= from + count {
             continue;
@@ -365,7 +367,9 @@ fn read_file(uri: &str, path: &Path, from: u64, count: u64) -> Result<Page, Fetc
         if n < from {
             continue;
         }
-        let shown = if line.chars().count() > MAX_LINE_CHARS {
+        let shown = if let Some(bytes) = too_long {
+            format!("[a line of {bytes} bytes, too long to show]")
+        } else if line.chars().count() > MAX_LINE_CHARS {
             let cut: String = line.chars().take(MAX_LINE_CHARS).collect();
             format!(
                 "{cut} [… {} more character(s) on this line]",
@@ -411,12 +415,11 @@ fn read_conversation(uri: &str, path: &Path, from: u64, count: u64) -> Result<Pa
     let mut buf = Vec::new();
     let mut skipped = 0u64;
     while skipped + 1 < from {
-        buf.clear();
-        let n = reader.read_until(b'\n', &mut buf).map_err(io)?;
-        if n == 0 || buf.last() != Some(&b'\n') {
-            break;
-        }
-        offset += n as u64;
+        offset += match lines::next_line(&mut reader, &mut buf, lines::MAX_LINE).map_err(io)? {
+            LineRead::Line(n) => n as u64,
+            LineRead::TooLong(n) => n,
+            LineRead::Unfinished(_) | LineRead::End => break,
+        };
         skipped += 1;
     }
     let opts = ReadOptions {
@@ -471,11 +474,8 @@ fn read_conversation(uri: &str, path: &Path, from: u64, count: u64) -> Result<Pa
     if more.is_none() {
         last = end;
         // Is there anything after the range?
-        buf.clear();
-        if reader
-            .read_until(b'\n', &mut buf)
-            .map(|n| n > 0)
-            .unwrap_or(false)
+        if lines::next_line(&mut reader, &mut buf, lines::MAX_LINE)
+            .is_ok_and(|r| r != LineRead::End)
         {
             more = Some(format!("more lines follow; continue with from={}", end + 1));
         }

@@ -54,9 +54,13 @@ pub fn finish_session(
     let known = lessons::known_learnings(ctx);
     let staging = SessionState::update(&ctx.ws, session_id, |st| {
         let path = st.transcript(transcript);
-        if let Some(p) = &path {
-            st.catch_up(p);
-        }
+        // Read from its start (a session pms first sees at its end, a
+        // crashed one), the catch-up holds the whole conversation: the
+        // summary is made from it, not from a second read.
+        let whole = match &path {
+            Some(p) => Some(st.catch_up(p)).filter(|c| c.from_start),
+            None => None,
+        };
         let domain = st.first_domain();
         let transcript_ref = path.as_deref().and_then(summary::transcript_ref);
         let candidates: Vec<pending::Candidate> = st
@@ -77,16 +81,17 @@ pub fn finish_session(
         if staged.is_ok() {
             st.signals_staged = st.signals.len();
         }
-        (path, staged, st.clone())
+        (path, staged, st.clone(), whole)
     })?;
-    let (path, staged, st) = staging;
+    let (path, staged, st, whole) = staging;
     let (staged, staging_failed) = match staged {
         Ok(items) => (items.len(), None),
         Err(e) => (0, Some(e.to_string())),
     };
-    let mut facts = match &path {
-        Some(p) => summary::facts_from_transcript(p, session_id)?,
-        None => SessionFacts {
+    let mut facts = match (&path, whole) {
+        (Some(p), Some(read)) => summary::facts_from_turns(p, session_id, read.turns, read.stats),
+        (Some(p), None) => summary::facts_from_transcript(p, session_id)?,
+        (None, _) => SessionFacts {
             session_id: session_id.to_string(),
             ..SessionFacts::default()
         },

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::memory::lessons::signals::{self, Learning, Origin};
 use crate::memory::lessons::{DUPLICATE_SIMILARITY, similarity};
-use crate::platform::agents::transcript::{self, ReadOptions, Role, Turn};
+use crate::platform::agents::transcript::{self, ReadOptions, ReadStats, Role, Turn};
 use crate::platform::host::durable;
 use crate::platform::workspace::Workspace;
 
@@ -218,30 +218,46 @@ impl SessionState {
     /// call, not in the final reply). A user's rule the prompt hook recorded
     /// already is found again here and merged, not recorded twice. Returns
     /// the new turns.
-    pub fn catch_up(&mut self, transcript: &Path) -> Vec<Turn> {
-        let (turns, offset, lines) =
+    ///
+    /// The work is bounded whatever the backlog (a session pms first sees
+    /// at its end, a crashed one recovered, the first Stop of a long resumed
+    /// session): every prompt is read (a user's rule is the strongest
+    /// signal, and prompts are short), but of the replies only the newest
+    /// [`REPLY_TEXT_ANALYSED`] bytes, each at most its [`REPLY_WINDOW`] ends.
+    pub fn catch_up(&mut self, transcript: &Path) -> CaughtUp {
+        let from_start = self.transcript_offset == 0;
+        let (turns, stats, lines) =
             read_new_turns(transcript, self.transcript_offset, self.transcript_lines);
-        self.transcript_offset = offset;
+        self.transcript_offset = stats.end_offset;
         self.transcript_lines = lines;
-        for t in &turns {
-            extend_unique(&mut self.files_changed, &t.files_changed);
+        let first_analysed = newest_replies(&turns, REPLY_TEXT_ANALYSED);
+        let mut files = FileSet::new(&self.files_changed);
+        for (i, t) in turns.iter().enumerate() {
+            files.extend(&mut self.files_changed, &t.files_changed);
             match t.role {
                 Role::User => {
                     self.prompt_line = t.line_start;
                     self.record_prompt(&t.text);
                 }
-                Role::Assistant => self.record_signals(&t.text),
-                Role::Tool | Role::Summary => {}
+                Role::Assistant if i >= first_analysed => self.record_signals(&t.text),
+                Role::Assistant | Role::Tool | Role::Summary => {}
             }
         }
-        turns
+        CaughtUp {
+            turns,
+            stats,
+            from_start,
+        }
     }
 
     /// Records the learnings of assistant reply `message` (it answers the
-    /// last prompt read).
+    /// last prompt read). A long reply is read at its start and end only: a
+    /// rule is said in a sentence or two around the work, not in the middle
+    /// of a generated file or a tutorial.
     pub fn record_signals(&mut self, message: &str) {
         // The state is written to disk: no secret goes in.
-        let message = crate::platform::redact::redact(message);
+        let window = window_ends(message, REPLY_WINDOW);
+        let message = crate::platform::redact::redact(&window);
         let found = signals::learnings(&message, Origin::Assistant);
         self.record(found, self.prompt_line);
     }
@@ -267,7 +283,7 @@ impl SessionState {
             {
                 if i >= staged {
                     self.signals[i].absorb(l);
-                } else if self.signals[i].weaker_than(&l) {
+                } else if self.signals[i].weaker_than(&l) && self.has_room(staged, &l) {
                     self.signals
                         .push(Signal::from_learning(l, self.rounds, reply));
                 }
@@ -289,8 +305,115 @@ impl SessionState {
                     continue;
                 }
             }
-            self.signals
-                .push(Signal::from_learning(l, self.rounds, reply));
+            if self.has_room(staged, &l) {
+                self.signals
+                    .push(Signal::from_learning(l, self.rounds, reply));
+            }
+        }
+    }
+}
+
+impl SessionState {
+    /// Whether `l` may join the unstaged signals: there is room, or the
+    /// weakest one is weaker than `l` and makes way ([`MAX_UNSTAGED`]).
+    fn has_room(&mut self, staged: usize, l: &Learning) -> bool {
+        self.signals.len() - staged < MAX_UNSTAGED
+            || self.make_room(staged, strength(l.origin, l.kind))
+    }
+
+    /// Drops the weakest unstaged signal if it is weaker than `incoming`
+    /// (the later one of equal strength goes: the first said stays).
+    /// Returns whether there is room now.
+    fn make_room(&mut self, staged: usize, incoming: u8) -> bool {
+        let weakest = (staged..self.signals.len())
+            .rev()
+            .min_by_key(|&i| strength(self.signals[i].origin, &self.signals[i].kind));
+        match weakest {
+            Some(i) if strength(self.signals[i].origin, &self.signals[i].kind) < incoming => {
+                self.signals.remove(i);
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// At most this many learnings wait to be staged per session: a session
+/// that says more "rules" than a person would confirm is reading docs or
+/// code aloud (20 MB of docstring-like replies staged 1,445 learnings from
+/// 361 sessions, and comparing each new one with all before it made a cold
+/// session end take 35 s). The strongest are kept ([`strength`]).
+pub const MAX_UNSTAGED: usize = 5;
+
+/// Reply text analysed per catch-up, newest first. Detecting signals costs
+/// about 10 µs per sentence; 256 KB is some 5,000 sentences, a few dozen
+/// milliseconds, and far more than the replies between two Stop hooks.
+pub const REPLY_TEXT_ANALYSED: usize = 256 * 1024;
+
+/// Bytes read at each end of a long reply.
+pub const REPLY_WINDOW: usize = 4 * 1024;
+
+/// How much a learning weighs when a session has more than it keeps: the
+/// user's own rule, then a rule the agent stated, then what a correction
+/// taught, then the rest of the narrative.
+fn strength(origin: Origin, kind: &str) -> u8 {
+    let by_kind = match kind {
+        "rule" | "anti-pattern" => 3,
+        "correction" => 2,
+        "method" | "error" => 1,
+        _ => 0,
+    };
+    by_kind + if origin == Origin::User { 4 } else { 0 }
+}
+
+/// The index of the first assistant turn among the newest ones whose text
+/// adds up to at most `budget` bytes (each counted at most at its two
+/// windows).
+fn newest_replies(turns: &[Turn], budget: usize) -> usize {
+    let mut used = 0;
+    for (i, t) in turns.iter().enumerate().rev() {
+        if t.role != Role::Assistant {
+            continue;
+        }
+        used += t.text.len().min(2 * REPLY_WINDOW);
+        if used > budget {
+            return i + 1;
+        }
+    }
+    0
+}
+
+/// `text`, or its first and last `window` bytes (cut at character
+/// boundaries) with a paragraph break between when it is longer.
+fn window_ends(text: &str, window: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= 2 * window {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut head = window;
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = text.len() - window;
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    std::borrow::Cow::Owned(format!("{}\n\n{}", &text[..head], &text[tail..]))
+}
+
+/// The files already listed, for adding new ones without comparing each
+/// with the whole list (a long session edits thousands of times).
+struct FileSet(std::collections::HashSet<String>);
+
+impl FileSet {
+    fn new(list: &[String]) -> FileSet {
+        FileSet(list.iter().cloned().collect())
+    }
+
+    fn extend(&mut self, list: &mut Vec<String>, new: &[String]) {
+        for f in new {
+            if self.0.insert(f.clone()) {
+                list.push(f.clone());
+            }
         }
     }
 }
@@ -314,26 +437,42 @@ pub fn extend_unique(list: &mut Vec<String>, new: &[String]) {
     }
 }
 
-/// Turns added to the transcript since `offset` (bytes) / `lines`; returns
-/// them with the new offset and line count. A missing or unreadable file
-/// gives nothing (the transcript may not exist yet).
-fn read_new_turns(path: &Path, offset: u64, lines: u64) -> (Vec<Turn>, u64, u64) {
+/// What [`SessionState::catch_up`] read.
+pub struct CaughtUp {
+    /// The turns added since the last catch-up.
+    pub turns: Vec<Turn>,
+    /// What the read saw (`end_offset`: how far the transcript is read).
+    pub stats: ReadStats,
+    /// Whether the read started at the transcript's first byte: then
+    /// `turns` is the whole conversation (the summary needs no second read).
+    pub from_start: bool,
+}
+
+/// Turns added to the transcript since `offset` (bytes) / `lines`, what the
+/// read saw, and the lines read in all now (a transcript shorter than what
+/// was read was replaced and is read from its start). A missing or
+/// unreadable file gives nothing (the transcript may not exist yet).
+fn read_new_turns(path: &Path, offset: u64, lines: u64) -> (Vec<Turn>, ReadStats, u64) {
+    let unread = ReadStats {
+        end_offset: offset,
+        ..ReadStats::default()
+    };
     let Ok(mut file) = std::fs::File::open(path) else {
-        return (Vec::new(), offset, lines);
+        return (Vec::new(), unread, lines);
     };
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-    // A transcript shorter than what we read was replaced: start over.
     let (offset, lines) = if len < offset {
         (0, 0)
     } else {
         (offset, lines)
     };
     if file.seek(SeekFrom::Start(offset)).is_err() {
-        return (Vec::new(), offset, lines);
+        return (Vec::new(), unread, lines);
     }
     let mut reader = BufReader::with_capacity(1 << 16, file);
-    let (turns, st) = transcript::read(&mut reader, offset, lines, &ReadOptions::default());
-    (turns, st.end_offset, lines + st.lines)
+    let (turns, stats) = transcript::read(&mut reader, offset, lines, &ReadOptions::default());
+    let lines = lines + stats.lines;
+    (turns, stats, lines)
 }
 
 /// Deletes the state of sessions that can no longer be resumed: untouched

@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::state::extend_unique;
-use crate::platform::agents::transcript::{self, ReadOptions, Role, Turn, truncate};
+use crate::platform::agents::transcript::{self, ReadOptions, ReadStats, Role, Turn, truncate};
 use crate::platform::host::durable;
 use crate::platform::workspace::Workspace;
 
@@ -59,11 +59,21 @@ pub fn facts_from_transcript(path: &Path, session_id: &str) -> std::io::Result<S
         ..ReadOptions::default()
     };
     let (turns, st) = transcript::read(&mut reader, 0, 0, &opts);
+    Ok(facts_from_turns(path, session_id, turns, st))
+}
+
+/// The facts of a transcript at `path` already read whole into `turns`.
+pub fn facts_from_turns(
+    path: &Path,
+    session_id: &str,
+    turns: Vec<Turn>,
+    st: ReadStats,
+) -> SessionFacts {
     let mut files: Vec<String> = Vec::new();
     for t in &turns {
         extend_unique(&mut files, &t.files_changed);
     }
-    Ok(SessionFacts {
+    SessionFacts {
         session_id: st
             .session_id
             .clone()
@@ -91,7 +101,7 @@ pub fn facts_from_transcript(path: &Path, session_id: &str) -> std::io::Result<S
         turns,
         files_changed: files,
         signals: BTreeMap::new(),
-    })
+    }
 }
 
 fn first_sentence(text: &str, max: usize) -> String {
@@ -107,12 +117,28 @@ fn first_sentence(text: &str, max: usize) -> String {
     truncate(&flat[..end], max)
 }
 
+/// Text searched for decisions and open items, newest first: those of a
+/// long session's last stretch are the ones still open.
+const SCANNED_TEXT: usize = 512 * 1024;
+
 fn sentences_matching(turns: &[Turn], re: &Regex, max: usize) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for t in turns
+    // Only the newest turns are searched ([`SCANNED_TEXT`]), and each whole
+    // turn once before its sentences: splitting every turn of a 20 MB
+    // session into sentences to try each was most of its end.
+    let said: Vec<&Turn> = turns
         .iter()
         .filter(|t| matches!(t.role, Role::User | Role::Assistant))
-    {
+        .collect();
+    let mut budget = SCANNED_TEXT;
+    let first = said
+        .iter()
+        .rposition(|t| {
+            budget = budget.saturating_sub(t.text.len());
+            budget == 0
+        })
+        .map_or(0, |i| i + 1);
+    for t in said[first..].iter().filter(|t| re.is_match(&t.text)) {
         for s in t.text.split(['\n', '。']).flat_map(|l| l.split(". ")) {
             let s = s.trim().trim_start_matches(['-', '*', ' ']);
             if s.len() >= 12 && !s.starts_with("[tool ") && re.is_match(s) {

@@ -1,7 +1,9 @@
 //! The machine pms runs on: where things are (`env`), writing files so that
-//! a crash or a full disk loses nothing (`durable`), and the error that names
-//! the file an operation failed on (`error`).
+//! a crash or a full disk loses nothing (`durable`), the error that names
+//! the file an operation failed on (`error`), and reading lines with a bound
+//! on memory (`lines`).
 
 pub mod durable;
 pub mod env;
 pub mod error;
+pub mod lines;

@@ -164,9 +164,18 @@ pub fn record(
     Ok(n)
 }
 
-/// The `timestamp` of the file's last complete line.
+/// The `timestamp` of the file's last complete line, read from its last
+/// [`TAIL`] bytes (the file grows with every turn: reading it whole each
+/// time made a long conversation's every turn cost its whole size).
 fn last_timestamp(path: &std::path::Path) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
+    use std::io::{Read, Seek, SeekFrom};
+    const TAIL: u64 = 4 << 20;
+    let mut f = std::fs::File::open(path).ok()?;
+    let len = f.metadata().ok()?.len();
+    f.seek(SeekFrom::Start(len.saturating_sub(TAIL))).ok()?;
+    let mut bytes = Vec::new();
+    f.take(TAIL).read_to_end(&mut bytes).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
     text.lines().rev().find_map(|l| {
         serde_json::from_str::<Value>(l)
             .ok()?

@@ -21,6 +21,8 @@ use std::io::BufRead;
 
 use serde_json::Value;
 
+use crate::platform::host::lines::{self, LineRead};
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
     User,
@@ -65,6 +67,8 @@ pub struct ReadStats {
     pub lines: u64,
     /// Lines that were not valid JSON or not shaped as expected.
     pub malformed: u64,
+    /// Lines longer than `host::lines::MAX_LINE`, passed over unread.
+    pub too_long: u64,
     /// Offset just past the last complete line consumed.
     pub end_offset: u64,
     pub session_id: Option<String>,
@@ -114,15 +118,20 @@ pub fn read(
         if opts.max_lines.is_some_and(|m| st.lines >= m) {
             break;
         }
-        buf.clear();
-        let n = match input.read_until(b'\n', &mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(_) => break,
+        let n = match lines::next_line(input, &mut buf, lines::MAX_LINE) {
+            Ok(LineRead::Line(n)) => n,
+            Ok(LineRead::TooLong(n)) => {
+                // passed over, never held whole (see `host::lines`)
+                offset += n;
+                line_no += 1;
+                st.lines += 1;
+                st.too_long += 1;
+                st.end_offset = offset;
+                continue;
+            }
+            // a half-written last line is left for the next read
+            Ok(LineRead::Unfinished(_) | LineRead::End) | Err(_) => break,
         };
-        if buf.last() != Some(&b'\n') {
-            break; // half-written last line: leave it for the next read
-        }
         let line_start = offset;
         offset += n as u64;
         line_no += 1;
