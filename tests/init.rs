@@ -527,6 +527,63 @@ fn linked_dangling_and_read_only_settings_files() {
     );
 }
 
+/// Issue 27: a dotfile manager hard-links settings.json (and ~/.claude.json)
+/// to its own copy. pms wrote by rename, which points the name at a new file
+/// and leaves the dotfiles copy behind: init and uninstall must write into
+/// the file itself, so both names see every change.
+#[test]
+fn hard_linked_settings_files_keep_their_link() {
+    use std::os::unix::fs::MetadataExt;
+    let home = TestHome::new();
+    let dotfiles = home.path("dotfiles");
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    std::fs::create_dir_all(home.path(".claude")).unwrap();
+    let settings = "{\n  \"model\": \"opus\",\n  \"theme\": \"dark\"\n}\n";
+    let claude_json = "{\"numStartups\": 3, \"mcpServers\": {\"other\": {\"command\": \"x\"}}}\n";
+    let linked = [
+        (dotfiles.join("settings.json"), home.settings(), settings),
+        (
+            dotfiles.join("claude.json"),
+            home.path(".claude.json"),
+            claude_json,
+        ),
+    ];
+    for (copy, name, text) in &linked {
+        std::fs::write(copy, text).unwrap();
+        std::fs::hard_link(copy, name).unwrap();
+    }
+    let same_file = |home_name: &std::path::Path, copy: &std::path::Path| {
+        let (a, b) = (
+            std::fs::metadata(home_name).unwrap(),
+            std::fs::metadata(copy).unwrap(),
+        );
+        assert_eq!(
+            (a.ino(), a.nlink()),
+            (b.ino(), 2),
+            "{home_name:?} lost its link"
+        );
+    };
+    home.init(&["--no-index"]);
+    for (copy, name, _) in &linked {
+        same_file(name, copy);
+    }
+    assert_eq!(
+        pms_handlers(
+            &serde_json::from_str(&std::fs::read_to_string(&linked[0].0).unwrap()).unwrap()
+        )
+        .len(),
+        5
+    );
+    let servers: Value =
+        serde_json::from_str(&std::fs::read_to_string(&linked[1].0).unwrap()).unwrap();
+    assert_eq!(servers["mcpServers"]["pms"]["args"][0], "serve");
+    home.ok(&["uninstall", "--yes"]);
+    for (copy, name, text) in &linked {
+        same_file(name, copy);
+        assert_eq!(&std::fs::read_to_string(copy).unwrap(), text);
+    }
+}
+
 /// Issue 14's defaults, as `pms init --yes` takes them: the name from
 /// `git config user.name` (not "Me"), the domains from the role (a product
 /// manager does not get engineering), and the first language as the default

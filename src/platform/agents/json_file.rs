@@ -8,7 +8,9 @@
 //! parts that differ are rewritten ([`super::json_edit`]), which keeps every
 //! other byte (number spellings such as `1E5` or `-0`, integers past 2^64,
 //! escapes, CRLF line ends, compact arrays, duplicate keys). An unchanged document is never rewritten, and
-//! a changed one is backed up and replaced atomically. A file that is not
+//! a changed one is backed up and replaced atomically (written in place
+//! when a dotfile manager hard-linked it, [`durable::write_keeping_hard_links`]).
+//! A file that is not
 //! valid JSON is refused with its line and column: guessing what the user
 //! meant could destroy their settings.
 
@@ -207,7 +209,7 @@ impl JsonFile {
         };
         let text = self.render();
         // Claude Code's files can hold credentials: a file we create is private.
-        durable::write_atomic_mode(&self.path, text.as_bytes(), 0o600).map_err(io)?;
+        durable::write_keeping_hard_links(&self.path, text.as_bytes(), 0o600).map_err(io)?;
         self.original = text;
         self.existed = true;
         Ok(backup)

@@ -94,7 +94,8 @@ pub fn register(
     } else {
         None
     };
-    durable::write_atomic(path, with_line_ends_of(path, after).as_bytes()).map_err(io)?;
+    durable::write_keeping_hard_links(path, with_line_ends_of(path, after).as_bytes(), 0o644)
+        .map_err(io)?;
     Ok((true, backup))
 }
 
@@ -298,7 +299,8 @@ fn write_if_changed(path: &Path, doc: &DocumentMut, before: &str) -> Result<bool
     }
     let io = |source| CodexError::Io(crate::platform::host::error::FileError::new(path, source));
     durable::backup(path).map_err(io)?;
-    durable::write_atomic(path, with_line_ends_of(path, after).as_bytes()).map_err(io)?;
+    durable::write_keeping_hard_links(path, with_line_ends_of(path, after).as_bytes(), 0o644)
+        .map_err(io)?;
     Ok(true)
 }
 
