@@ -149,6 +149,28 @@ fn init_wires_the_agents_on_path_and_uninstall_gives_back_every_byte() {
     );
 }
 
+/// Issue 27, for Codex and OpenClaw: files init created go at uninstall
+/// (Codex's config.toml was left behind empty).
+#[test]
+fn codex_and_openclaw_files_init_created_go_at_uninstall() {
+    // none of their files before init: none after uninstall
+    let home = home_with_agents();
+    for f in [
+        ".codex/config.toml",
+        ".codex/hooks.json",
+        ".openclaw/openclaw.json",
+    ] {
+        std::fs::remove_file(home.path(f)).unwrap();
+    }
+    home.init(&["--agent", "codex,openclaw"]);
+    home.ok(&["uninstall", "--yes"]);
+    let left: Vec<String> = [".codex", ".openclaw"]
+        .iter()
+        .flat_map(|d| snapshot(&home.path(d)).into_keys())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
 #[test]
 fn an_agent_left_out_at_a_later_init_is_unwired() {
     let home = home_with_agents();

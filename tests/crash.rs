@@ -441,6 +441,25 @@ fn scenarios() -> Vec<Scenario> {
             },
         },
         Scenario {
+            name: "init (no settings.json, no ~/.claude.json)",
+            prepare: |home| {
+                std::fs::remove_file(home.settings()).unwrap();
+                std::fs::remove_file(home.path(".claude.json")).unwrap();
+            },
+            act: run_init,
+            next: |home| {
+                assert!(run_init(home, &[]).status.success(), "init runs again");
+                home.ok(&["uninstall", "--yes"]);
+            },
+            check: |home, _| {
+                assert!(
+                    !home.settings().exists(),
+                    "the settings.json init made is gone"
+                );
+                assert!(!home.path(".claude.json").exists());
+            },
+        },
+        Scenario {
             name: "init (hard-linked settings.json)",
             prepare: hard_link_settings,
             act: run_init,

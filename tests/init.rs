@@ -259,17 +259,33 @@ fn uninstall_gives_back_the_original_settings() {
     assert!(!home.path(".config/pms/workspace").exists());
 }
 
+/// Issue 27: with no settings.json before init, uninstall left `{}`. The
+/// files init created (settings.json, ~/.claude.json) go, re-run or not,
+/// and leave no backup of themselves behind.
 #[test]
-fn uninstall_from_a_settings_file_init_created_removes_the_hooks_key() {
+fn uninstall_deletes_the_files_init_created() {
     let home = TestHome::new();
     home.init(&[]);
+    home.init(&[]);
+    assert!(home.settings().is_file() && home.path(".claude.json").is_file());
     home.ok(&[
         "uninstall",
         "--yes",
         "--workspace",
         home.workspace().to_str().unwrap(),
     ]);
-    assert_eq!(home.read_json(".claude/settings.json"), json!({}));
+    assert!(
+        !home.settings().exists(),
+        "settings.json pms created is left"
+    );
+    assert!(!home.path(".claude.json").exists());
+    let left: Vec<_> = std::fs::read_dir(home.path(".claude"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .filter(|n| n.to_string_lossy().starts_with("settings.json"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 #[test]
@@ -360,8 +376,10 @@ fn workspace_scope_writes_the_workspace_settings_and_moving_scope_cleans_up() {
         pms_handlers(&home.read_json(".claude/settings.json")).len(),
         5
     );
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&local).unwrap()).unwrap();
-    assert!(pms_handlers(&doc).is_empty(), "moved, not copied");
+    assert!(
+        !local.exists(),
+        "moved, not copied: the file the first init created there is gone"
+    );
 }
 
 #[test]
@@ -493,7 +511,8 @@ fn linked_dangling_and_read_only_settings_files() {
         original
     );
 
-    // a dangling link: the target is created, the link kept
+    // a dangling link: the target is created, the link kept; uninstall
+    // deletes the target it created, and the link dangles as it did
     let home = TestHome::new();
     std::fs::create_dir_all(home.path(".claude")).unwrap();
     std::fs::create_dir_all(home.path("dotfiles")).unwrap();
@@ -506,6 +525,14 @@ fn linked_dangling_and_read_only_settings_files() {
             .is_symlink()
     );
     assert!(home.path("dotfiles/new-settings.json").is_file());
+    home.ok(&["uninstall", "--yes"]);
+    assert!(
+        std::fs::symlink_metadata(home.settings())
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(!home.path("dotfiles/new-settings.json").exists());
 
     // a read-only settings file is refused, named, and left as it was
     let home = TestHome::new();

@@ -179,11 +179,11 @@ impl JsonFile {
     pub fn save_or_remove(&mut self, when_empty: WhenEmpty) -> Result<bool, JsonFileError> {
         let empty = self.doc.as_object().is_some_and(|o| o.is_empty());
         if when_empty == WhenEmpty::Remove && empty {
-            return match std::fs::remove_file(&self.path) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(JsonFileError::Io(
+            return match durable::remove_written(&self.path) {
+                Err(e) => Err(JsonFileError::Io(
                     crate::platform::host::error::FileError::new(self.path.clone(), e),
                 )),
-                _ => Ok(true),
+                Ok(()) => Ok(true),
             };
         }
         self.save()?;

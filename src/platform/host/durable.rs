@@ -173,6 +173,16 @@ fn write_target(path: &Path) -> io::Result<PathBuf> {
     )))
 }
 
+/// Deletes the file that writes to `path` go to (through symbolic links):
+/// a file pms created behind a link that was dangling goes, and the link
+/// is left dangling as it was. A file already gone is no error.
+pub fn remove_written(path: &Path) -> io::Result<()> {
+    match fs::remove_file(write_target(path)?) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
 /// Whether a later [`write_atomic`] to `path` would be refused as read-only:
 /// plans check it before changing anything.
 pub fn check_writable(path: &Path) -> io::Result<()> {

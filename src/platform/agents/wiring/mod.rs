@@ -101,6 +101,10 @@ pub struct CodexRecord {
     /// hooks.json did not exist before pms.
     #[serde(default)]
     pub hooks_file_created: bool,
+    /// config.toml did not exist before pms: uninstall deletes it when
+    /// nothing else is left in it.
+    #[serde(default)]
+    pub config_file_created: bool,
     /// `[features]` keys pms turned from false to true.
     #[serde(default)]
     pub features_turned_on: Vec<String>,
@@ -115,6 +119,10 @@ pub struct InstallRecord {
     pub settings_path: PathBuf,
     #[serde(default)]
     pub created: CreatedContainers,
+    /// The settings file did not exist before pms: uninstall deletes it
+    /// when nothing else is left in it.
+    #[serde(default)]
+    pub settings_file_created: bool,
     #[serde(default)]
     pub claude_mcp: bool,
     /// What registering the MCP server creates in `~/.claude.json`.
@@ -207,6 +215,8 @@ pub struct ClaudePlan {
 /// Codex's part of a plan.
 pub struct CodexPlan {
     pub config: PathBuf,
+    /// config.toml was there before this init.
+    pub config_existed: bool,
     pub hooks: JsonFile,
     pub hooks_report: MergeReport,
     pub feature: HooksFeature,
@@ -297,6 +307,7 @@ fn plan_codex(env: &HostEnv, ws: &Workspace, choices: &Choices) -> Result<CodexP
             .map_err(|e| crate::platform::host::error::FileError::new(p, e))?;
     }
     codex::config::check(&config)?;
+    let config_existed = codex::config::exists(&config)?;
     let mut hooks = JsonFile::load(&hooks_path)?;
     let handlers = codex::hooks::handlers(&choices.binary, &ws.root);
     let hooks_report = settings::merge_hooks(&mut hooks.doc, &hooks_path, &handlers)?;
@@ -305,6 +316,7 @@ fn plan_codex(env: &HostEnv, ws: &Workspace, choices: &Choices) -> Result<CodexP
         && choices.codex_hooks_feature == CodexHooksFeature::TurnOn;
     Ok(CodexPlan {
         config,
+        config_existed,
         hooks,
         hooks_report,
         feature,
@@ -439,9 +451,9 @@ impl WirePlan {
             .as_ref()
             .map(|c| c.settings_report.created.clone())
             .unwrap_or_default();
-        if let Some(prev) =
-            previous.filter(|r| r.settings_path == settings_path && r.has(Agent::Claude))
-        {
+        let prev_settings =
+            previous.filter(|r| r.settings_path == settings_path && r.has(Agent::Claude));
+        if let Some(prev) = prev_settings {
             created.hooks_key |= prev.created.hooks_key;
             for e in &prev.created.events {
                 if !created.events.contains(e) {
@@ -449,6 +461,8 @@ impl WirePlan {
                 }
             }
         }
+        let settings_file_created = prev_settings.is_some_and(|r| r.settings_file_created)
+            || self.claude.as_ref().is_some_and(|c| !c.settings.existed);
         let prev_mcp = previous
             .filter(|r| r.has(Agent::Claude))
             .map(|r| r.claude_json_created)
@@ -486,6 +500,8 @@ impl WirePlan {
                 hooks: c.hooks.path.clone(),
                 hooks_created,
                 hooks_file_created: prev.is_some_and(|p| p.hooks_file_created) || !c.hooks.existed,
+                config_file_created: prev.is_some_and(|p| p.config_file_created)
+                    || !c.config_existed,
                 features_turned_on: features,
             }
         });
@@ -495,6 +511,7 @@ impl WirePlan {
             scope: self.choices.scope,
             settings_path,
             created,
+            settings_file_created,
             claude_mcp: self.claude.is_some(),
             claude_json_created,
             codex_config: codex.as_ref().map(|c| c.config.clone()),
@@ -576,11 +593,11 @@ fn apply_claude(
     };
     if let Some(stale) = &c.stale_settings {
         let mut f = JsonFile::load(stale)?;
-        let created = previous
-            .filter(|r| &r.settings_path == stale)
-            .map(|r| r.created.clone());
-        settings::remove_hooks(&mut f.doc, created.as_ref());
-        f.save()?;
+        let prev = previous.filter(|r| &r.settings_path == stale);
+        settings::remove_hooks(&mut f.doc, prev.map(|r| &r.created));
+        f.save_or_remove(WhenEmpty::created_by_pms(
+            prev.is_some_and(|r| r.settings_file_created),
+        ))?;
         summary.stale_removed_from = Some(stale.clone());
     }
     summary.mcp = Some(mcp::register(
@@ -660,10 +677,12 @@ pub fn unwire(
                     continue;
                 }
                 let mut f = JsonFile::load(&p)?;
-                let created = (record.settings_path == p).then(|| record.created.clone());
-                let r = settings::remove_hooks(&mut f.doc, created.as_ref());
+                let recorded = record.settings_path == p;
+                let r = settings::remove_hooks(&mut f.doc, recorded.then_some(&record.created));
                 if r.removed > 0 {
-                    f.save()?;
+                    f.save_or_remove(WhenEmpty::created_by_pms(
+                        recorded && record.settings_file_created,
+                    ))?;
                     out.hooks_removed.push((p, r.removed));
                 }
             }
@@ -711,7 +730,13 @@ fn unwire_codex(env: &HostEnv, record: &InstallRecord) -> Result<bool> {
             f.save_or_remove(WhenEmpty::created_by_pms(created))?;
         }
     }
-    removed |= codex::config::unwire(&config, &trust_keys, &features)?;
+    let config_created = c.is_some_and(|c| c.config_file_created);
+    removed |= codex::config::unwire(
+        &config,
+        &trust_keys,
+        &features,
+        WhenEmpty::created_by_pms(config_created),
+    )?;
     Ok(removed)
 }
 
