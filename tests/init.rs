@@ -288,6 +288,39 @@ fn uninstall_deletes_the_files_init_created() {
     assert!(left.is_empty(), "{left:?}");
 }
 
+/// Issue 27: an empty object written across lines (`"hooks": {\n  }`, what
+/// deleting the last hook by hand leaves) came back as `{}` after init and
+/// uninstall, in settings.json and ~/.claude.json alike. The install record
+/// keeps how it was written; a second init must not forget it.
+#[test]
+fn empty_objects_written_across_lines_come_back_byte_for_byte() {
+    let home = TestHome::new();
+    let settings = "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"Stop\": [\n    ]\n  },\n  \"env\": {\n\n  }\n}\n";
+    let claude_json = "{\r\n\t\"numStartups\": 3,\r\n\t\"mcpServers\": {\r\n\t}\r\n}";
+    std::fs::create_dir_all(home.path(".claude")).unwrap();
+    std::fs::write(home.settings(), settings).unwrap();
+    std::fs::write(home.path(".claude.json"), claude_json).unwrap();
+    home.init(&["--no-index"]);
+    assert_eq!(
+        pms_handlers(&home.read_json(".claude/settings.json")).len(),
+        5
+    );
+    home.init(&["--no-index"]);
+    home.ok(&["uninstall", "--yes"]);
+    assert_eq!(std::fs::read_to_string(home.settings()).unwrap(), settings);
+    assert_eq!(
+        std::fs::read_to_string(home.path(".claude.json")).unwrap(),
+        claude_json
+    );
+    // and with an empty settings object, across lines, that init fills
+    let home = TestHome::new();
+    std::fs::create_dir_all(home.path(".claude")).unwrap();
+    std::fs::write(home.settings(), "{\n}\n").unwrap();
+    home.init(&["--no-index"]);
+    home.ok(&["uninstall", "--yes"]);
+    assert_eq!(std::fs::read_to_string(home.settings()).unwrap(), "{\n}\n");
+}
+
 #[test]
 fn purge_deletes_the_workspace_only_when_confirmed() {
     let home = TestHome::new();
