@@ -149,6 +149,73 @@ fn init_wires_the_agents_on_path_and_uninstall_gives_back_every_byte() {
     );
 }
 
+/// Issue 27, for Codex and OpenClaw: files init created go at uninstall
+/// (Codex's config.toml was left behind empty); empty objects and arrays
+/// written across lines come back so, not as `{}` and `[]`; and files a
+/// dotfile manager hard-linked keep their link.
+#[test]
+fn codex_and_openclaw_files_come_back_as_they_were_created_linked_and_laid_out() {
+    use std::os::unix::fs::MetadataExt;
+    // none of their files before init: none after uninstall
+    let home = home_with_agents();
+    for f in [
+        ".codex/config.toml",
+        ".codex/hooks.json",
+        ".openclaw/openclaw.json",
+    ] {
+        std::fs::remove_file(home.path(f)).unwrap();
+    }
+    home.init(&["--agent", "codex,openclaw"]);
+    home.ok(&["uninstall", "--yes"]);
+    let left: Vec<String> = [".codex", ".openclaw"]
+        .iter()
+        .flat_map(|d| snapshot(&home.path(d)).into_keys())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+
+    // empty containers across lines, in files hard-linked to a dotfiles copy
+    let home = home_with_agents();
+    let hooks = "{\n  \"hooks\": {\n  },\n  \"x-mine\": true\n}\n";
+    let claw =
+        "{\n  \"plugins\": {\n    \"allow\": [\n    ],\n    \"entries\": {\n\n    }\n  }\n}\n";
+    let dotfiles = home.path("dotfiles");
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    let linked = [
+        (".codex/hooks.json", hooks),
+        (".codex/config.toml", CODEX_USER_CONFIG),
+        (".openclaw/openclaw.json", claw),
+    ];
+    for (i, (rel, text)) in linked.iter().enumerate() {
+        let copy = dotfiles.join(i.to_string());
+        std::fs::write(&copy, text).unwrap();
+        std::fs::remove_file(home.path(rel)).unwrap();
+        std::fs::hard_link(&copy, home.path(rel)).unwrap();
+    }
+    let still_linked = |home: &TestHome| {
+        for (i, (rel, _)) in linked.iter().enumerate() {
+            let (a, b) = (
+                std::fs::metadata(home.path(rel)).unwrap(),
+                std::fs::metadata(dotfiles.join(i.to_string())).unwrap(),
+            );
+            assert_eq!((a.ino(), a.nlink()), (b.ino(), 2), "{rel} lost its link");
+        }
+    };
+    home.init(&["--agent", "codex,openclaw"]);
+    still_linked(&home);
+    assert_eq!(pms_commands(&home.read_json(".codex/hooks.json")).len(), 5);
+    let wired = std::fs::read_to_string(dotfiles.join("2")).unwrap();
+    assert!(wired.contains("\"pms\""), "{wired}");
+    home.ok(&["uninstall", "--yes"]);
+    still_linked(&home);
+    for (rel, text) in linked {
+        assert_eq!(
+            std::fs::read_to_string(home.path(rel)).unwrap(),
+            text,
+            "{rel}"
+        );
+    }
+}
+
 #[test]
 fn an_agent_left_out_at_a_later_init_is_unwired() {
     let home = home_with_agents();

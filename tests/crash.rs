@@ -234,14 +234,46 @@ fn owned_files_parse(home: &TestHome) {
 }
 
 /// A user file holds the bytes it had before or the bytes a complete run
-/// writes.
+/// writes. A hard-linked one is written in place (durable.rs,
+/// overwrite_in_place) and may also hold the new bytes followed by the
+/// blanks that padded them to the old length: killed between the write and
+/// the trim, its meaning is the new one.
 fn old_or_new(path: &Path, before: &BTreeMap<PathBuf, Vec<u8>>, after_full: &[u8]) {
+    use std::os::unix::fs::MetadataExt;
     let now = std::fs::read(path).unwrap_or_default();
     let old = before.get(path).cloned().unwrap_or_default();
+    let hard_linked = std::fs::metadata(path).is_ok_and(|m| m.nlink() > 1);
+    let padded_new = hard_linked
+        && now.len() == old.len()
+        && now.starts_with(after_full)
+        && now[after_full.len()..].iter().all(|b| *b == b' ');
     assert!(
-        now == old || now == after_full,
+        now == old || now == after_full || padded_new,
         "{path:?} is neither old nor new:\n{}",
         String::from_utf8_lossy(&now)
+    );
+}
+
+/// The user's settings.json moved into a dotfiles folder and hard-linked
+/// back, as a dotfile manager does.
+fn hard_link_settings(home: &TestHome) {
+    let copy = home.path("dotfiles/settings.json");
+    std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    std::fs::rename(home.settings(), &copy).unwrap();
+    std::fs::hard_link(&copy, home.settings()).unwrap();
+}
+
+/// settings.json is still the dotfiles copy itself.
+fn still_linked(home: &TestHome) {
+    use std::os::unix::fs::MetadataExt;
+    let (a, b) = (
+        std::fs::metadata(home.settings()).unwrap(),
+        std::fs::metadata(home.path("dotfiles/settings.json")).unwrap(),
+    );
+    assert_eq!(
+        (a.ino(), a.nlink()),
+        (b.ino(), 2),
+        "settings.json lost its link"
     );
 }
 
@@ -406,6 +438,60 @@ fn scenarios() -> Vec<Scenario> {
                     std::fs::read_to_string(home.settings()).unwrap(),
                     USER_SETTINGS
                 );
+            },
+        },
+        Scenario {
+            name: "init (no settings.json, no ~/.claude.json)",
+            prepare: |home| {
+                std::fs::remove_file(home.settings()).unwrap();
+                std::fs::remove_file(home.path(".claude.json")).unwrap();
+            },
+            act: run_init,
+            next: |home| {
+                assert!(run_init(home, &[]).status.success(), "init runs again");
+                home.ok(&["uninstall", "--yes"]);
+            },
+            check: |home, _| {
+                assert!(
+                    !home.settings().exists(),
+                    "the settings.json init made is gone"
+                );
+                assert!(!home.path(".claude.json").exists());
+            },
+        },
+        Scenario {
+            name: "init (hard-linked settings.json)",
+            prepare: hard_link_settings,
+            act: run_init,
+            next: |home| {
+                assert!(run_init(home, &[]).status.success(), "init runs again");
+                home.ok(&["uninstall", "--yes"]);
+            },
+            check: |home, _| {
+                still_linked(home);
+                assert_eq!(
+                    std::fs::read_to_string(home.settings()).unwrap(),
+                    USER_SETTINGS
+                );
+            },
+        },
+        Scenario {
+            name: "uninstall (hard-linked settings.json)",
+            prepare: |home| {
+                hard_link_settings(home);
+                assert!(run_init(home, &[]).status.success());
+            },
+            act: |home, env| pms_env(home, &["uninstall", "--yes"], env),
+            next: |home| {
+                home.ok(&["uninstall", "--yes"]);
+            },
+            check: |home, _| {
+                still_linked(home);
+                // killed between the in-place write and the trim, the
+                // file keeps the blanks that padded it (durable.rs,
+                // overwrite_in_place); at every other point, exact
+                let now = std::fs::read_to_string(home.settings()).unwrap();
+                assert_eq!(now.trim_end_matches(' '), USER_SETTINGS);
             },
         },
         Scenario {

@@ -259,17 +259,66 @@ fn uninstall_gives_back_the_original_settings() {
     assert!(!home.path(".config/pms/workspace").exists());
 }
 
+/// Issue 27: with no settings.json before init, uninstall left `{}`. The
+/// files init created (settings.json, ~/.claude.json) go, re-run or not,
+/// and leave no backup of themselves behind.
 #[test]
-fn uninstall_from_a_settings_file_init_created_removes_the_hooks_key() {
+fn uninstall_deletes_the_files_init_created() {
     let home = TestHome::new();
     home.init(&[]);
+    home.init(&[]);
+    assert!(home.settings().is_file() && home.path(".claude.json").is_file());
     home.ok(&[
         "uninstall",
         "--yes",
         "--workspace",
         home.workspace().to_str().unwrap(),
     ]);
-    assert_eq!(home.read_json(".claude/settings.json"), json!({}));
+    assert!(
+        !home.settings().exists(),
+        "settings.json pms created is left"
+    );
+    assert!(!home.path(".claude.json").exists());
+    let left: Vec<_> = std::fs::read_dir(home.path(".claude"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .filter(|n| n.to_string_lossy().starts_with("settings.json"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// Issue 27: an empty object written across lines (`"hooks": {\n  }`, what
+/// deleting the last hook by hand leaves) came back as `{}` after init and
+/// uninstall, in settings.json and ~/.claude.json alike. The install record
+/// keeps how it was written; a second init must not forget it.
+#[test]
+fn empty_objects_written_across_lines_come_back_byte_for_byte() {
+    let home = TestHome::new();
+    let settings = "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"Stop\": [\n    ]\n  },\n  \"env\": {\n\n  }\n}\n";
+    let claude_json = "{\r\n\t\"numStartups\": 3,\r\n\t\"mcpServers\": {\r\n\t}\r\n}";
+    std::fs::create_dir_all(home.path(".claude")).unwrap();
+    std::fs::write(home.settings(), settings).unwrap();
+    std::fs::write(home.path(".claude.json"), claude_json).unwrap();
+    home.init(&["--no-index"]);
+    assert_eq!(
+        pms_handlers(&home.read_json(".claude/settings.json")).len(),
+        5
+    );
+    home.init(&["--no-index"]);
+    home.ok(&["uninstall", "--yes"]);
+    assert_eq!(std::fs::read_to_string(home.settings()).unwrap(), settings);
+    assert_eq!(
+        std::fs::read_to_string(home.path(".claude.json")).unwrap(),
+        claude_json
+    );
+    // and with an empty settings object, across lines, that init fills
+    let home = TestHome::new();
+    std::fs::create_dir_all(home.path(".claude")).unwrap();
+    std::fs::write(home.settings(), "{\n}\n").unwrap();
+    home.init(&["--no-index"]);
+    home.ok(&["uninstall", "--yes"]);
+    assert_eq!(std::fs::read_to_string(home.settings()).unwrap(), "{\n}\n");
 }
 
 #[test]
@@ -360,8 +409,10 @@ fn workspace_scope_writes_the_workspace_settings_and_moving_scope_cleans_up() {
         pms_handlers(&home.read_json(".claude/settings.json")).len(),
         5
     );
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&local).unwrap()).unwrap();
-    assert!(pms_handlers(&doc).is_empty(), "moved, not copied");
+    assert!(
+        !local.exists(),
+        "moved, not copied: the file the first init created there is gone"
+    );
 }
 
 #[test]
@@ -493,7 +544,8 @@ fn linked_dangling_and_read_only_settings_files() {
         original
     );
 
-    // a dangling link: the target is created, the link kept
+    // a dangling link: the target is created, the link kept; uninstall
+    // deletes the target it created, and the link dangles as it did
     let home = TestHome::new();
     std::fs::create_dir_all(home.path(".claude")).unwrap();
     std::fs::create_dir_all(home.path("dotfiles")).unwrap();
@@ -506,6 +558,14 @@ fn linked_dangling_and_read_only_settings_files() {
             .is_symlink()
     );
     assert!(home.path("dotfiles/new-settings.json").is_file());
+    home.ok(&["uninstall", "--yes"]);
+    assert!(
+        std::fs::symlink_metadata(home.settings())
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(!home.path("dotfiles/new-settings.json").exists());
 
     // a read-only settings file is refused, named, and left as it was
     let home = TestHome::new();
@@ -525,6 +585,63 @@ fn linked_dangling_and_read_only_settings_files() {
         !ws.exists(),
         "refused before any change, the workspace included"
     );
+}
+
+/// Issue 27: a dotfile manager hard-links settings.json (and ~/.claude.json)
+/// to its own copy. pms wrote by rename, which points the name at a new file
+/// and leaves the dotfiles copy behind: init and uninstall must write into
+/// the file itself, so both names see every change.
+#[test]
+fn hard_linked_settings_files_keep_their_link() {
+    use std::os::unix::fs::MetadataExt;
+    let home = TestHome::new();
+    let dotfiles = home.path("dotfiles");
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    std::fs::create_dir_all(home.path(".claude")).unwrap();
+    let settings = "{\n  \"model\": \"opus\",\n  \"theme\": \"dark\"\n}\n";
+    let claude_json = "{\"numStartups\": 3, \"mcpServers\": {\"other\": {\"command\": \"x\"}}}\n";
+    let linked = [
+        (dotfiles.join("settings.json"), home.settings(), settings),
+        (
+            dotfiles.join("claude.json"),
+            home.path(".claude.json"),
+            claude_json,
+        ),
+    ];
+    for (copy, name, text) in &linked {
+        std::fs::write(copy, text).unwrap();
+        std::fs::hard_link(copy, name).unwrap();
+    }
+    let same_file = |home_name: &std::path::Path, copy: &std::path::Path| {
+        let (a, b) = (
+            std::fs::metadata(home_name).unwrap(),
+            std::fs::metadata(copy).unwrap(),
+        );
+        assert_eq!(
+            (a.ino(), a.nlink()),
+            (b.ino(), 2),
+            "{home_name:?} lost its link"
+        );
+    };
+    home.init(&["--no-index"]);
+    for (copy, name, _) in &linked {
+        same_file(name, copy);
+    }
+    assert_eq!(
+        pms_handlers(
+            &serde_json::from_str(&std::fs::read_to_string(&linked[0].0).unwrap()).unwrap()
+        )
+        .len(),
+        5
+    );
+    let servers: Value =
+        serde_json::from_str(&std::fs::read_to_string(&linked[1].0).unwrap()).unwrap();
+    assert_eq!(servers["mcpServers"]["pms"]["args"][0], "serve");
+    home.ok(&["uninstall", "--yes"]);
+    for (copy, name, text) in &linked {
+        same_file(name, copy);
+        assert_eq!(&std::fs::read_to_string(copy).unwrap(), text);
+    }
 }
 
 /// Issue 14's defaults, as `pms init --yes` takes them: the name from

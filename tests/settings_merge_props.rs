@@ -1,13 +1,17 @@
 //! Property tests of the settings.json merge: for random settings files,
 //! merging keeps every pre-existing JSON pointer and value (and key order),
 //! merging twice equals merging once, and removing after merging gives back
-//! the original document exactly.
+//! the original document exactly, and, written out with its empty objects
+//! and arrays laid out any way people leave them (`{}`, `{\n  }`, `{ }`),
+//! the original bytes.
 
 use std::path::Path;
 
 use pms::platform::agents::claude::settings::{
-    is_pms_handler, merge_hooks, pms_handlers, remove_hooks,
+    CreatedContainers, is_pms_handler, merge_hooks, merge_hooks_into, pms_handlers, remove_hooks,
+    remove_hooks_from,
 };
+use pms::platform::agents::json_file::JsonFile;
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 
@@ -148,6 +152,57 @@ fn key_order_kept(before: &Value, after: &Value) -> bool {
     }
 }
 
+/// `v` as a multi-line JSON text indented with `indent`, each empty object
+/// or array written the way `empties` says, in turn: `{}`, across lines at
+/// the parent's indentation (`{\n  }`), with a blank line inside, or `{ }`.
+fn write_text(v: &Value, indent: &str, empties: &[u8]) -> String {
+    fn go(v: &Value, level: usize, indent: &str, empties: &[u8], n: &mut usize, out: &mut String) {
+        let (open, close, len) = match v {
+            Value::Object(m) => ('{', '}', m.len()),
+            Value::Array(a) => ('[', ']', a.len()),
+            _ => {
+                out.push_str(&serde_json::to_string(v).unwrap());
+                return;
+            }
+        };
+        let outer = indent.repeat(level);
+        if len == 0 {
+            let style = empties[*n % empties.len()];
+            *n += 1;
+            out.push_str(&match style {
+                0 => format!("{open}{close}"),
+                1 => format!("{open}\n{outer}{close}"),
+                2 => format!("{open}\n\n{outer}{close}"),
+                _ => format!("{open} {close}"),
+            });
+            return;
+        }
+        let inner = indent.repeat(level + 1);
+        out.push(open);
+        let items: Vec<(Option<&String>, &Value)> = match v {
+            Value::Object(m) => m.iter().map(|(k, x)| (Some(k), x)).collect(),
+            Value::Array(a) => a.iter().map(|x| (None, x)).collect(),
+            _ => unreachable!(),
+        };
+        for (i, (k, x)) in items.into_iter().enumerate() {
+            out.push_str(if i == 0 { "\n" } else { ",\n" });
+            out.push_str(&inner);
+            if let Some(k) = k {
+                out.push_str(&serde_json::to_string(k).unwrap());
+                out.push_str(": ");
+            }
+            go(x, level + 1, indent, empties, n, out);
+        }
+        out.push('\n');
+        out.push_str(&outer);
+        out.push(close);
+    }
+    let mut out = String::new();
+    go(v, 0, indent, empties, &mut 0, &mut out);
+    out.push('\n');
+    out
+}
+
 fn ours() -> Vec<(&'static str, Value)> {
     pms_handlers(Path::new("/opt/pms/bin/pms"), Path::new("/home/u/pms"))
 }
@@ -192,6 +247,25 @@ proptest! {
         let removed = remove_hooks(&mut d, Some(&report.created));
         prop_assert_eq!(removed.removed, 5);
         prop_assert_eq!(serde_json::to_string(&d).unwrap(), serde_json::to_string(&doc).unwrap());
+    }
+
+    #[test]
+    fn uninstall_after_install_gives_back_the_bytes_of_empties_written_any_way(
+        doc in settings_doc(),
+        indent in prop::sample::select(vec!["  ", "    ", "\t"]),
+        empties in prop::collection::vec(0u8..4, 1..6),
+    ) {
+        let text = write_text(&doc, indent, &empties);
+        let path = Path::new("s.json");
+        let mut f = JsonFile::parse(path, text.clone()).unwrap();
+        let report = merge_hooks_into(&mut f, &ours()).unwrap();
+        let installed = f.render();
+        // what uninstall reads back from the install record
+        let created: CreatedContainers =
+            serde_json::from_str(&serde_json::to_string(&report.created).unwrap()).unwrap();
+        let mut g = JsonFile::parse(path, installed.clone()).unwrap();
+        remove_hooks_from(&mut g, Some(&created));
+        prop_assert_eq!(g.render(), text, "via:\n{}", installed);
     }
 
     #[test]

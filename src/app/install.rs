@@ -142,6 +142,7 @@ pub fn uninstall(env: &HostEnv, ws: Option<&Workspace>) -> Result<UninstallSumma
             scope: Scope::User,
             settings_path: env.user_settings(),
             created: Default::default(),
+            settings_file_created: false,
             claude_mcp: false,
             claude_json_created: Default::default(),
             codex_config: None,

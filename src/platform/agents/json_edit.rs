@@ -10,12 +10,136 @@
 //! v` on the same line; a multi-line one a new line at its members'
 //! indentation), and removing a member removes exactly what inserting it
 //! added, so init followed by uninstall gives back the original bytes.
+//! A container emptied again is written `{}` or `[]`, or as it was before
+//! pms filled it when [`EmptyLayouts`] (from the install record) says it
+//! was written otherwise (`{\n  }`): the text alone cannot tell, since
+//! filling `{}` and filling `{\n  }` lay the members out the same way.
 
 use jsonc_parser::ast::{self, ObjectPropName};
 use jsonc_parser::common::Ranged;
 use jsonc_parser::{CollectOptions, ParseOptions, parse_to_ast};
-use serde::Serialize;
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+/// How empty containers were written before pms filled them, by JSON
+/// pointer (`/hooks`, `/hooks/Stop`), for those not written `{}` or `[]`
+/// (`"hooks": {\n  }`, what deleting the last member by hand leaves). Kept
+/// in the install record so that uninstall, emptying one again, gives back
+/// its bytes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct EmptyLayouts(pub BTreeMap<String, String>);
+
+impl EmptyLayouts {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// These layouts with `newer`'s added; for the same container the newer
+    /// wins (it is how the container is written now).
+    pub fn merged(&self, newer: &EmptyLayouts) -> EmptyLayouts {
+        let mut out = self.clone();
+        out.0
+            .extend(newer.0.iter().map(|(k, v)| (k.clone(), v.clone())));
+        out
+    }
+
+    /// The text of the container at `pointer` once emptied: as recorded
+    /// when the record holds an empty container of this kind with nothing
+    /// but blanks inside (the record is a file anyone can edit: anything
+    /// else is ignored), else `{}` or `[]`.
+    fn text_for(&self, pointer: &str, open: char, close: char) -> String {
+        match self.0.get(pointer) {
+            Some(t)
+                if t.len() >= 2
+                    && t.starts_with(open)
+                    && t.ends_with(close)
+                    && t[1..t.len() - 1]
+                        .chars()
+                        .all(|c| matches!(c, ' ' | '\t' | '\r' | '\n')) =>
+            {
+                t.clone()
+            }
+            _ => format!("{open}{close}"),
+        }
+    }
+}
+
+/// The containers empty in `original` (whose parsed value is `old`) that
+/// `new` fills, with their text, when that is not `{}` or `[]`.
+pub fn filled_empties(original: &str, old: &Value, new: &Value) -> EmptyLayouts {
+    let mut out = EmptyLayouts::default();
+    if let Ok(parsed) = parse_to_ast(
+        original,
+        &CollectOptions::default(),
+        &ParseOptions::default(),
+    ) && let Some(root) = parsed.value
+    {
+        find_filled(original, &root, "", old, new, &mut out);
+    }
+    out
+}
+
+fn find_filled(
+    text: &str,
+    node: &ast::Value,
+    pointer: &str,
+    old: &Value,
+    new: &Value,
+    out: &mut EmptyLayouts,
+) {
+    let filled = |written: &str| {
+        let now_full = match new {
+            Value::Object(m) => !m.is_empty(),
+            Value::Array(a) => !a.is_empty(),
+            _ => false,
+        };
+        now_full && written != "{}" && written != "[]"
+    };
+    match (node, old, new) {
+        (ast::Value::Object(o), Value::Object(a), Value::Object(b)) => {
+            if o.properties.is_empty() && a.is_empty() {
+                let written = &text[o.range.start..o.range.end];
+                if filled(written) {
+                    out.0.insert(pointer.to_string(), written.to_string());
+                }
+                return;
+            }
+            // the member a parser keeps for a repeated key is the last
+            let mut seen = std::collections::HashSet::new();
+            for p in o.properties.iter().rev() {
+                let k = name(&p.name);
+                if !seen.insert(k.clone()) {
+                    continue;
+                }
+                if let (Some(ov), Some(nv)) = (a.get(&k), b.get(&k)) {
+                    let child = format!("{pointer}/{}", escape_pointer(&k));
+                    find_filled(text, &p.value, &child, ov, nv, out);
+                }
+            }
+        }
+        (ast::Value::Array(arr), Value::Array(a), Value::Array(b)) => {
+            if arr.elements.is_empty() && a.is_empty() {
+                let written = &text[arr.range.start..arr.range.end];
+                if filled(written) {
+                    out.0.insert(pointer.to_string(), written.to_string());
+                }
+                return;
+            }
+            for (i, (e, (ov, nv))) in arr.elements.iter().zip(a.iter().zip(b)).enumerate() {
+                find_filled(text, e, &format!("{pointer}/{i}"), ov, nv, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A key as a JSON pointer segment (RFC 6901).
+fn escape_pointer(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
 
 /// One splice: replace `start..end` with `text`.
 struct Edit {
@@ -24,9 +148,16 @@ struct Edit {
     text: String,
 }
 
-/// `original` (whose parsed value is `old`) changed to say `new`. None when
-/// the text cannot be edited (the caller then serialises the document).
-pub fn edit_text(original: &str, old: &Value, new: &Value, indent_unit: &str) -> Option<String> {
+/// `original` (whose parsed value is `old`) changed to say `new`, a
+/// container emptied written as `layouts` says. None when the text cannot
+/// be edited (the caller then serialises the document).
+pub fn edit_text(
+    original: &str,
+    old: &Value,
+    new: &Value,
+    indent_unit: &str,
+    layouts: &EmptyLayouts,
+) -> Option<String> {
     let parsed = parse_to_ast(
         original,
         &CollectOptions::default(),
@@ -43,8 +174,9 @@ pub fn edit_text(original: &str, old: &Value, new: &Value, indent_unit: &str) ->
             "\n"
         },
         edits: Vec::new(),
+        layouts,
     };
-    e.value(&root, old, new)?;
+    e.value(&root, "", old, new)?;
     let mut out = original.to_string();
     e.edits.sort_by_key(|ed| std::cmp::Reverse(ed.start));
     for ed in e.edits {
@@ -59,6 +191,7 @@ struct Editor<'t> {
     unit: &'t str,
     newline: &'static str,
     edits: Vec<Edit>,
+    layouts: &'t EmptyLayouts,
 }
 
 /// Equal values with their keys in the same order (`Value`'s `==` ignores
@@ -84,13 +217,18 @@ fn same_order(a: &Value, b: &Value) -> bool {
 }
 
 impl Editor<'_> {
-    fn value(&mut self, node: &ast::Value, old: &Value, new: &Value) -> Option<()> {
+    /// Edits `node` (at JSON pointer `pointer`) from `old` to `new`.
+    fn value(&mut self, node: &ast::Value, pointer: &str, old: &Value, new: &Value) -> Option<()> {
         if same(old, new) {
             return Some(());
         }
         match (node, old, new) {
-            (ast::Value::Object(o), Value::Object(a), Value::Object(b)) => self.object(o, a, b),
-            (ast::Value::Array(arr), Value::Array(a), Value::Array(b)) => self.array(arr, a, b),
+            (ast::Value::Object(o), Value::Object(a), Value::Object(b)) => {
+                self.object(o, pointer, a, b)
+            }
+            (ast::Value::Array(arr), Value::Array(a), Value::Array(b)) => {
+                self.array(arr, pointer, a, b)
+            }
             _ => {
                 let r = node.range();
                 let text = self.render(new, &self.indent_at(r.start));
@@ -107,6 +245,7 @@ impl Editor<'_> {
     fn object(
         &mut self,
         o: &ast::Object,
+        pointer: &str,
         old: &Map<String, Value>,
         new: &Map<String, Value>,
     ) -> Option<()> {
@@ -125,11 +264,11 @@ impl Editor<'_> {
             .collect();
         let kept = o.properties.len() - removed.len();
         if kept == 0 && new.is_empty() {
-            // everything goes: the object becomes `{}`
+            // everything goes: the object becomes `{}`, or what it was
             self.edits.push(Edit {
                 start: o.range.start,
                 end: o.range.end,
-                text: "{}".into(),
+                text: self.layouts.text_for(pointer, '{', '}'),
             });
             return Some(());
         }
@@ -146,7 +285,8 @@ impl Editor<'_> {
                 && !same(ov, nv)
             {
                 let (_, p) = member(k)?;
-                self.value(&p.value, ov, nv)?;
+                let child = format!("{pointer}/{}", escape_pointer(k));
+                self.value(&p.value, &child, ov, nv)?;
             }
         }
         let added: Vec<(&String, &Value)> =
@@ -166,7 +306,13 @@ impl Editor<'_> {
         Some(())
     }
 
-    fn array(&mut self, arr: &ast::Array, old: &[Value], new: &[Value]) -> Option<()> {
+    fn array(
+        &mut self,
+        arr: &ast::Array,
+        pointer: &str,
+        old: &[Value],
+        new: &[Value],
+    ) -> Option<()> {
         let prefix = old.iter().zip(new).take_while(|(a, b)| same(a, b)).count();
         let suffix = old[prefix..]
             .iter()
@@ -180,7 +326,8 @@ impl Editor<'_> {
         );
         if old_mid.len() == new_mid.len() {
             for (i, (o, n)) in old_mid.iter().zip(new_mid).enumerate() {
-                self.value(arr.elements.get(prefix + i)?, o, n)?;
+                let child = format!("{pointer}/{}", prefix + i);
+                self.value(arr.elements.get(prefix + i)?, &child, o, n)?;
             }
             return Some(());
         }
@@ -198,7 +345,7 @@ impl Editor<'_> {
             self.edits.push(Edit {
                 start: arr.range.start,
                 end: arr.range.end,
-                text: "[]".into(),
+                text: self.layouts.text_for(pointer, '[', ']'),
             });
             return Some(());
         }
@@ -381,8 +528,10 @@ mod tests {
         let old: Value = serde_json::from_str(text).unwrap();
         let mut new = old.clone();
         change(&mut new);
-        let edited = edit_text(text, &old, &new, "  ").expect("editable");
-        let back = edit_text(&edited, &new, &old, "  ").expect("editable back");
+        let none = EmptyLayouts::default();
+        let edited = edit_text(text, &old, &new, "  ", &none).expect("editable");
+        let layouts = filled_empties(text, &old, &new);
+        let back = edit_text(&edited, &new, &old, "  ", &layouts).expect("editable back");
         (edited, back)
     }
 
@@ -404,6 +553,45 @@ mod tests {
             });
             assert_ne!(edited, text);
             assert_eq!(back, text, "via:\n{edited}");
+        }
+    }
+
+    #[test]
+    fn emptied_containers_come_back_as_they_were_written() {
+        for text in [
+            "{\n  \"model\": \"opus\",\n  \"hooks\": {\n  }\n}\n",
+            "{\r\n\t\"hooks\": {\r\n\r\n\t},\r\n\t\"x\": 1\r\n}",
+            "{\"hooks\": { }}",
+            "{\n    \"hooks\": {\n        \"Stop\": [\n        ]\n    }\n}\n",
+            "{\n}\n",
+            "{ }",
+        ] {
+            let (edited, back) = round_trip(text, |v| {
+                let root = v.as_object_mut().unwrap();
+                let hooks = root.entry("hooks").or_insert_with(|| json!({}));
+                let stop = hooks
+                    .as_object_mut()
+                    .unwrap()
+                    .entry("Stop")
+                    .or_insert_with(|| json!([]));
+                stop.as_array_mut()
+                    .unwrap()
+                    .push(json!({"hooks": [{"type": "command", "command": "/bin/pms"}]}));
+            });
+            assert!(edited.contains("/bin/pms"), "{edited}");
+            assert_eq!(back, text, "via:\n{edited}");
+        }
+    }
+
+    #[test]
+    fn a_recorded_layout_that_is_not_an_empty_container_is_ignored() {
+        let text = "{\"a\": {\"k\": 1}}";
+        let old: Value = serde_json::from_str(text).unwrap();
+        let new = json!({"a": {}});
+        for bad in ["{\"k\": 2}", "[\n]", "{ x }", "{"] {
+            let layouts = EmptyLayouts([("/a".to_string(), bad.to_string())].into());
+            let out = edit_text(text, &old, &new, "  ", &layouts).unwrap();
+            assert_eq!(out, "{\"a\": {}}", "{bad}");
         }
     }
 

@@ -8,7 +8,10 @@
 //! parts that differ are rewritten ([`super::json_edit`]), which keeps every
 //! other byte (number spellings such as `1E5` or `-0`, integers past 2^64,
 //! escapes, CRLF line ends, compact arrays, duplicate keys). An unchanged document is never rewritten, and
-//! a changed one is backed up and replaced atomically. A file that is not
+//! a changed one is backed up and replaced atomically (written in place
+//! when a dotfile manager hard-linked it, [`durable::write_keeping_hard_links`]).
+//! A container pms fills and later empties again comes back as it was
+//! written ([`EmptyLayouts`], kept in the install record). A file that is not
 //! valid JSON is refused with its line and column: guessing what the user
 //! meant could destroy their settings.
 
@@ -17,6 +20,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+pub use super::json_edit::EmptyLayouts;
 use crate::platform::host::durable;
 
 #[derive(Debug, thiserror::Error)]
@@ -57,6 +61,9 @@ pub struct JsonFile {
     pub doc: Value,
     indent: String,
     trailing_newline: bool,
+    /// How the containers this save may empty were written before pms
+    /// filled them ([`JsonFile::restore_empties`]).
+    empty_layouts: EmptyLayouts,
 }
 
 /// What [`JsonFile::save_or_remove`] does with a file left empty.
@@ -124,6 +131,7 @@ impl JsonFile {
             trailing_newline: text.ends_with('\n'),
             original: text,
             doc,
+            empty_layouts: EmptyLayouts::default(),
         })
     }
 
@@ -135,6 +143,7 @@ impl JsonFile {
             doc: Value::Object(Map::new()),
             indent: "  ".into(),
             trailing_newline: true,
+            empty_layouts: EmptyLayouts::default(),
         }
     }
 
@@ -153,9 +162,37 @@ impl JsonFile {
         serde_json::from_str::<Value>(&self.original)
             .ok()
             .and_then(|old| {
-                super::json_edit::edit_text(&self.original, &old, &self.doc, &self.indent)
+                super::json_edit::edit_text(
+                    &self.original,
+                    &old,
+                    &self.doc,
+                    &self.indent,
+                    &self.empty_layouts,
+                )
             })
             .unwrap_or_else(|| render_value(&self.doc, &self.indent, self.trailing_newline))
+    }
+
+    /// The containers that were empty in the file as read and that the
+    /// document now fills, with their text when it is not `{}` or `[]`:
+    /// what the install record keeps so that uninstall, emptying them
+    /// again, can give back their bytes ([`JsonFile::restore_empties`]).
+    /// Call it before [`JsonFile::save`], which makes the saved text the
+    /// new original.
+    pub fn filled_empties(&self) -> EmptyLayouts {
+        if self.original.trim().is_empty() {
+            return EmptyLayouts::default();
+        }
+        match serde_json::from_str::<Value>(&self.original) {
+            Ok(old) => super::json_edit::filled_empties(&self.original, &old, &self.doc),
+            Err(_) => EmptyLayouts::default(),
+        }
+    }
+
+    /// Containers the next save empties are written as `layouts` says
+    /// (from [`JsonFile::filled_empties`] at install), not as `{}`/`[]`.
+    pub fn restore_empties(&mut self, layouts: &EmptyLayouts) {
+        self.empty_layouts = layouts.clone();
     }
 
     /// True when saving would change the bytes on disk.
@@ -177,11 +214,11 @@ impl JsonFile {
     pub fn save_or_remove(&mut self, when_empty: WhenEmpty) -> Result<bool, JsonFileError> {
         let empty = self.doc.as_object().is_some_and(|o| o.is_empty());
         if when_empty == WhenEmpty::Remove && empty {
-            return match std::fs::remove_file(&self.path) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(JsonFileError::Io(
+            return match durable::remove_written(&self.path) {
+                Err(e) => Err(JsonFileError::Io(
                     crate::platform::host::error::FileError::new(self.path.clone(), e),
                 )),
-                _ => Ok(true),
+                Ok(()) => Ok(true),
             };
         }
         self.save()?;
@@ -207,7 +244,7 @@ impl JsonFile {
         };
         let text = self.render();
         // Claude Code's files can hold credentials: a file we create is private.
-        durable::write_atomic_mode(&self.path, text.as_bytes(), 0o600).map_err(io)?;
+        durable::write_keeping_hard_links(&self.path, text.as_bytes(), 0o600).map_err(io)?;
         self.original = text;
         self.existed = true;
         Ok(backup)

@@ -5,7 +5,9 @@
 //! a temporary file in the same directory, are flushed to disk, and replace
 //! the old file with one `rename`, which POSIX makes atomic. Files that belong
 //! to other programs (Claude Code's settings, Codex's config) are copied to a
-//! timestamped backup first with [`backup`]. Files that several hook processes
+//! timestamped backup first with [`backup`], and written with
+//! [`write_keeping_hard_links`]: one a dotfile manager hard-linked is
+//! overwritten in place, since a rename would break the link. Files that several hook processes
 //! may update at once are guarded by an advisory lock ([`lock_exclusive`]).
 
 use std::fs::{self, File, OpenOptions};
@@ -46,6 +48,79 @@ pub fn write_atomic_mode(path: &Path, bytes: &[u8], new_file_mode: u32) -> io::R
         Err(_) => fs::Permissions::from_mode(new_file_mode),
     };
     replace(path, bytes, true, Some(perms))
+}
+
+/// [`write_atomic_mode`] for a file that belongs to another program (an
+/// agent's settings, `~/.claude.json`, Codex's `config.toml`), which a
+/// dotfile manager may have hard-linked to its own copy: such a file is
+/// overwritten in place ([`overwrite_in_place`]) so the link survives; any
+/// other is replaced atomically as [`write_atomic_mode`] does. Only for text
+/// formats in which trailing blanks mean nothing (JSON, TOML).
+///
+/// pms's own files keep the rename everywhere: for them the all-or-nothing
+/// replacement is worth more than a link nobody should have made.
+pub fn write_keeping_hard_links(path: &Path, bytes: &[u8], new_file_mode: u32) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let target = write_target(path)?;
+    match fs::metadata(&target) {
+        Ok(m) if m.is_file() && m.nlink() > 1 => {
+            refuse_read_only(&target)?;
+            overwrite_in_place(&target, bytes)
+        }
+        _ => write_atomic_mode(path, bytes, new_file_mode),
+    }
+}
+
+/// Writes `bytes` into the existing file `path` itself, keeping its inode
+/// (and so every hard link to it, its owner and its mode).
+///
+/// A rename cannot do this: it points one name at a new file and leaves the
+/// other links on the old one, silently forking the user's settings. Writing
+/// in place gives up the rename's all-or-nothing, so the steps are ordered
+/// to lose as little of it as they can:
+///
+/// 1. The old bytes are read first; any failure once the file has been
+///    touched (a full disk while the file grows) writes them back, so an
+///    error leaves the old bytes, as a failed rename would.
+/// 2. The new text is written in one write from the start, padded with
+///    spaces to the old length when it is shorter, then flushed to disk
+///    (fdatasync). A kill or a power cut after this point leaves the new
+///    document, at worst followed by blanks, which JSON and TOML ignore:
+///    the meaning is whole even before the next step.
+/// 3. Only then is the file cut to the new length, and flushed again; the
+///    flush between keeps a power cut from persisting the shorter length
+///    over blocks that still hold the old text.
+///
+/// What remains is the write itself: a file over one page written while
+/// the process is killed, or one the disk had not finished when the power
+/// went, can be torn, as any in-place editor's can. Callers back the file
+/// up first ([`backup`]), so its old version is beside it.
+fn overwrite_in_place(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Read;
+    use std::os::unix::fs::FileExt;
+    let mut file = OpenOptions::new().read(true).write(true).open(path)?;
+    let mut old = Vec::new();
+    file.read_to_end(&mut old)?;
+    fault_point("overwrite", path)?;
+    let written = (|| {
+        let mut padded = bytes.to_vec();
+        if padded.len() < old.len() {
+            padded.resize(old.len(), b' ');
+        }
+        file.write_all_at(&padded, 0)?;
+        file.sync_data()?;
+        fault_point("trim", path)?;
+        file.set_len(bytes.len() as u64)?;
+        file.sync_all()
+    })();
+    if written.is_err() {
+        // Best effort: the old bytes fit where they were (no new space).
+        let _ = file
+            .write_all_at(&old, 0)
+            .and_then(|()| file.set_len(old.len() as u64))
+            .and_then(|()| file.sync_all());
+    }
+    written
 }
 
 /// [`write_atomic`] without the fsync: never half-written (the rename is
@@ -96,6 +171,16 @@ fn write_target(path: &Path) -> io::Result<PathBuf> {
         "{}: too many levels of symbolic links",
         path.display()
     )))
+}
+
+/// Deletes the file that writes to `path` go to (through symbolic links):
+/// a file pms created behind a link that was dangling goes, and the link
+/// is left dangling as it was. A file already gone is no error.
+pub fn remove_written(path: &Path) -> io::Result<()> {
+    match fs::remove_file(write_target(path)?) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
 }
 
 /// Whether a later [`write_atomic`] to `path` would be refused as read-only:
@@ -435,6 +520,42 @@ mod tests {
         // no temp file is left behind
         let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 2);
+    }
+
+    #[test]
+    fn a_hard_linked_file_keeps_its_link_growing_and_shrinking() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("dotfiles-settings.json");
+        let p = dir.path().join("settings.json");
+        fs::write(&repo, "{\"a\": 1}\n").unwrap();
+        fs::set_permissions(&repo, fs::Permissions::from_mode(0o640)).unwrap();
+        fs::hard_link(&repo, &p).unwrap();
+        for text in ["{\"a\": 1, \"hooks\": {\"Stop\": []}}\n", "{}\n", ""] {
+            write_keeping_hard_links(&p, text.as_bytes(), 0o600).unwrap();
+            assert_eq!(fs::read_to_string(&p).unwrap(), text);
+            assert_eq!(
+                fs::read_to_string(&repo).unwrap(),
+                text,
+                "the other link sees it"
+            );
+            let m = fs::metadata(&p).unwrap();
+            assert_eq!(m.nlink(), 2);
+            assert_eq!(m.ino(), fs::metadata(&repo).unwrap().ino());
+            assert_eq!(m.permissions().mode() & 0o777, 0o640);
+        }
+        // a file with one link is still replaced atomically, through a symlink too
+        let single = dir.path().join("single.json");
+        fs::write(&single, "{}").unwrap();
+        let ino = fs::metadata(&single).unwrap().ino();
+        write_keeping_hard_links(&single, b"{\"b\": 2}", 0o600).unwrap();
+        assert_ne!(
+            fs::metadata(&single).unwrap().ino(),
+            ino,
+            "renamed into place"
+        );
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 3, "no temp file left");
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
-use crate::platform::agents::json_file::{JsonFile, JsonFileError};
+use crate::platform::agents::json_file::{EmptyLayouts, JsonFile, JsonFileError};
 
 pub const SERVER_NAME: &str = "pms";
 
@@ -53,7 +53,7 @@ pub struct RegisterOutcome {
 }
 
 /// Containers a file registration created in `~/.claude.json`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Created {
     /// The file itself did not exist.
     #[serde(default)]
@@ -61,6 +61,31 @@ pub struct Created {
     /// The `mcpServers` object did not exist.
     #[serde(default)]
     pub mcp_servers: bool,
+    /// An empty `mcpServers` of the user's, as written when not `{}`
+    /// (`{\n  }`): unregistering, emptying it again, writes it so.
+    #[serde(default, skip_serializing_if = "EmptyLayouts::is_empty")]
+    pub empty_layouts: EmptyLayouts,
+}
+
+/// What registering `entry` in `f` (as read) would create there.
+pub fn creates(f: &JsonFile, entry: &Value) -> Created {
+    let mut after = f.clone();
+    add_entry(&mut after, entry);
+    Created {
+        file: !f.existed,
+        mcp_servers: f.doc.get("mcpServers").is_none(),
+        empty_layouts: after.filled_empties(),
+    }
+}
+
+/// Puts `entry` in `mcpServers` (made if missing; checked to be an object).
+fn add_entry(f: &mut JsonFile, entry: &Value) {
+    f.object_mut()
+        .entry("mcpServers")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .expect("checked to be an object")
+        .insert(SERVER_NAME.into(), entry.clone());
 }
 
 /// Refuses a `~/.claude.json` whose `mcpServers` is not an object (null, an
@@ -144,16 +169,8 @@ pub fn register(
     }
     check(claude_json)?;
     let mut f = JsonFile::load(claude_json)?;
-    let created = Created {
-        file: !f.existed,
-        mcp_servers: f.doc.get("mcpServers").is_none(),
-    };
-    let root = f.object_mut();
-    root.entry("mcpServers")
-        .or_insert_with(|| Value::Object(Map::new()))
-        .as_object_mut()
-        .expect("checked to be an object")
-        .insert(SERVER_NAME.into(), entry.clone());
+    let created = creates(&f, entry);
+    add_entry(&mut f, entry);
     let backup = f.save()?;
     Ok(RegisterOutcome {
         status,
@@ -165,12 +182,13 @@ pub fn register(
 }
 
 /// Removes the `pms` server, and the `mcpServers` object or the file when
-/// `created` says the registration made them (and they hold nothing else).
+/// `created` says the registration made them (and they hold nothing else);
+/// an `mcpServers` of the user's left empty is written as it was.
 /// Returns whether there was one.
 pub fn unregister(
     claude_json: &Path,
     claude_cli: Option<&Path>,
-    created: Created,
+    created: &Created,
 ) -> Result<bool, JsonFileError> {
     if read_entry(claude_json)?.is_none() {
         return Ok(false);
@@ -182,6 +200,7 @@ pub fn unregister(
         return Ok(true);
     }
     let mut f = JsonFile::load(claude_json)?;
+    f.restore_empties(&created.empty_layouts);
     let root = f.object_mut();
     let now_empty = match root.get_mut("mcpServers").and_then(Value::as_object_mut) {
         Some(servers) => {
@@ -263,7 +282,7 @@ mod tests {
         assert_eq!(keys, ["numStartups", "mcpServers", "projects"]);
         assert_eq!(doc["mcpServers"]["other"]["command"], "x");
         assert_eq!(doc["mcpServers"]["pms"]["command"], "/new/pms");
-        assert!(unregister(&p, None, Created::default()).unwrap());
+        assert!(unregister(&p, None, &Created::default()).unwrap());
         let doc: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
         assert!(doc["mcpServers"].get("pms").is_none());
         assert_eq!(doc["mcpServers"]["other"]["command"], "x");

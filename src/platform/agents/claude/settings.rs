@@ -8,12 +8,15 @@
 //! Merging is idempotent, a handler of ours that points at an old binary is
 //! replaced in place, and [`remove_hooks`] undoes [`merge_hooks`] exactly,
 //! using the [`CreatedContainers`] record to know which empty containers it
-//! made itself.
+//! made itself and how the empty ones it filled were written
+//! ([`merge_hooks_into`] and [`remove_hooks_from`] do both on a file).
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
+
+use crate::platform::agents::json_file::{EmptyLayouts, JsonFile};
 
 /// One Claude Code event pms listens to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,6 +134,30 @@ pub struct CreatedContainers {
     pub hooks_key: bool,
     #[serde(default)]
     pub events: Vec<String>,
+    /// The user's empty containers the merge filled, as they were written
+    /// when not `{}` or `[]` (`"hooks": {\n  }`): uninstall, emptying them
+    /// again, writes them so. Set by [`merge_hooks_into`], which sees the
+    /// text; [`merge_hooks`] sees only the document.
+    #[serde(default, skip_serializing_if = "EmptyLayouts::is_empty")]
+    pub empty_layouts: EmptyLayouts,
+}
+
+impl CreatedContainers {
+    /// What an earlier merge into the same file recorded and this one adds:
+    /// together, what the file was before the first.
+    pub fn merged(&self, earlier: &CreatedContainers) -> CreatedContainers {
+        let mut events = earlier.events.clone();
+        for e in &self.events {
+            if !events.contains(e) {
+                events.push(e.clone());
+            }
+        }
+        CreatedContainers {
+            hooks_key: self.hooks_key || earlier.hooks_key,
+            events,
+            empty_layouts: earlier.empty_layouts.merged(&self.empty_layouts),
+        }
+    }
 }
 
 /// What a merge did, for the user and for the install record.
@@ -222,6 +249,18 @@ pub fn merge_hooks(
             .expect("checked above");
         merge_event(groups, event, handler, &mut report);
     }
+    Ok(report)
+}
+
+/// [`merge_hooks`] on a file's document, recording how the empty
+/// containers it fills were written.
+pub fn merge_hooks_into(
+    file: &mut JsonFile,
+    handlers: &[(&str, Value)],
+) -> Result<MergeReport, MergeError> {
+    let path = file.path.clone();
+    let mut report = merge_hooks(&mut file.doc, &path, handlers)?;
+    report.created.empty_layouts = file.filled_empties();
     Ok(report)
 }
 
@@ -318,6 +357,15 @@ pub fn remove_hooks(doc: &mut Value, created: Option<&CreatedContainers>) -> Rem
         root.shift_remove("hooks");
     }
     report
+}
+
+/// [`remove_hooks`] on a file's document; the containers it empties are
+/// written as `created` says they were before the merge.
+pub fn remove_hooks_from(file: &mut JsonFile, created: Option<&CreatedContainers>) -> RemoveReport {
+    if let Some(c) = created {
+        file.restore_empties(&c.empty_layouts);
+    }
+    remove_hooks(&mut file.doc, created)
 }
 
 /// Reads which of our events are wired in `doc`, and to what binary.

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use toml_edit::{Array, DocumentMut, Item, Table, value};
 
+use crate::platform::agents::json_file::WhenEmpty;
 use crate::platform::host::durable;
 
 #[derive(Debug, thiserror::Error)]
@@ -41,6 +42,11 @@ fn load(path: &Path) -> Result<(DocumentMut, bool), CodexError> {
             crate::platform::host::error::FileError::new(path, source),
         )),
     }
+}
+
+/// Whether the file is there (an unreadable one is an error, not "no").
+pub fn exists(path: &Path) -> Result<bool, CodexError> {
+    load(path).map(|(_, existed)| existed)
 }
 
 /// Checks the file can be edited, without changing it.
@@ -94,7 +100,8 @@ pub fn register(
     } else {
         None
     };
-    durable::write_atomic(path, with_line_ends_of(path, after).as_bytes()).map_err(io)?;
+    durable::write_keeping_hard_links(path, with_line_ends_of(path, after).as_bytes(), 0o644)
+        .map_err(io)?;
     Ok((true, backup))
 }
 
@@ -267,11 +274,14 @@ fn remove_states(doc: &mut DocumentMut, keys: &[String]) {
 
 /// Takes pms out of `config.toml` in one write: `[mcp_servers.pms]`, the
 /// trust entries of its hooks (`trust_keys`), and the `[features]` keys pms
-/// had turned on set back to false. Returns whether the MCP server was there.
+/// had turned on set back to false. A file pms created (`WhenEmpty::Remove`)
+/// that is left with nothing in it is deleted. Returns whether the MCP
+/// server was there.
 pub fn unwire(
     path: &Path,
     trust_keys: &[String],
     features_off: &[String],
+    when_empty: WhenEmpty,
 ) -> Result<bool, CodexError> {
     let (mut doc, existed) = load(path)?;
     if !existed {
@@ -281,6 +291,12 @@ pub fn unwire(
     let had_server = remove_server(&mut doc);
     remove_states(&mut doc, trust_keys);
     turn_features(&mut doc, features_off, Switch::Off);
+    if when_empty == WhenEmpty::Remove && doc.to_string().trim().is_empty() {
+        durable::remove_written(path).map_err(|source| {
+            CodexError::Io(crate::platform::host::error::FileError::new(path, source))
+        })?;
+        return Ok(had_server);
+    }
     write_if_changed(path, &doc, &before)?;
     Ok(had_server)
 }
@@ -298,13 +314,14 @@ fn write_if_changed(path: &Path, doc: &DocumentMut, before: &str) -> Result<bool
     }
     let io = |source| CodexError::Io(crate::platform::host::error::FileError::new(path, source));
     durable::backup(path).map_err(io)?;
-    durable::write_atomic(path, with_line_ends_of(path, after).as_bytes()).map_err(io)?;
+    durable::write_keeping_hard_links(path, with_line_ends_of(path, after).as_bytes(), 0o644)
+        .map_err(io)?;
     Ok(true)
 }
 
 /// Removes `[mcp_servers.pms]`. Returns whether it was there.
 pub fn unregister(path: &Path) -> Result<bool, CodexError> {
-    unwire(path, &[], &[])
+    unwire(path, &[], &[], WhenEmpty::Keep)
 }
 
 #[cfg(test)]

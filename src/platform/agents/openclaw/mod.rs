@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::platform::agents::claude::settings::HOOK_EVENTS;
-use crate::platform::agents::json_file::{JsonFile, JsonFileError};
+use crate::platform::agents::json_file::{EmptyLayouts, JsonFile, JsonFileError};
 use crate::platform::host::env::HostEnv;
 
 /// The plugin's id (its folder, its `plugins.entries` key, the MCP server).
@@ -151,6 +151,11 @@ pub struct ConfigCreated {
     /// A `plugins.entries.pms` the user had before, given back on uninstall.
     #[serde(default)]
     pub previous_entry: Option<Value>,
+    /// The user's empty containers the merge filled (`plugins`,
+    /// `plugins.entries`, `plugins.allow`), as written when not `{}` or
+    /// `[]`: uninstall, emptying them again, writes them so.
+    #[serde(default, skip_serializing_if = "EmptyLayouts::is_empty")]
+    pub empty_layouts: EmptyLayouts,
 }
 
 /// The OpenClaw part of `.pms/install.json`.
@@ -243,6 +248,7 @@ fn merge_entry(config: &mut JsonFile) -> Result<ConfigCreated, OpenClawError> {
     }
     entry = wanted_entry(&entry);
     entries.insert(PLUGIN_ID.into(), entry);
+    created.empty_layouts = config.filled_empties();
     Ok(created)
 }
 
@@ -322,6 +328,7 @@ impl OpenClawPlan {
                 entries: prev.entries || self.creates.entries,
                 allow_entry: prev.allow_entry || self.creates.allow_entry,
                 previous_entry: prev.previous_entry.or(self.creates.previous_entry.clone()),
+                empty_layouts: prev.empty_layouts.merged(&self.creates.empty_layouts),
             },
         }
     }
@@ -367,6 +374,7 @@ pub fn unwire(env: &HostEnv, record: Option<&OpenClawRecord>) -> Result<bool, Op
         return Ok(removed);
     }
     let mut f = JsonFile::load(&config_path).map_err(OpenClawError::from_json)?;
+    f.restore_empties(&created.empty_layouts);
     let root = f.object_mut();
     let Some(Value::Object(plugins)) = root.get_mut("plugins") else {
         return Ok(removed);

@@ -101,6 +101,10 @@ pub struct CodexRecord {
     /// hooks.json did not exist before pms.
     #[serde(default)]
     pub hooks_file_created: bool,
+    /// config.toml did not exist before pms: uninstall deletes it when
+    /// nothing else is left in it.
+    #[serde(default)]
+    pub config_file_created: bool,
     /// `[features]` keys pms turned from false to true.
     #[serde(default)]
     pub features_turned_on: Vec<String>,
@@ -115,6 +119,10 @@ pub struct InstallRecord {
     pub settings_path: PathBuf,
     #[serde(default)]
     pub created: CreatedContainers,
+    /// The settings file did not exist before pms: uninstall deletes it
+    /// when nothing else is left in it.
+    #[serde(default)]
+    pub settings_file_created: bool,
     #[serde(default)]
     pub claude_mcp: bool,
     /// What registering the MCP server creates in `~/.claude.json`.
@@ -207,6 +215,8 @@ pub struct ClaudePlan {
 /// Codex's part of a plan.
 pub struct CodexPlan {
     pub config: PathBuf,
+    /// config.toml was there before this init.
+    pub config_existed: bool,
     pub hooks: JsonFile,
     pub hooks_report: MergeReport,
     pub feature: HooksFeature,
@@ -264,7 +274,7 @@ fn plan_claude(env: &HostEnv, ws: &Workspace, choices: &Choices) -> Result<Claud
     }
     let mut settings = JsonFile::load(&settings_path)?;
     let handlers = settings::pms_handlers(&choices.binary, &ws.root);
-    let settings_report = settings::merge_hooks(&mut settings.doc, &settings_path, &handlers)?;
+    let settings_report = settings::merge_hooks_into(&mut settings, &handlers)?;
     let other = other_settings(env, ws, &settings_path);
     let stale_settings = match JsonFile::load(&other) {
         Ok(f) if !settings::installed_handlers(&f.doc).is_empty() => Some(other),
@@ -274,10 +284,7 @@ fn plan_claude(env: &HostEnv, ws: &Workspace, choices: &Choices) -> Result<Claud
     mcp::check(&env.claude_json)?;
     let mcp_current = mcp::read_entry(&env.claude_json)?;
     let claude_json = JsonFile::load(&env.claude_json)?;
-    let mcp_creates = mcp::Created {
-        file: !claude_json.existed,
-        mcp_servers: claude_json.doc.get("mcpServers").is_none(),
-    };
+    let mcp_creates = mcp::creates(&claude_json, &mcp_entry);
     Ok(ClaudePlan {
         settings,
         settings_report,
@@ -297,14 +304,16 @@ fn plan_codex(env: &HostEnv, ws: &Workspace, choices: &Choices) -> Result<CodexP
             .map_err(|e| crate::platform::host::error::FileError::new(p, e))?;
     }
     codex::config::check(&config)?;
+    let config_existed = codex::config::exists(&config)?;
     let mut hooks = JsonFile::load(&hooks_path)?;
     let handlers = codex::hooks::handlers(&choices.binary, &ws.root);
-    let hooks_report = settings::merge_hooks(&mut hooks.doc, &hooks_path, &handlers)?;
+    let hooks_report = settings::merge_hooks_into(&mut hooks, &handlers)?;
     let feature = codex::config::hooks_feature(&config);
     let turn_feature_on = matches!(feature, HooksFeature::Off(_))
         && choices.codex_hooks_feature == CodexHooksFeature::TurnOn;
     Ok(CodexPlan {
         config,
+        config_existed,
         hooks,
         hooks_report,
         feature,
@@ -434,31 +443,37 @@ impl WirePlan {
             .map(|c| c.settings.path.clone())
             .or_else(|| previous.map(|r| r.settings_path.clone()))
             .unwrap_or_else(|| self.choices.scope.settings_path(env, ws));
-        let mut created = self
+        let created = self
             .claude
             .as_ref()
             .map(|c| c.settings_report.created.clone())
             .unwrap_or_default();
-        if let Some(prev) =
-            previous.filter(|r| r.settings_path == settings_path && r.has(Agent::Claude))
-        {
-            created.hooks_key |= prev.created.hooks_key;
-            for e in &prev.created.events {
-                if !created.events.contains(e) {
-                    created.events.push(e.clone());
-                }
-            }
-        }
+        let prev_settings =
+            previous.filter(|r| r.settings_path == settings_path && r.has(Agent::Claude));
+        let created = match prev_settings {
+            Some(prev) => created.merged(&prev.created),
+            None => created,
+        };
+        let settings_file_created = prev_settings.is_some_and(|r| r.settings_file_created)
+            || self.claude.as_ref().is_some_and(|c| !c.settings.existed);
         let prev_mcp = previous
             .filter(|r| r.has(Agent::Claude))
-            .map(|r| r.claude_json_created)
+            .map(|r| r.claude_json_created.clone())
             .unwrap_or_default();
         let claude_json_created = match &self.claude {
-            Some(c) => mcp::Created {
-                file: prev_mcp.file || (c.mcp_current.is_none() && c.mcp_creates.file),
-                mcp_servers: prev_mcp.mcp_servers
-                    || (c.mcp_current.is_none() && c.mcp_creates.mcp_servers),
-            },
+            Some(c) => {
+                // what this registration creates, only when it registers
+                let now = if c.mcp_current.is_none() {
+                    c.mcp_creates.clone()
+                } else {
+                    mcp::Created::default()
+                };
+                mcp::Created {
+                    file: prev_mcp.file || now.file,
+                    mcp_servers: prev_mcp.mcp_servers || now.mcp_servers,
+                    empty_layouts: prev_mcp.empty_layouts.merged(&now.empty_layouts),
+                }
+            }
             None => mcp::Created::default(),
         };
         let codex = self.codex.as_ref().map(|c| {
@@ -466,12 +481,7 @@ impl WirePlan {
             let mut hooks_created = c.hooks_report.created.clone();
             let mut features = Vec::new();
             if let Some(p) = prev {
-                hooks_created.hooks_key |= p.hooks_created.hooks_key;
-                for e in &p.hooks_created.events {
-                    if !hooks_created.events.contains(e) {
-                        hooks_created.events.push(e.clone());
-                    }
-                }
+                hooks_created = hooks_created.merged(&p.hooks_created);
                 features = p.features_turned_on.clone();
             }
             if let (true, HooksFeature::Off(keys)) = (c.turn_feature_on, &c.feature) {
@@ -486,6 +496,8 @@ impl WirePlan {
                 hooks: c.hooks.path.clone(),
                 hooks_created,
                 hooks_file_created: prev.is_some_and(|p| p.hooks_file_created) || !c.hooks.existed,
+                config_file_created: prev.is_some_and(|p| p.config_file_created)
+                    || !c.config_existed,
                 features_turned_on: features,
             }
         });
@@ -495,6 +507,7 @@ impl WirePlan {
             scope: self.choices.scope,
             settings_path,
             created,
+            settings_file_created,
             claude_mcp: self.claude.is_some(),
             claude_json_created,
             codex_config: codex.as_ref().map(|c| c.config.clone()),
@@ -576,11 +589,11 @@ fn apply_claude(
     };
     if let Some(stale) = &c.stale_settings {
         let mut f = JsonFile::load(stale)?;
-        let created = previous
-            .filter(|r| &r.settings_path == stale)
-            .map(|r| r.created.clone());
-        settings::remove_hooks(&mut f.doc, created.as_ref());
-        f.save()?;
+        let prev = previous.filter(|r| &r.settings_path == stale);
+        settings::remove_hooks_from(&mut f, prev.map(|r| &r.created));
+        f.save_or_remove(WhenEmpty::created_by_pms(
+            prev.is_some_and(|r| r.settings_file_created),
+        ))?;
         summary.stale_removed_from = Some(stale.clone());
     }
     summary.mcp = Some(mcp::register(
@@ -660,17 +673,19 @@ pub fn unwire(
                     continue;
                 }
                 let mut f = JsonFile::load(&p)?;
-                let created = (record.settings_path == p).then(|| record.created.clone());
-                let r = settings::remove_hooks(&mut f.doc, created.as_ref());
+                let recorded = record.settings_path == p;
+                let r = settings::remove_hooks_from(&mut f, recorded.then_some(&record.created));
                 if r.removed > 0 {
-                    f.save()?;
+                    f.save_or_remove(WhenEmpty::created_by_pms(
+                        recorded && record.settings_file_created,
+                    ))?;
                     out.hooks_removed.push((p, r.removed));
                 }
             }
             out.mcp_removed = mcp::unregister(
                 &env.claude_json,
                 claude_cli().as_deref(),
-                record.claude_json_created,
+                &record.claude_json_created,
             )?;
         }
         Agent::Codex => {
@@ -703,15 +718,20 @@ fn unwire_codex(env: &HostEnv, record: &InstallRecord) -> Result<bool> {
     if hooks_path.exists() {
         let mut f = JsonFile::load(&hooks_path)?;
         trust_keys = codex::hooks::pms_trust_keys(&hooks_path, &f.doc);
-        let created = c.map(|c| c.hooks_created.clone());
-        let r = settings::remove_hooks(&mut f.doc, created.as_ref());
+        let r = settings::remove_hooks_from(&mut f, c.map(|c| &c.hooks_created));
         if r.removed > 0 {
             removed = true;
             let created = c.is_some_and(|c| c.hooks_file_created);
             f.save_or_remove(WhenEmpty::created_by_pms(created))?;
         }
     }
-    removed |= codex::config::unwire(&config, &trust_keys, &features)?;
+    let config_created = c.is_some_and(|c| c.config_file_created);
+    removed |= codex::config::unwire(
+        &config,
+        &trust_keys,
+        &features,
+        WhenEmpty::created_by_pms(config_created),
+    )?;
     Ok(removed)
 }
 
