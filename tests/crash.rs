@@ -77,6 +77,10 @@ struct Scenario {
 }
 
 thread_local! {
+    /// The fault the run being checked met: most invariants hold after
+    /// either, a few differ (a write that failed on a full disk and was
+    /// not retried is repaired by the next reader, not by the next run).
+    static FAULT: std::cell::Cell<Fault> = const { std::cell::Cell::new(Fault::Kill) };
     /// The strace arguments the full matrix runs the command under (its
     /// kill or ENOSPC injection); empty for the seam matrices.
     static STRACE: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -470,6 +474,22 @@ fn scenarios() -> Vec<Scenario> {
                 }
             },
             check: |home, _| {
+                // before anything else reads the rules: accepting again
+                // left the lessons index current, not waiting for the next
+                // prompt to rebuild it (issue 27: "1 in force but 0 indexed").
+                // On a full disk the accept may have succeeded all but the
+                // index (not fatal: nothing runs it again); the next prompt
+                // rebuilds it.
+                if FAULT.get() == Fault::DiskFull {
+                    home.hook_raw(
+                        "user-prompt",
+                        json!({"session_id": "x", "prompt": "which port does staging use"})
+                            .to_string()
+                            .as_bytes(),
+                    );
+                }
+                let lessons_index = verify_check(home, "lessons.index");
+                assert_eq!(lessons_index["status"], "ok", "{lessons_index}");
                 assert_eq!(lesson_count(home, "5433"), 1, "the rule, once");
                 assert_eq!(pending_count(home, "5433"), 0, "not pending any more");
             },
@@ -779,6 +799,20 @@ fn scenarios() -> Vec<Scenario> {
     ]
 }
 
+/// Check `id` of `pms verify --quick --json`.
+fn verify_check(home: &TestHome, id: &str) -> Value {
+    let out = home.run(&["verify", "--quick", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("verify --json: {e}: {}", crate::support::stdout(&out)));
+    v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .cloned()
+        .unwrap_or_else(|| panic!("no check {id} in {v:#}"))
+}
+
 fn pending_id(home: &TestHome) -> Option<String> {
     let v: Value = serde_json::from_slice(&home.ok(&["lessons", "--json"]).stdout).unwrap();
     v["pending"][0]["id"].as_str().map(str::to_string)
@@ -805,7 +839,12 @@ fn fresh(s: &Scenario) -> TestHome {
 fn matrix(fault: Fault) -> (usize, std::time::Duration) {
     let started = std::time::Instant::now();
     let mut tried = 0;
+    FAULT.set(fault);
+    let only = std::env::var("PMS_CRASH_ONLY").ok();
     for s in scenarios() {
+        if only.as_deref().is_some_and(|o| o != s.name) {
+            continue;
+        }
         // the operations a complete run makes, and the files it leaves
         let reference = fresh(&s);
         let log = reference.path("write-log.txt");
@@ -919,6 +958,10 @@ enum Injected {
 fn strace_matrix(injected: Injected) -> (usize, usize, Vec<String>, std::time::Duration) {
     let started = std::time::Instant::now();
     let (mut tried, mut hit, mut broken) = (0, 0, Vec::new());
+    FAULT.set(match injected {
+        Injected::Kill => Fault::Kill,
+        Injected::NoSpace => Fault::DiskFull,
+    });
     let only = std::env::var("PMS_CRASH_ONLY").ok();
     for s in scenarios() {
         if only.as_deref().is_some_and(|o| o != s.name) {
@@ -1024,21 +1067,28 @@ fn strace_matrix(injected: Injected) -> (usize, usize, Vec<String>, std::time::D
 fn every_kill_point_of_every_writing_command_recovers() {
     let (tried, took) = matrix(Fault::Kill);
     eprintln!("crash matrix (kill): {tried} kill points, 0 broken invariants, {took:?}");
-    assert!(tried >= 30, "{tried}");
+    assert!(
+        tried >= 30 || std::env::var_os("PMS_CRASH_ONLY").is_some(),
+        "{tried}"
+    );
 }
 
 #[test]
 fn every_full_disk_point_leaves_files_whole() {
     let (tried, took) = matrix(Fault::DiskFull);
     eprintln!("crash matrix (full disk): {tried} points, 0 broken invariants, {took:?}");
-    assert!(tried >= 30, "{tried}");
+    assert!(
+        tried >= 30 || std::env::var_os("PMS_CRASH_ONLY").is_some(),
+        "{tried}"
+    );
 }
 
 /// The full matrix (issue 18), behind a flag: every rename, link, unlink,
 /// fsync and truncation of every scenario, pms's and SQLite's, killed by
 /// strace with no help from pms. Minutes, not seconds:
 /// `cargo test --test tests crash::full -- --ignored --nocapture`
-/// (`PMS_CRASH_ONLY=<scenario>` for one scenario).
+/// (`PMS_CRASH_ONLY=<scenario>` for one scenario, here and in the seam
+/// matrices).
 #[test]
 #[ignore = "the full crash matrix takes minutes: run with --ignored"]
 fn full_matrix_kill_at_every_syscall() {
