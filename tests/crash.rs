@@ -10,7 +10,8 @@
 //! - every user file holds the old bytes or the new bytes;
 //! - no learning is lost and none is staged twice;
 //! - uninstall gives back the user's original bytes;
-//! - no temp file is left after the next run.
+//! - no debris is left after the next run (a temp file, a rebuild's
+//!   database), whichever command the user runs next.
 //!
 //! The anchors are SQLite's crash tests and the ALICE study (every prefix of
 //! a command's file operations). The whole matrix (every kill point and
@@ -77,6 +78,10 @@ struct Scenario {
 }
 
 thread_local! {
+    /// The fault the run being checked met: most invariants hold after
+    /// either, a few differ (a write that failed on a full disk and was
+    /// not retried is repaired by the next reader, not by the next run).
+    static FAULT: std::cell::Cell<Fault> = const { std::cell::Cell::new(Fault::Kill) };
     /// The strace arguments the full matrix runs the command under (its
     /// kill or ENOSPC injection); empty for the seam matrices.
     static STRACE: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -181,12 +186,16 @@ fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
-fn temp_files(home: &TestHome) -> Vec<PathBuf> {
+/// What a killed run may leave: temporary files of interrupted writes, and
+/// the database of an interrupted rebuild with its WAL and shared memory.
+fn debris_files(home: &TestHome) -> Vec<PathBuf> {
     files(home.home())
         .into_keys()
         .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with(".pms-tmp-"))
+            p.file_name().is_some_and(|n| {
+                let n = n.to_string_lossy();
+                n.starts_with(".pms-tmp-") || n.starts_with("index.db.rebuild")
+            })
         })
         .collect()
 }
@@ -401,6 +410,39 @@ fn scenarios() -> Vec<Scenario> {
                 );
             },
         },
+        // The next command is not init: the pointer to the workspace is
+        // init's last write, so only the record of the init under way
+        // leads the sweep to what a kill left in the half-made workspace
+        // (issue 27: only a second init removed it).
+        Scenario {
+            name: "init, then status",
+            prepare: |_| {},
+            act: run_init,
+            next: |home| {
+                // fails until init has finished (no workspace yet): the
+                // sweep runs first regardless
+                home.run(&["status"]);
+            },
+            check: |home, _| {
+                let v: Value =
+                    serde_json::from_slice(&home.run(&["verify", "--quick", "--json"]).stdout)
+                        .unwrap();
+                let workspace = v["checks"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|c| c["id"] == "workspace")
+                    .unwrap();
+                // a half-made workspace is named in the fix
+                if workspace["status"] == "fail" {
+                    let hint = workspace["hint"].as_str().unwrap_or_default();
+                    assert!(
+                        hint.contains("interrupted") || !home.workspace().exists(),
+                        "{workspace}"
+                    );
+                }
+            },
+        },
         Scenario {
             name: "init (three agents)",
             prepare: |_| {},
@@ -556,6 +598,22 @@ fn scenarios() -> Vec<Scenario> {
                 }
             },
             check: |home, _| {
+                // before anything else reads the rules: accepting again
+                // left the lessons index current, not waiting for the next
+                // prompt to rebuild it (issue 27: "1 in force but 0 indexed").
+                // On a full disk the accept may have succeeded all but the
+                // index (not fatal: nothing runs it again); the next prompt
+                // rebuilds it.
+                if FAULT.get() == Fault::DiskFull {
+                    home.hook_raw(
+                        "user-prompt",
+                        json!({"session_id": "x", "prompt": "which port does staging use"})
+                            .to_string()
+                            .as_bytes(),
+                    );
+                }
+                let lessons_index = verify_check(home, "lessons.index");
+                assert_eq!(lessons_index["status"], "ok", "{lessons_index}");
                 assert_eq!(lesson_count(home, "5433"), 1, "the rule, once");
                 assert_eq!(pending_count(home, "5433"), 0, "not pending any more");
             },
@@ -777,6 +835,29 @@ fn scenarios() -> Vec<Scenario> {
                 assert_eq!(v["hits"][0]["uri"], "product/notes.md", "{v:#}");
             },
         },
+        // A killed rebuild leaves index.db.rebuild with its WAL (76 MB in
+        // issue 27's run): the next command that writes removes it, not only
+        // the next rebuild.
+        Scenario {
+            name: "index --full, then status",
+            prepare: |home| {
+                assert!(run_init(home, &[]).status.success());
+                std::fs::write(
+                    home.workspace().join("product/notes.md"),
+                    "# Pricing\nUsage-based pricing for the Team plan.\n",
+                )
+                .unwrap();
+                home.ok(&["index", "--quiet"]);
+            },
+            act: |home, env| pms_env(home, &["index", "--full", "--quiet"], env),
+            next: |home| {
+                home.ok(&["status"]);
+            },
+            check: |home, _| {
+                let v = home.search_json("usage-based pricing Team");
+                assert_eq!(v["hits"][0]["uri"], "product/notes.md", "{v:#}");
+            },
+        },
         Scenario {
             name: "hook stop",
             prepare: |_| {},
@@ -865,6 +946,20 @@ fn scenarios() -> Vec<Scenario> {
     ]
 }
 
+/// Check `id` of `pms verify --quick --json`.
+fn verify_check(home: &TestHome, id: &str) -> Value {
+    let out = home.run(&["verify", "--quick", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("verify --json: {e}: {}", crate::support::stdout(&out)));
+    v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .cloned()
+        .unwrap_or_else(|| panic!("no check {id} in {v:#}"))
+}
+
 fn pending_id(home: &TestHome) -> Option<String> {
     let v: Value = serde_json::from_slice(&home.ok(&["lessons", "--json"]).stdout).unwrap();
     v["pending"][0]["id"].as_str().map(str::to_string)
@@ -891,7 +986,12 @@ fn fresh(s: &Scenario) -> TestHome {
 fn matrix(fault: Fault) -> (usize, std::time::Duration) {
     let started = std::time::Instant::now();
     let mut tried = 0;
+    FAULT.set(fault);
+    let only = std::env::var("PMS_CRASH_ONLY").ok();
     for s in scenarios() {
+        if only.as_deref().is_some_and(|o| o != s.name) {
+            continue;
+        }
         // the operations a complete run makes, and the files it leaves
         let reference = fresh(&s);
         let log = reference.path("write-log.txt");
@@ -964,10 +1064,10 @@ fn invariants(
     (s.next)(home);
     owned_files_parse(home);
     (s.check)(home, before);
-    let left = temp_files(home);
+    let left = debris_files(home);
     assert!(
         left.is_empty(),
-        "{what}: temp files left after the next run: {left:?}"
+        "{what}: debris left after the next run: {left:?}"
     );
 }
 
@@ -1005,6 +1105,10 @@ enum Injected {
 fn strace_matrix(injected: Injected) -> (usize, usize, Vec<String>, std::time::Duration) {
     let started = std::time::Instant::now();
     let (mut tried, mut hit, mut broken) = (0, 0, Vec::new());
+    FAULT.set(match injected {
+        Injected::Kill => Fault::Kill,
+        Injected::NoSpace => Fault::DiskFull,
+    });
     let only = std::env::var("PMS_CRASH_ONLY").ok();
     for s in scenarios() {
         if only.as_deref().is_some_and(|o| o != s.name) {
@@ -1110,21 +1214,28 @@ fn strace_matrix(injected: Injected) -> (usize, usize, Vec<String>, std::time::D
 fn every_kill_point_of_every_writing_command_recovers() {
     let (tried, took) = matrix(Fault::Kill);
     eprintln!("crash matrix (kill): {tried} kill points, 0 broken invariants, {took:?}");
-    assert!(tried >= 30, "{tried}");
+    assert!(
+        tried >= 30 || std::env::var_os("PMS_CRASH_ONLY").is_some(),
+        "{tried}"
+    );
 }
 
 #[test]
 fn every_full_disk_point_leaves_files_whole() {
     let (tried, took) = matrix(Fault::DiskFull);
     eprintln!("crash matrix (full disk): {tried} points, 0 broken invariants, {took:?}");
-    assert!(tried >= 30, "{tried}");
+    assert!(
+        tried >= 30 || std::env::var_os("PMS_CRASH_ONLY").is_some(),
+        "{tried}"
+    );
 }
 
 /// The full matrix (issue 18), behind a flag: every rename, link, unlink,
 /// fsync and truncation of every scenario, pms's and SQLite's, killed by
 /// strace with no help from pms. Minutes, not seconds:
 /// `cargo test --test tests crash::full -- --ignored --nocapture`
-/// (`PMS_CRASH_ONLY=<scenario>` for one scenario).
+/// (`PMS_CRASH_ONLY=<scenario>` for one scenario, here and in the seam
+/// matrices).
 #[test]
 #[ignore = "the full crash matrix takes minutes: run with --ignored"]
 fn full_matrix_kill_at_every_syscall() {

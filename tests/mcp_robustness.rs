@@ -374,3 +374,84 @@ fn a_slow_call_does_not_block_the_others() {
     assert!(s.answer(&json!("slow"), Duration::from_secs(10)).is_some());
     assert!(t.elapsed() >= Duration::from_secs(2));
 }
+
+/// Issue 27: a request whose id could be read gets its error with that id,
+/// so the client can match it, and the code says what is wrong: params that
+/// are not an object are an invalid request (-32600) or, by position, invalid
+/// params (-32602); params a method cannot take are -32602, not -32601 (the
+/// method exists). A fractional or too large id is echoed as written.
+#[test]
+fn every_error_to_a_request_carries_its_id() {
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+    let mut s = Server::start(&home);
+    s.handshake();
+    let cases: [(&str, &str, i64); 8] = [
+        (
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+            "1.5",
+            -32600,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"ping"}"#,
+            "18446744073709551616",
+            -32600,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":2,"method":"ping","params":"string"}"#,
+            "2",
+            -32600,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":"three","method":"tools/list","params":[1,2]}"#,
+            r#""three""#,
+            -32602,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":4,"method":"nope/nope","params":"x"}"#,
+            "4",
+            -32600,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"memory_search","arguments":"string"}}"#,
+            "5",
+            -32602,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":5}}"#,
+            "6",
+            -32602,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":"x"}"#,
+            "7",
+            -32600,
+        ),
+    ];
+    let mut wrong: Vec<String> = Vec::new();
+    for (line, id, want) in cases {
+        s.send_raw(format!("{line}\n").as_bytes());
+        let Ok(answer) = s.lines.recv_timeout(Duration::from_secs(10)) else {
+            wrong.push(format!("{line}: no answer"));
+            continue;
+        };
+        let v: Value = serde_json::from_str(&answer).unwrap();
+        // the id as the client wrote it, byte for byte
+        let echoed = answer.contains(&format!(r#""id":{id},"#));
+        if !echoed || v["error"]["code"] != want {
+            wrong.push(format!(
+                "{line}\n  -> {answer:.300} (want id {id}, code {want})"
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // and the well-formed ones around them are still served
+    s.send(
+        &json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {
+        "name": "memory_search", "arguments": {"query": 5}}}),
+    );
+    let typed = s.answer(&json!(8), Duration::from_secs(10)).unwrap();
+    assert_eq!(typed["result"]["isError"], true, "{typed}");
+    s.send(&json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}));
+    assert!(s.answer(&json!(9), Duration::from_secs(10)).unwrap()["result"].is_object());
+}

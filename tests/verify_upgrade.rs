@@ -502,3 +502,74 @@ fn a_file_that_is_not_utf8_is_never_written_over() {
     assert_eq!(std::fs::read(&config).unwrap(), latin1_config);
     assert_eq!(std::fs::read(&domain).unwrap(), edited);
 }
+
+/// Issue 27: what killed runs leave (a temp file of a dead writer, a killed
+/// rebuild's `index.db.rebuild` with its WAL) is removed by `verify`,
+/// `doctor` and `status` as by every command that writes; what cannot be
+/// removed is named, with its size, by all three. (A folder with a temp
+/// file's name stands for a file the user cannot remove: `remove_file`
+/// refuses a folder for every user, root included.)
+#[test]
+fn debris_of_killed_runs_is_removed_or_named() {
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+    let state = home.workspace().join(".pms");
+    let leave_debris = || {
+        // the writer's pid is past Linux's largest (2^22): it is gone
+        std::fs::write(state.join(".pms-tmp-999999999-a"), "half").unwrap();
+        for suffix in ["", "-wal", "-shm"] {
+            std::fs::write(
+                state.join(format!("index.db.rebuild{suffix}")),
+                vec![0u8; 100_000],
+            )
+            .unwrap();
+        }
+    };
+    let left = |state: &Path| -> Vec<String> {
+        std::fs::read_dir(state)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(".pms-tmp-") || n.starts_with("index.db.rebuild"))
+            .collect()
+    };
+    for command in [
+        &["verify", "--quick"][..],
+        &["doctor", "--json"],
+        &["status"],
+    ] {
+        leave_debris();
+        home.run(command);
+        assert!(
+            left(&state).is_empty(),
+            "{command:?} left {:?}",
+            left(&state)
+        );
+    }
+    let stuck = state.join(".pms-tmp-999999999-stuck");
+    std::fs::create_dir(&stuck).unwrap();
+    let (_, report) = verify_json(&home, &["--quick"]);
+    let debris = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "debris")
+        .unwrap_or_else(|| panic!("no debris check: {report:#}"))
+        .clone();
+    assert_eq!(debris["status"], "warn", "{debris}");
+    let message = debris["message"].as_str().unwrap();
+    assert!(
+        message.contains("1 file(s)") && message.contains(".pms-tmp-999999999-stuck"),
+        "{message}"
+    );
+    let doctor: Value = serde_json::from_slice(&home.run(&["doctor", "--json"]).stdout).unwrap();
+    assert!(
+        doctor.to_string().contains(".pms-tmp-999999999-stuck"),
+        "{doctor:#}"
+    );
+    let status = stdout(&home.run(&["status"]));
+    assert!(
+        status.contains("Debris") && status.contains(".pms-tmp-999999999-stuck"),
+        "{status}"
+    );
+}

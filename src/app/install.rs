@@ -103,6 +103,11 @@ pub fn apply(plan: InstallPlan, on_file: impl FnMut(&PlannedFile)) -> Result<Ins
         scaffold: files,
         wiring,
     } = plan;
+    // Named before anything is written there, so that what a kill leaves
+    // in the workspace is found (and swept) before the pointer names it.
+    let in_progress = env.init_in_progress();
+    durable::write_atomic(&in_progress, format!("{}\n", ws.root.display()).as_bytes())
+        .with_context(|| format!("writing {}", in_progress.display()))?;
     scaffold::apply(&ws, &files, on_file)?;
     let wiring = wiring.apply(&env, &ws)?;
     durable::write_atomic(
@@ -110,6 +115,8 @@ pub fn apply(plan: InstallPlan, on_file: impl FnMut(&PlannedFile)) -> Result<Ins
         format!("{}\n", ws.root.display()).as_bytes(),
     )
     .with_context(|| format!("writing {}", env.workspace_pointer().display()))?;
+    // Left by a kill just before this, it names a whole workspace: harmless.
+    let _ = std::fs::remove_file(&in_progress);
     Ok(InstallSummary {
         files_written: files.writes().count(),
         files_kept: files.existing().map(|f| f.rel.clone()).collect(),
@@ -174,6 +181,9 @@ pub fn purge(env: &HostEnv, ws: &Workspace) -> Result<()> {
     {
         std::fs::remove_file(&pointer)
             .with_context(|| format!("removing {}", pointer.display()))?;
+    }
+    if env.interrupted_init().as_deref() == Some(ws.root.as_path()) {
+        let _ = std::fs::remove_file(env.init_in_progress());
     }
     Ok(())
 }

@@ -135,7 +135,7 @@ pub fn index_now(
         progress.note(&health::warning(&path).unwrap_or(what));
     }
     crate::memory::lessons::index_file::refresh_index(&ctx.ws);
-    finish(ctx, conn, report, progress, download)
+    finish(ctx, &mut conn, report, progress, download)
 }
 
 /// Builds a new index from every file beside the current one
@@ -149,17 +149,28 @@ pub fn rebuild(
     download: ModelDownload,
 ) -> Result<IndexOutcome> {
     let path = ctx.ws.db_path();
-    let aside = path.with_extension("db.rebuild");
+    let aside = rebuild_path(&ctx.ws);
     db::remove(&aside)?;
     let built = (|| -> Result<IndexOutcome> {
         let mut conn = db::open_rw(&aside)?;
         let report = indexer::run(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, progress)
             .map_err(|e| explained(&aside, e))?;
-        finish(ctx, conn, report, progress, download)
+        // The crash tests' point in the long middle of a rebuild, the
+        // database aside open with its WAL and shared memory beside it.
+        durable::fault_point("rebuild", &aside)?;
+        let outcome = finish(ctx, &mut conn, report, progress, download)?;
+        db::close_whole(conn, &aside)?;
+        Ok(outcome)
     })();
-    match built {
+    // A swap that fails (a full disk) leaves the old index, and removes the
+    // new one as a failed build does: a whole index's worth of disk.
+    let swapped = built.and_then(|outcome| {
+        db::replace_with(&path, &aside)
+            .map_err(|e| crate::platform::host::error::FileError::new(&path, e))?;
+        Ok(outcome)
+    });
+    match swapped {
         Ok(outcome) => {
-            db::replace_with(&path, &aside)?;
             health::clear(&path);
             crate::memory::lessons::index_file::refresh_index(&ctx.ws);
             Ok(outcome)
@@ -181,7 +192,7 @@ pub fn index_paths(ctx: &Context, _lock: &IndexLock, paths: &[PathBuf]) -> Resul
         .map_err(|e| explained(&path, e))?;
     finish(
         ctx,
-        conn,
+        &mut conn,
         report,
         &crate::platform::progress::Quiet,
         ModelDownload::Never,
@@ -208,13 +219,13 @@ fn note_if_corrupt(db: &std::path::Path, e: &(dyn std::error::Error + 'static)) 
 
 fn finish(
     ctx: &Context,
-    mut conn: Connection,
+    conn: &mut Connection,
     report: IndexReport,
     progress: &dyn Progress,
     download: ModelDownload,
 ) -> Result<IndexOutcome> {
-    let vectors = embed_missing(ctx, &mut conn, progress, download);
-    let stats = stats::history(&conn)?;
+    let vectors = embed_missing(ctx, conn, progress, download);
+    let stats = stats::history(conn)?;
     Ok(IndexOutcome {
         report,
         stats,
@@ -288,12 +299,37 @@ fn embed_missing(
     out
 }
 
-/// Removes what interrupted writes left behind (`.pms-tmp-*` files whose
-/// writing process is gone) in every folder pms writes to: the workspace's
-/// (when there is one) and the agents' configuration folders. Every command
-/// that writes runs it first, and `pms sync` at each session start. Returns
-/// how many were removed.
-pub fn sweep(env: &HostEnv, ws: Option<&Workspace>) -> usize {
+/// Where [`rebuild`] builds the new index: `index.db.rebuild`, with its
+/// `-wal` and `-shm` while it is open.
+fn rebuild_path(ws: &Workspace) -> PathBuf {
+    ws.db_path().with_extension("db.rebuild")
+}
+
+/// A file a killed pms run left behind (a temporary file of an interrupted
+/// write, a rebuild's database), whose writer is gone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Debris {
+    pub path: PathBuf,
+    pub bytes: u64,
+}
+
+/// The workspaces pms may have left debris in: the one found, and the one
+/// a killed `pms init` was writing (the pointer is written last, so only
+/// [`HostEnv::interrupted_init`] names it).
+fn workspace_roots(env: &HostEnv, ws: Option<&Workspace>) -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = ws.map(|w| w.root.clone()).into_iter().collect();
+    if let Some(init) = env.interrupted_init()
+        && !roots.contains(&init)
+        && init.is_dir()
+    {
+        roots.push(init);
+    }
+    roots
+}
+
+/// Every folder pms writes files into: the agents' configuration folders,
+/// pms's own, and those of [`workspace_roots`].
+fn written_dirs(env: &HostEnv, ws: Option<&Workspace>) -> Vec<PathBuf> {
     let mut dirs = vec![
         env.claude_dir.clone(),
         env.codex_home.clone(),
@@ -305,10 +341,73 @@ pub fn sweep(env: &HostEnv, ws: Option<&Workspace>) -> usize {
             dirs.push(d.to_path_buf());
         }
     }
-    if let Some(ws) = ws {
-        workspace_dirs(&ws.root, 0, &mut dirs);
+    for root in workspace_roots(env, ws) {
+        workspace_dirs(&root, 0, &mut dirs);
     }
-    dirs.iter().map(|d| durable::remove_stale_temps(d)).sum()
+    dirs.sort();
+    dirs.dedup();
+    dirs
+}
+
+/// The files of a rebuild that no run is making: `index.db.rebuild` and
+/// its journal, `-wal` and `-shm`, when the index lock is free (a rebuild
+/// holds it from start to swap, so a free lock means its writer is dead).
+/// Returns them with the lock held, so that no rebuild starts while they go.
+fn abandoned_rebuild(ws: &Workspace) -> Option<(Vec<PathBuf>, IndexLock)> {
+    let files: Vec<PathBuf> = db::files_of(&rebuild_path(ws))
+        .into_iter()
+        .filter(|p| p.exists())
+        .collect();
+    if files.is_empty() {
+        return None;
+    }
+    let lock = IndexLock::try_acquire(ws).ok().flatten()?;
+    Some((files, lock))
+}
+
+/// Removes what killed runs left behind: `.pms-tmp-*` files whose writing
+/// process is gone, in every folder pms writes to (the workspace's, when
+/// there is one, the one a killed init was writing, and the agents'
+/// configuration folders), and a rebuild's `index.db.rebuild` (with its WAL,
+/// 76 MB in issue 27's run) when no rebuild is running. Every
+/// command that writes runs it first, and `pms sync` at each session start.
+/// Returns how many files were removed.
+pub fn sweep(env: &HostEnv, ws: Option<&Workspace>) -> usize {
+    let mut removed: usize = written_dirs(env, ws)
+        .iter()
+        .map(|d| durable::remove_stale_temps(d))
+        .sum();
+    for root in workspace_roots(env, ws) {
+        let ws = Workspace::new(root);
+        if let Some((files, _lock)) = abandoned_rebuild(&ws)
+            && db::remove(&rebuild_path(&ws)).is_ok()
+        {
+            removed += files.len();
+        }
+    }
+    removed
+}
+
+/// What [`sweep`] would remove, without removing it: after a sweep, what
+/// it could not remove (a folder without write permission), for `pms
+/// verify`, `doctor` and `status` to show.
+pub fn debris(env: &HostEnv, ws: Option<&Workspace>) -> Vec<Debris> {
+    let mut found: Vec<PathBuf> = written_dirs(env, ws)
+        .iter()
+        .flat_map(|d| durable::stale_temps(d))
+        .collect();
+    for root in workspace_roots(env, ws) {
+        if let Some((files, _lock)) = abandoned_rebuild(&Workspace::new(root)) {
+            found.extend(files);
+        }
+    }
+    found
+        .into_iter()
+        .map(|path| Debris {
+            bytes: std::fs::metadata(&path).map_or(0, |m| m.len()),
+            path,
+        })
+        .collect()
 }
 
 /// The workspace's folders, down to the depth pms writes at (domain
@@ -323,5 +422,68 @@ fn workspace_dirs(dir: &std::path::Path, depth: usize, out: &mut Vec<PathBuf>) {
         if e.file_type().is_ok_and(|t| t.is_dir()) && name != "node_modules" && name != ".git" {
             workspace_dirs(&e.path(), depth + 1, out);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A temp file name whose writer cannot be alive: past Linux's
+    /// largest pid (2^22).
+    const DEAD_WRITER_TEMP: &str = ".pms-tmp-999999999-abc";
+
+    fn home() -> (tempfile::TempDir, HostEnv, Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        let env = HostEnv::with_home(dir.path().to_path_buf(), |_| None).unwrap();
+        let ws = Workspace::new(dir.path().join("pms"));
+        std::fs::create_dir_all(ws.state_dir()).unwrap();
+        (dir, env, ws)
+    }
+
+    #[test]
+    fn an_abandoned_rebuild_goes_and_a_running_one_stays() {
+        let (_dir, env, ws) = home();
+        let aside = rebuild_path(&ws);
+        for suffix in ["", "-wal", "-shm"] {
+            std::fs::write(format!("{}{suffix}", aside.display()), [0u8; 1000]).unwrap();
+        }
+        let temp = ws.state_dir().join(DEAD_WRITER_TEMP);
+        std::fs::write(&temp, "half").unwrap();
+        // a rebuild running (it holds the index lock): its files are its own
+        let running = IndexLock::try_acquire(&ws).unwrap().unwrap();
+        let found = debris(&env, Some(&ws));
+        assert_eq!(found.iter().map(|d| &d.path).collect::<Vec<_>>(), [&temp]);
+        assert_eq!(sweep(&env, Some(&ws)), 1);
+        assert!(aside.exists() && !temp.exists());
+        // its writer gone: debris, listed with its size, then removed
+        drop(running);
+        let found = debris(&env, Some(&ws));
+        assert_eq!(found.len(), 3, "{found:?}");
+        assert_eq!(found.iter().map(|d| d.bytes).sum::<u64>(), 3000);
+        assert_eq!(sweep(&env, Some(&ws)), 3);
+        assert!(debris(&env, Some(&ws)).is_empty());
+        assert!(!aside.exists());
+    }
+
+    #[test]
+    fn what_a_killed_init_left_is_found_without_a_workspace() {
+        let (dir, env, _ws) = home();
+        // init was creating another folder, and was killed before the
+        // pointer named it
+        let half_made = dir.path().join("elsewhere/product/workflows");
+        std::fs::create_dir_all(&half_made).unwrap();
+        let temp = half_made.join(DEAD_WRITER_TEMP);
+        std::fs::write(&temp, "half").unwrap();
+        let record = env.init_in_progress();
+        std::fs::create_dir_all(record.parent().unwrap()).unwrap();
+        std::fs::write(
+            &record,
+            format!("{}\n", dir.path().join("elsewhere").display()),
+        )
+        .unwrap();
+        assert_eq!(debris(&env, None).len(), 1);
+        assert_eq!(sweep(&env, None), 1);
+        assert!(!temp.exists());
     }
 }

@@ -44,11 +44,16 @@ pub fn run_all(env: &HostEnv, ws: Option<&Workspace>, opts: Options) -> Vec<Chec
         "binary",
         format!("pms {} at {}", env!("CARGO_PKG_VERSION"), binary.display()),
     )];
+    out.push(debris(env, ws));
     let Some(ws) = ws else {
-        out.push(
-            Check::fail("workspace", "no pms workspace found")
-                .hint("run `pms init`, or pass --workspace <dir>"),
-        );
+        let hint = match env.interrupted_init() {
+            Some(dir) => format!(
+                "`pms init` was interrupted while creating {}: run `pms init` again",
+                env.display(&dir)
+            ),
+            None => "run `pms init`, or pass --workspace <dir>".into(),
+        };
+        out.push(Check::fail("workspace", "no pms workspace found").hint(hint));
         return out;
     };
     out.push(Check::ok("workspace", env.display(&ws.root).to_string()));
@@ -73,6 +78,31 @@ pub fn run_all(env: &HostEnv, ws: Option<&Workspace>, opts: Options) -> Vec<Chec
         out.push(cli(a.as_str(), a.program(), a.cli()));
     }
     out
+}
+
+/// Files killed pms runs left (temporary files, an abandoned rebuild of the
+/// index). Every command that writes removes them first, this one too, so
+/// what is listed here could not be removed.
+fn debris(env: &HostEnv, ws: Option<&Workspace>) -> Check {
+    let left = crate::app::upkeep::debris(env, ws);
+    if left.is_empty() {
+        return Check::ok("debris", "nothing left by interrupted runs");
+    }
+    let bytes: u64 = left.iter().map(|d| d.bytes).sum();
+    let mut named: Vec<String> = left.iter().take(3).map(|d| env.display(&d.path)).collect();
+    if left.len() > 3 {
+        named.push(format!("and {} more", left.len() - 3));
+    }
+    Check::warn(
+        "debris",
+        format!(
+            "{} file(s), {:.1} MB, left by interrupted pms runs and not removed: {}",
+            left.len(),
+            bytes as f64 / 1e6,
+            named.join(", ")
+        ),
+    )
+    .hint("pms removes these before every command that writes; still here, their folder does not let it (check its owner and permissions), so delete them by hand")
 }
 
 /// The agent's wiring: the hooks in settings and the MCP registration, and
@@ -275,5 +305,32 @@ fn cli(id: &'static str, name: &str, found: Option<PathBuf>) -> Check {
                 .unwrap_or_else(|| "version unknown".into());
             Check::ok(id, format!("{version} at {}", path.display()))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debris_the_sweep_left_is_named_with_its_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let env = HostEnv::with_home(dir.path().to_path_buf(), |_| None).unwrap();
+        let ws = Workspace::new(dir.path().join("pms"));
+        std::fs::create_dir_all(ws.state_dir()).unwrap();
+        assert_eq!(debris(&env, Some(&ws)).status, super::super::Status::Ok);
+        std::fs::write(
+            ws.state_dir().join(".pms-tmp-999999999-x"),
+            [0u8; 2_000_000],
+        )
+        .unwrap();
+        let c = debris(&env, Some(&ws));
+        assert_eq!(c.status, super::super::Status::Warn);
+        assert!(c.message.contains("1 file(s), 2.0 MB"), "{}", c.message);
+        assert!(
+            c.message.contains("~/pms/.pms/.pms-tmp-999999999-x"),
+            "{}",
+            c.message
+        );
     }
 }

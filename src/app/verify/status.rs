@@ -36,6 +36,15 @@ pub struct Snapshot {
     pub semantic: bool,
     pub sessions: SessionsState,
     pub lessons: LessonsState,
+    /// Files killed runs left that the sweep before this command could not
+    /// remove (see the `debris` check).
+    pub debris: DebrisState,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DebrisState {
+    pub files: Vec<PathBuf>,
+    pub bytes: u64,
 }
 
 #[derive(Debug, Serialize)]
@@ -171,6 +180,13 @@ impl Snapshot {
             lessons: LessonsState {
                 in_force: lessons::all_rules(ws).len(),
                 pending: pending::load(ws).map(|p| p.items.len()).unwrap_or(0),
+            },
+            debris: {
+                let left = crate::app::upkeep::debris(env, Some(ws));
+                DebrisState {
+                    bytes: left.iter().map(|d| d.bytes).sum(),
+                    files: left.into_iter().map(|d| d.path).collect(),
+                }
             },
         }
     }

@@ -131,6 +131,15 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<ExitCode> {
             ""
         }
     );
+    if let Some(first) = s.debris.files.first() {
+        println!(
+            "Debris     {} {} file(s), {:.1} MB, left by interrupted runs and not removable, e.g. {} (pms verify says more)",
+            console::style("warning:").yellow(),
+            s.debris.files.len(),
+            s.debris.bytes as f64 / 1e6,
+            env.display(first)
+        );
+    }
     // An unreadable settings file means the memory is not loading: say so
     // in the exit status too.
     Ok(if s.settings_error.is_some() {

@@ -123,6 +123,10 @@ pub enum DbError {
         "{path} was written by a newer pms (schema {found}, this one reads {SCHEMA_VERSION}).\n  Fix: upgrade pms (`pms upgrade`), or run `pms index --full` to rebuild it for this version."
     )]
     Newer { path: PathBuf, found: i32 },
+    #[error(
+        "{path}: the rebuilt index could not be made whole ({detail}), so the old one was kept.\n  Fix: free some space on that disk, then run `pms index --full` again."
+    )]
+    NotCheckpointed { path: PathBuf, detail: String },
     #[error("{path}: {source}")]
     Sqlite {
         path: PathBuf,
@@ -363,8 +367,34 @@ pub fn writable(path: &Path) -> bool {
     may_write(dir) && (!path.exists() || may_write(path))
 }
 
+/// Closes a database built aside with everything in its main file: the WAL
+/// checkpointed and truncated, and checked to be, before [`replace_with`]
+/// moves that file alone. A checkpoint that fails (a full disk failing its
+/// fsync) is an error: without it, the swap would put a file whose rows
+/// are still in the WAL left behind, an empty index (schema 0), in place
+/// of a whole one (the strace matrix found it).
+pub fn close_whole(conn: Connection, path: &Path) -> Result<(), DbError> {
+    let (busy, log, done): (i64, i64, i64) = conn
+        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .map_err(|e| classify(path, e))?;
+    conn.close().map_err(|(_, e)| classify(path, e))?;
+    let wal = PathBuf::from(format!("{}-wal", path.display()));
+    let wal_bytes = std::fs::metadata(&wal).map_or(0, |m| m.len());
+    if busy != 0 || log != done || wal_bytes > 0 {
+        return Err(DbError::NotCheckpointed {
+            path: path.into(),
+            detail: format!(
+                "{done} of {log} WAL pages checkpointed, {wal_bytes} bytes left in its WAL"
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// Puts the database built at `aside` in place of `path` (its connection
-/// closed): the old file's WAL files go first, then one rename. A reader
+/// closed by [`close_whole`]): the old file's WAL files go first, then one rename. A reader
 /// that has the old file open keeps reading it until it reopens.
 pub fn replace_with(path: &Path, aside: &Path) -> std::io::Result<()> {
     for suffix in ["-wal", "-shm"] {
@@ -374,14 +404,23 @@ pub fn replace_with(path: &Path, aside: &Path) -> std::io::Result<()> {
             _ => {}
         }
     }
+    crate::platform::host::durable::fault_point("rename", path)?;
     std::fs::rename(aside, path)
 }
 
-/// Deletes the database and its WAL files (a rebuild's leftovers, a
-/// database rebuilt aside).
+/// The files of the database at `path`: itself, the rollback journal
+/// SQLite writes until the WAL is set up (a rebuild killed in its first
+/// moments leaves one: the strace matrix found it), the WAL and its shared
+/// memory.
+pub fn files_of(path: &Path) -> [PathBuf; 4] {
+    ["", "-journal", "-wal", "-shm"]
+        .map(|suffix| PathBuf::from(format!("{}{suffix}", path.display())))
+}
+
+/// Deletes the database and its journal and WAL files (a rebuild's
+/// leftovers, a database rebuilt aside).
 pub fn remove(path: &Path) -> std::io::Result<()> {
-    for suffix in ["", "-wal", "-shm"] {
-        let p = PathBuf::from(format!("{}{suffix}", path.display()));
+    for p in files_of(path) {
         match std::fs::remove_file(&p) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -418,6 +457,37 @@ mod tests {
         drop(c);
         let ro = open_ro(&p).unwrap();
         assert_eq!(get_meta(&ro, "k").as_deref(), Some("v"));
+    }
+
+    #[test]
+    fn a_database_built_aside_is_closed_whole_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("index.db.rebuild");
+        let c = open_rw(&p).unwrap();
+        set_meta(&c, "k", "v").unwrap();
+        close_whole(c, &p).unwrap();
+        // everything is in the main file: moved alone, it holds the rows
+        let moved = dir.path().join("index.db");
+        std::fs::rename(&p, &moved).unwrap();
+        assert_eq!(
+            get_meta(&open_ro(&moved).unwrap(), "k").as_deref(),
+            Some("v")
+        );
+        // a checkpoint that cannot finish (a reader pins the WAL here; a
+        // full disk failing its fsync in the crash matrix) is an error
+        let c = open_rw(&p).unwrap();
+        set_meta(&c, "k", "v").unwrap();
+        let reader = Connection::open(&p).unwrap();
+        reader.execute_batch("BEGIN").unwrap();
+        let _: i64 = reader
+            .query_row("SELECT count(*) FROM meta", [], |r| r.get(0))
+            .unwrap();
+        set_meta(&c, "k2", "v2").unwrap();
+        // (not the 5 s wait for the reader to finish)
+        c.busy_timeout(std::time::Duration::ZERO).unwrap();
+        let err = close_whole(c, &p).unwrap_err();
+        assert!(matches!(err, DbError::NotCheckpointed { .. }), "{err}");
+        assert!(err.to_string().contains("old one was kept"), "{err}");
     }
 
     #[test]

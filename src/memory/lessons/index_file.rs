@@ -73,6 +73,15 @@ pub fn refresh_index(ws: &Workspace) {
     let _ = write_index(ws, &all_rules(ws));
 }
 
+/// Rewrites the lessons index when it is missing or older than the rule
+/// files (what a change interrupted between the two leaves). Costs a stat
+/// of each rule file and a read of the index when it is current.
+pub fn refresh_if_stale(ws: &Workspace) {
+    if !state(ws).is_some_and(|s| s.current) {
+        refresh_index(ws);
+    }
+}
+
 /// The stamps of the rule files as they are now.
 fn stamps(ws: &Workspace) -> String {
     rule_files(ws)

@@ -120,9 +120,18 @@ pub enum Promoted {
     Duplicate(Rule),
 }
 
+/// Takes the store's lock, then finishes what an interrupted change left:
+/// a change writes its rule file, then the lessons index, and a kill
+/// between the two leaves the index older than the rules. The change that
+/// comes next may find nothing to write (accepting a learning whose rule is
+/// already in force, moving a rule already moved), so the index is brought
+/// up to date here, not only after a write; otherwise it stays stale until
+/// the next prompt rebuilds it.
 fn lock(ws: &Workspace) -> Result<durable::FileLock, StoreError> {
     let p = ws.state_dir().join("lessons.lock");
-    Ok(durable::lock_exclusive(&p).map_err(|e| FileError::new(&p, e))?)
+    let lock = durable::lock_exclusive(&p).map_err(|e| FileError::new(&p, e))?;
+    super::index_file::refresh_if_stale(ws);
+    Ok(lock)
 }
 
 /// A managed section as blocks: a rule (its bullet and cue line) or any
@@ -586,10 +595,21 @@ mod tests {
             panic!()
         };
         assert_eq!(first.origin.as_deref(), Some("P-abcdef"));
+        // killed after the rule was written, before the index was
+        std::fs::remove_file(ws.lessons_index_path()).unwrap();
         assert_eq!(
             promote(&ws, &new, &Target::Me, OnDuplicate::Stop).unwrap(),
             Promoted::Added(first)
         );
         assert_eq!(all_rules(&ws).len(), 1);
+        // finishing the accept wrote the index too
+        let state = super::super::index_file::state(&ws);
+        assert_eq!(
+            state,
+            Some(super::super::index_file::IndexState {
+                rules: 1,
+                current: true
+            })
+        );
     }
 }

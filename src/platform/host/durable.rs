@@ -232,7 +232,9 @@ fn replace(
 }
 
 /// The crash tests' seam (`tests/crash.rs`). Every rename that puts a file
-/// in place, and every backup, passes here first: with
+/// in place (the index's swap after a rebuild included), every backup, and
+/// the named points of long runs (`rebuild`: a rebuild's database open
+/// aside, with its WAL) pass here first: with
 /// `PMS_TEST_WRITE_LOG=<file>` one line per operation is appended to it (so
 /// a harness can count a command's kill points), and with
 /// `PMS_TEST_KILL_AT=<n>` the process kills itself with SIGKILL just before
@@ -240,7 +242,7 @@ fn replace(
 /// `PMS_TEST_FULL_AT=<n>` that operation fails with "no space left on
 /// device" instead, as on a full disk. Unset, it costs three environment
 /// lookups per write.
-fn fault_point(op: &str, path: &Path) -> io::Result<()> {
+pub fn fault_point(op: &str, path: &Path) -> io::Result<()> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static COUNT: AtomicUsize = AtomicUsize::new(0);
     let n = COUNT.fetch_add(1, Ordering::SeqCst) + 1;
@@ -306,13 +308,13 @@ fn writer_gone(name: &str, age: std::time::Duration) -> bool {
     }
 }
 
-/// Removes the temporary files in `dir` whose writer is gone: what an
-/// interrupted write left. Returns how many.
-pub fn remove_stale_temps(dir: &Path) -> usize {
+/// The temporary files in `dir` whose writer is gone: what an interrupted
+/// write left.
+pub fn stale_temps(dir: &Path) -> Vec<PathBuf> {
     let Ok(rd) = fs::read_dir(dir) else {
-        return 0;
+        return Vec::new();
     };
-    let mut n = 0;
+    let mut out = Vec::new();
     for e in rd.flatten() {
         let p = e.path();
         if !is_temp(&p) {
@@ -323,11 +325,19 @@ pub fn remove_stale_temps(dir: &Path) -> usize {
             .and_then(|m| m.modified())
             .map(|t| t.elapsed().unwrap_or_default())
             .unwrap_or_default();
-        if writer_gone(&e.file_name().to_string_lossy(), age) && fs::remove_file(&p).is_ok() {
-            n += 1;
+        if writer_gone(&e.file_name().to_string_lossy(), age) {
+            out.push(p);
         }
     }
-    n
+    out
+}
+
+/// Removes [`stale_temps`]`(dir)`. Returns how many went.
+pub fn remove_stale_temps(dir: &Path) -> usize {
+    stale_temps(dir)
+        .iter()
+        .filter(|p| fs::remove_file(p).is_ok())
+        .count()
 }
 
 /// Backups kept beside each file: the newest few, not one per run forever

@@ -123,6 +123,21 @@ impl HostEnv {
         self.pms_config_dir.join("workspace")
     }
 
+    /// The file naming the workspace `pms init` is writing, from before its
+    /// first write until it has written [`Self::workspace_pointer`]: the
+    /// pointer comes last (it must never name a half-made workspace), so a
+    /// killed init is found through this one, and what it left is swept.
+    pub fn init_in_progress(&self) -> PathBuf {
+        self.pms_config_dir.join("workspace.init")
+    }
+
+    /// The workspace a killed `pms init` was writing ([`Self::init_in_progress`]).
+    pub fn interrupted_init(&self) -> Option<PathBuf> {
+        let text = std::fs::read_to_string(self.init_in_progress()).ok()?;
+        let p = PathBuf::from(text.trim());
+        p.is_absolute().then_some(p)
+    }
+
     /// Expands a leading `~/` (or a bare `~`) against this HOME.
     pub fn expand_tilde(&self, raw: &str) -> PathBuf {
         if raw == "~" {
