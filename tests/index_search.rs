@@ -684,3 +684,35 @@ fn hits_are_grouped_by_conversation_and_none_is_dropped() {
     let out = home.run(&["search", "billing", "--group", "topic"]);
     assert!(!out.status.success());
 }
+
+/// A note hard-linked to a file outside the workspace is neither read by
+/// `pms get` nor indexed, so `pms search` never shows its text (issue 27:
+/// get refused it while the index took it in); one indexed before it was
+/// linked leaves the index.
+#[test]
+fn a_hard_linked_note_is_neither_read_nor_indexed() {
+    let home = setup();
+    let outside = home.path("outside-secret-notes.md");
+    std::fs::write(
+        &outside,
+        "# Private\nThe quokka vault combination is kept here.\n",
+    )
+    .unwrap();
+    let linked = home.workspace().join("_me/hard.md");
+    std::fs::hard_link(&outside, &linked).unwrap();
+    index(&home);
+    assert!(uris(&search(&home, "quokka vault combination")).is_empty());
+    let got = home.run(&["get", "_me/hard.md"]);
+    assert!(!got.status.success());
+    assert!(crate::support::stderr(&got).contains("hard links"));
+
+    // indexed while it stood alone, then linked: it leaves the index
+    std::fs::remove_file(&linked).unwrap();
+    std::fs::write(&linked, "# Alone\nThe wombat ledger lives here.\n").unwrap();
+    index(&home);
+    assert_eq!(files(&search(&home, "wombat ledger")), ["_me/hard.md"]);
+    std::fs::remove_file(&outside).unwrap();
+    std::fs::hard_link(&linked, &outside).unwrap();
+    index(&home);
+    assert!(uris(&search(&home, "wombat ledger")).is_empty());
+}

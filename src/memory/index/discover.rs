@@ -5,6 +5,8 @@
 //! before the first index, crash recovery, verify's freshness check) uses
 //! these, so they can never disagree with the indexer.
 //!
+//! Every file, of every kind, is one `pms get` would read
+//! ([`check_memory_file`]: a regular file with no other hard links).
 //! Workspace rules: `*.md` files, at most [`MAX_DEPTH`] folders deep, outside
 //! hidden folders (`.pms/`, `.git/`, `.claude/`, ...) and `node_modules/`;
 //! `sessions/*.md` are session summaries, everything else is knowledge.
@@ -24,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use super::indexer::Source;
-use crate::platform::workspace::Workspace;
+use crate::platform::workspace::{Workspace, check_memory_file};
 
 /// Deepest folder level of the workspace walked for markdown.
 const MAX_DEPTH: usize = 12;
@@ -80,6 +82,7 @@ impl Found {
     /// A transcript under `root`: `<root>/<project folder>/<session>.jsonl`,
     /// or deeper for a subagent's.
     fn transcript(root: &Path, path: &Path, meta: &std::fs::Metadata) -> Option<Found> {
+        check_memory_file(meta).ok()?;
         let rel = relative(root, path)?;
         let (project, rest) = rel.split_once('/')?;
         let depth = rest.matches('/').count();
@@ -103,6 +106,7 @@ impl Found {
 
     /// A Codex rollout under `root`: `<root>/YYYY/MM/DD/rollout-*.jsonl`.
     fn codex(root: &Path, path: &Path, meta: &std::fs::Metadata) -> Option<Found> {
+        check_memory_file(meta).ok()?;
         let rel = relative(root, path)?;
         let parts: Vec<&str> = rel.split('/').collect();
         let [y, m, d, file] = parts.as_slice() else {
@@ -117,6 +121,7 @@ impl Found {
 
     /// An OpenClaw conversation pms recorded: `<root>/<agent>/<session>.jsonl`.
     fn openclaw(root: &Path, path: &Path, meta: &std::fs::Metadata) -> Option<Found> {
+        check_memory_file(meta).ok()?;
         let rel = relative(root, path)?;
         let parts: Vec<&str> = rel.split('/').collect();
         let [_agent, file] = parts.as_slice() else {
@@ -143,6 +148,7 @@ impl Found {
 
     /// An auto-memory file under `root`: `<root>/<project>/memory/<name>.md`.
     fn memory(root: &Path, path: &Path, meta: &std::fs::Metadata) -> Option<Found> {
+        check_memory_file(meta).ok()?;
         let rel = relative(root, path)?;
         let parts: Vec<&str> = rel.split('/').collect();
         let [project, "memory", file] = parts.as_slice() else {
@@ -164,6 +170,7 @@ impl Found {
 
     /// A workspace markdown file, if the rules above cover `rel`.
     fn markdown(rel: String, path: &Path, meta: &std::fs::Metadata) -> Option<Found> {
+        check_memory_file(meta).ok()?;
         let source = markdown_source(&rel)?;
         let project = match (source, rel.split_once('/')) {
             (Source::Knowledge, Some((first, _))) => first.to_string(),

@@ -20,7 +20,7 @@ use crate::platform::agents::transcript::{self, ReadOptions};
 use crate::platform::host::env::HostEnv;
 use crate::platform::host::lines::{self, LineRead};
 use crate::platform::redact::redact;
-use crate::platform::workspace::Workspace;
+use crate::platform::workspace::{NotMemory, Workspace, check_memory_file};
 
 /// Most lines one call returns.
 pub const MAX_LINES: u64 = 2_000;
@@ -167,22 +167,15 @@ pub fn resolve(
     })
 }
 
-/// A path that may be read: a regular file (a FIFO would block the reader
-/// for good, a device is not memory) with no other hard links (a link made
-/// inside the workspace to a file outside it would otherwise be readable).
+/// A path that may be read: [`check_memory_file`]'s rule, the one the index
+/// follows too.
 fn check_file(p: &Path, spec: &str) -> Result<(), FetchError> {
-    use std::os::unix::fs::MetadataExt;
     let meta = std::fs::metadata(p).map_err(|_| FetchError::NotFound(spec.into()))?;
-    if meta.is_dir() {
-        return Err(FetchError::IsDir(spec.into()));
-    }
-    if !meta.is_file() {
-        return Err(FetchError::NotRegular(spec.into()));
-    }
-    if meta.nlink() > 1 {
-        return Err(FetchError::HardLinked(spec.into()));
-    }
-    Ok(())
+    check_memory_file(&meta).map_err(|why| match why {
+        NotMemory::Folder => FetchError::IsDir(spec.into()),
+        NotMemory::NotRegular => FetchError::NotRegular(spec.into()),
+        NotMemory::HardLinked => FetchError::HardLinked(spec.into()),
+    })
 }
 
 /// A relative path made only of normal components (no `..`, no root).

@@ -188,3 +188,30 @@ impl Workspace {
             .map(|p| p.to_string_lossy().replace('\\', "/"))
     }
 }
+/// Why a file is not read as memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotMemory {
+    Folder,
+    /// A pipe, a device or a socket: a FIFO would block the reader for good.
+    NotRegular,
+    /// A file with other hard links: a link made inside the workspace to a
+    /// file outside it would otherwise be readable.
+    HardLinked,
+}
+
+/// The one rule for which files pms reads as memory, asked by `pms get` and
+/// `memory_get` and by the index alike: what one refuses, the other never
+/// shows (a hard-linked note was refused by `pms get` and still indexed, so
+/// `pms search` showed its text).
+pub fn check_memory_file(meta: &std::fs::Metadata) -> Result<(), NotMemory> {
+    use std::os::unix::fs::MetadataExt;
+    if meta.is_dir() {
+        Err(NotMemory::Folder)
+    } else if !meta.is_file() {
+        Err(NotMemory::NotRegular)
+    } else if meta.nlink() > 1 {
+        Err(NotMemory::HardLinked)
+    } else {
+        Ok(())
+    }
+}
