@@ -13,7 +13,7 @@ use anyhow::Result;
 use rusqlite::Connection;
 
 use crate::memory::embed::{Plan, download};
-use crate::memory::index::indexer::{self, IndexReport};
+use crate::memory::index::indexer::{self, IndexReport, StoppedForSpace};
 use crate::memory::index::stats::{self, HistoryStats};
 use crate::memory::index::{db, health, vectors};
 use crate::platform::host::durable;
@@ -74,6 +74,8 @@ pub struct IndexOutcome {
     pub report: IndexReport,
     pub stats: HistoryStats,
     pub vectors: VectorOutcome,
+    /// Free pages given back to the disk after the run.
+    pub reclaimed: db::Reclaimed,
 }
 
 /// What the embedding pass did.
@@ -224,13 +226,31 @@ fn finish(
     progress: &dyn Progress,
     download: ModelDownload,
 ) -> Result<IndexOutcome> {
-    let vectors = embed_missing(ctx, conn, progress, download);
+    // A run stopped to keep the disk's margin embeds nothing more either.
+    let vectors = match report.stopped_for_space {
+        None => embed_missing(ctx, conn, progress, download),
+        Some(_) => VectorOutcome::default(),
+    };
+    let reclaimed = db::reclaim(conn).unwrap_or_default();
     let stats = stats::history(conn)?;
     Ok(IndexOutcome {
         report,
         stats,
         vectors,
+        reclaimed,
     })
+}
+
+/// What to tell the user when an index run stopped to keep the disk's
+/// margin.
+pub fn space_note(ws: &Workspace, stop: &StoppedForSpace) -> String {
+    format!(
+        "{}: indexing stopped with {:.1} MB free on its disk, {} changed file(s) left unindexed: pms keeps {:.1} MB free there so that its hooks and your own work can still write. Fix: free some space on that disk, then run `pms index`",
+        ws.state_dir().display(),
+        stop.free_bytes as f64 / 1e6,
+        stop.files_left,
+        stop.kept_bytes as f64 / 1e6
+    )
 }
 
 /// Embeds the chunks that have no vector. Failures are reported in the

@@ -30,21 +30,33 @@ use crate::platform::workspace::context::Context;
 
 /// Notes a problem that did not stop a hook in the workspace's hook log.
 pub fn log(ctx: &Context, event: Event, msg: &str) {
-    let msg = explain_storage_problem(Some(&ctx.ws.root), msg.to_string());
+    let (msg, _) = explain_storage_problem(Some(&ctx.ws.root), msg.to_string());
     crate::platform::workspace::log::append(Some(&ctx.ws.root), event.as_str(), &msg);
 }
 
-/// A hook problem met while the workspace cannot be written (the disk is
-/// full, or it is read-only) says so first, and that nothing is lost (the
-/// transcript stays; the next session start catches up), rather than
+/// Logs the failure `msg` of hook `event` (whose payload was `raw`). A
+/// failure met while the workspace cannot be written (the disk is full, or
+/// it is read-only) says so first, and that nothing is lost: the session is
+/// noted as unsaved, and the next session start finishes it from its
+/// transcript, which stays.
+pub fn record_failure(workspace: Option<&Path>, event: &str, raw: &str, msg: String) {
+    let (msg, storage) = explain_storage_problem(workspace, msg);
+    crate::platform::workspace::log::append(workspace, event, &msg);
+    if storage {
+        let session = HookInput::from_json(raw).session_id();
+        crate::platform::workspace::log::note_unsaved(workspace, &session);
+    }
+}
+
+/// `msg`, explained when the workspace cannot be written, rather than
 /// leaving "No space left on device" or "Read-only file system" somewhere
-/// in a chain.
-pub fn explain_storage_problem(workspace: Option<&Path>, msg: String) -> String {
+/// in a chain; and whether that is why.
+fn explain_storage_problem(workspace: Option<&Path>, msg: String) -> (String, bool) {
     let Some(root) = workspace.map(Path::to_path_buf).or_else(|| {
         let env = crate::platform::host::env::HostEnv::from_process().ok()?;
         Workspace::locate(None, &env).ok().map(|w| w.root)
     }) else {
-        return msg;
+        return (msg, false);
     };
     let state = Workspace::new(root.clone()).state_dir();
     let problem = if crate::platform::host::durable::disk_is_full(&root) {
@@ -52,16 +64,17 @@ pub fn explain_storage_problem(workspace: Option<&Path>, msg: String) -> String 
     } else if state.exists() && !crate::memory::index::db::writable(&state.join("state")) {
         "the workspace cannot be written (a read-only file, folder or disk)"
     } else {
-        return msg;
+        return (msg, false);
     };
-    format!(
+    let msg = format!(
         "{problem}: {msg}. Fix: {}; the session's transcript stays, and the next session start catches up on what was not saved",
         if problem.starts_with("the disk") {
             format!("free some space on the disk holding {}", root.display())
         } else {
             format!("make {} writable again", state.display())
         }
-    )
+    );
+    (msg, true)
 }
 
 /// What pms answers the agent for `event` (None: nothing to say), from

@@ -38,11 +38,7 @@ pub fn run(args: &HookArgs) -> ExitCode {
         Err(panic) => Some(format!("panic: {}", panic_message(&panic))),
     };
     if let Some(msg) = error {
-        crate::platform::workspace::log::append(
-            workspace,
-            event,
-            &hooks::explain_storage_problem(workspace, msg),
-        );
+        hooks::record_failure(workspace, event, &raw, msg);
     }
     ExitCode::SUCCESS
 }

@@ -62,7 +62,18 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> Result<ExitCode> {
         print_report(&outcome.report, &outcome.stats);
         print_vectors(&outcome.vectors);
     }
-    Ok(ExitCode::SUCCESS)
+    let Some(stop) = &outcome.report.stopped_for_space else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    let note = upkeep::space_note(&ctx.ws, stop);
+    if args.quiet || args.if_idle || !args.paths.is_empty() {
+        // the hooks' background runs: the hook log is what is read
+        crate::platform::workspace::log::append(Some(&ctx.ws.root), "index", &note);
+    }
+    if !args.quiet {
+        eprintln!("pms: {note}");
+    }
+    Ok(ExitCode::FAILURE)
 }
 
 fn json(o: &IndexOutcome) -> serde_json::Value {
@@ -77,6 +88,11 @@ fn json(o: &IndexOutcome) -> serde_json::Value {
         "bytes_read": r.bytes_read,
         "malformed_lines": r.malformed_lines,
         "elapsed_ms": r.elapsed_ms,
+        "stopped_for_space": r.stopped_for_space.map(|s| serde_json::json!({
+            "free_bytes": s.free_bytes,
+            "files_left": s.files_left,
+        })),
+        "reclaimed_bytes": o.reclaimed.bytes,
         "sessions": s.sessions,
         "projects": s.projects,
         "first": s.first,

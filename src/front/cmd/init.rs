@@ -425,6 +425,9 @@ fn bootstrap_index(asker: &Asker, env: &HostEnv, ws_root: &Path, skip: bool) -> 
     drop(lock);
     println!();
     super::index::print_report(&outcome.report, &outcome.stats);
+    if let Some(stop) = &outcome.report.stopped_for_space {
+        super::print_fitted(&format!("  {}", upkeep::space_note(&ctx.ws, stop)));
+    }
     Ok(())
 }
 

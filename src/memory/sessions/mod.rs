@@ -149,12 +149,23 @@ pub fn recover(ctx: &Context, exclude: Option<&str>) -> Result<usize> {
         .chain(discover::agent_transcripts(&discover::AgentLogs::of(
             &ctx.env, &ctx.ws,
         )));
-    for (path, size) in recent_transcripts(found, SystemTime::now(), window, idle) {
+    // Sessions whose hooks could not save (a full disk) are finished at
+    // once, as the hook log promised, not after their idle time.
+    let unsaved = crate::platform::workspace::log::unsaved_sessions(&ctx.ws);
+    let mut saved_now = Vec::new();
+    for (path, size, idle) in recent_transcripts(found, SystemTime::now(), window, idle) {
         let Some(sid) = session_id_of(&path) else {
             continue;
         };
+        let was_unsaved = unsaved.contains(&sid);
+        if !(idle || was_unsaved) || Some(sid.as_str()) == exclude {
+            continue;
+        }
         let covers = covered.get(&summary::one_line(&sid));
-        if Some(sid.as_str()) == exclude || covers.is_some_and(|c| *c >= size) {
+        if covers.is_some_and(|c| *c >= size) {
+            if was_unsaved {
+                saved_now.push(sid);
+            }
             continue;
         }
         // One session that cannot be finished (its file unreadable, a
@@ -162,12 +173,14 @@ pub fn recover(ctx: &Context, exclude: Option<&str>) -> Result<usize> {
         // the next start.
         match finish_session(ctx, &sid, Some(&path)) {
             Ok(done) => {
-                if let Some(why) = done.staging_failed {
-                    crate::platform::workspace::log::append(
+                match done.staging_failed {
+                    Some(why) => crate::platform::workspace::log::append(
                         Some(&ctx.ws.root),
                         "sync",
                         &format!("staging the learnings of {sid}: {why}"),
-                    );
+                    ),
+                    None if was_unsaved => saved_now.push(sid),
+                    None => {}
                 }
                 n += 1;
             }
@@ -178,6 +191,7 @@ pub fn recover(ctx: &Context, exclude: Option<&str>) -> Result<usize> {
             ),
         }
     }
+    crate::platform::workspace::log::forget_unsaved(&ctx.ws, &saved_now);
     Ok(n)
 }
 
@@ -212,14 +226,14 @@ fn session_id_of(path: &Path) -> Option<String> {
     path.file_stem().map(|s| s.to_string_lossy().into_owned())
 }
 
-/// Main-session transcripts (not subagents) modified within `window` and
-/// untouched for `idle`, with their sizes.
+/// Main-session transcripts (not subagents) modified within `window`, with
+/// their sizes and whether they have been untouched for `idle`.
 fn recent_transcripts(
     found: impl Iterator<Item = discover::Found>,
     now: SystemTime,
     window: Duration,
     idle: Duration,
-) -> Vec<(PathBuf, u64)> {
+) -> Vec<(PathBuf, u64, bool)> {
     let now_ns = now
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as i64)
@@ -227,7 +241,7 @@ fn recent_transcripts(
     let (window_ns, idle_ns) = (window.as_nanos() as i64, idle.as_nanos() as i64);
     found
         .filter(|f| !f.subagent)
-        .filter(|f| (idle_ns..=window_ns).contains(&(now_ns - f.mtime_ns)))
-        .map(|f| (f.abs, f.size))
+        .filter(|f| (0..=window_ns).contains(&(now_ns - f.mtime_ns)))
+        .map(|f| (f.abs, f.size, now_ns - f.mtime_ns >= idle_ns))
         .collect()
 }

@@ -30,27 +30,7 @@ pub fn append(workspace: Option<&Path>, event: &str, message: &str) {
         chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ"),
         crate::platform::redact::redact(message).replace('\n', " | ")
     );
-    let write = || {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .and_then(|mut f| f.write_all(line.as_bytes()))
-    };
-    // On a full disk the reserved space is given up for the line that says
-    // so, and what the line did not use is taken back at once (before
-    // another write can have it).
-    let written = write().or_else(|e| match path.parent().map(spare_path) {
-        Some(spare)
-            if e.kind() == std::io::ErrorKind::StorageFull
-                && std::fs::remove_file(&spare).is_ok() =>
-        {
-            let again = write();
-            grow_spare(&spare);
-            again
-        }
-        _ => Err(e),
-    });
+    let written = append_using_reserve(&path, line.as_bytes());
     // A workspace on a read-only mount cannot take the line: it goes to the
     // log beside the pointer.
     if let Err(e) = written
@@ -70,6 +50,86 @@ pub fn append(workspace: Option<&Path>, event: &str, message: &str) {
             }
         }
     }
+}
+
+/// Appends `bytes` to `path`, a file of the log folder. On a full disk the
+/// reserved space is given up for the line that says so, and what the line
+/// did not use is taken back at once (before another write can have it).
+fn append_using_reserve(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let write = || {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(bytes))
+    };
+    write().or_else(|e| match path.parent().map(spare_path) {
+        Some(spare)
+            if e.kind() == std::io::ErrorKind::StorageFull
+                && std::fs::remove_file(&spare).is_ok() =>
+        {
+            let again = write();
+            grow_spare(&spare);
+            again
+        }
+        _ => Err(e),
+    })
+}
+
+/// The sessions whose hooks could not save what they found (a full disk, a
+/// read-only workspace), one id a line, beside the hook log: the hook log
+/// promises that the next session start catches up on them, and crash
+/// recovery alone would wait until they were idle for
+/// `sessions.crash_idle_minutes`.
+fn unsaved_path(ws: &Workspace) -> PathBuf {
+    ws.hook_log().with_file_name("unsaved-sessions")
+}
+
+/// Notes that session `session_id`'s hooks could not save (written with the
+/// hook log's reserved space, so a full disk can still take it).
+pub fn note_unsaved(workspace: Option<&Path>, session_id: &str) {
+    let env = HostEnv::from_process().ok();
+    let Some(ws) = env
+        .as_ref()
+        .and_then(|e| Workspace::locate(workspace, e).ok())
+    else {
+        return;
+    };
+    let id = session_id.replace(['\n', '\r'], " ");
+    if id.trim().is_empty() || unsaved_sessions(&ws).contains(&id) {
+        return;
+    }
+    let _ = append_using_reserve(&unsaved_path(&ws), format!("{id}\n").as_bytes());
+}
+
+/// The sessions [`note_unsaved`] noted, each once.
+pub fn unsaved_sessions(ws: &Workspace) -> Vec<String> {
+    let text = std::fs::read_to_string(unsaved_path(ws)).unwrap_or_default();
+    let mut out: Vec<String> = Vec::new();
+    for id in text.lines().filter(|l| !l.trim().is_empty()) {
+        if !out.iter().any(|o| o == id) {
+            out.push(id.to_string());
+        }
+    }
+    out
+}
+
+/// Forgets the noted sessions in `done` (their catch-up is saved).
+pub fn forget_unsaved(ws: &Workspace, done: &[String]) {
+    if done.is_empty() {
+        return;
+    }
+    let left: String = unsaved_sessions(ws)
+        .into_iter()
+        .filter(|id| !done.contains(id))
+        .map(|id| id + "\n")
+        .collect();
+    let path = unsaved_path(ws);
+    let _ = if left.is_empty() {
+        std::fs::remove_file(&path)
+    } else {
+        crate::platform::host::durable::write_atomic(&path, left.as_bytes())
+    };
 }
 
 /// Space kept in a file of its own beside the log (about 200 log lines),
