@@ -7,19 +7,23 @@
 //! log) passes it through [`redact`]: every match of the rules below is
 //! replaced by `[REDACTED:<kind>]` (an assignment keeps its label:
 //! `DATABASE_PASSWORD=[REDACTED:password]`), and everything between
-//! `<private>` and `</private>` is dropped. The rules favour recall: a false
-//! positive costs a word of context, a miss leaks a key.
+//! `<private>` and `</private>` is dropped, and terminal control sequences
+//! are stripped ([`controls`]). The rules favour recall: a false positive
+//! costs a word of context, a miss leaks a key.
 //!
 //! Speed: the hooks redact what they inject on every prompt, so a rule is
 //! compiled only when the text holds one of its keywords (one
 //! case-insensitive Aho-Corasick pass finds them all), the way gitleaks
-//! gates its rules. Text with no keyword at all is returned borrowed.
+//! gates its rules. Text with no keyword and no control character is
+//! returned borrowed.
 
 use std::borrow::Cow;
 use std::sync::{LazyLock, OnceLock};
 
 use aho_corasick::AhoCorasick;
 use regex::Regex;
+
+pub mod controls;
 
 struct Rule {
     kind: &'static str,
@@ -357,8 +361,21 @@ fn regex(i: usize) -> &'static Regex {
 static PRIVATE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?is)<private>.*?(?:</private>|\z)").expect("valid"));
 
-/// `text` with secrets replaced and private spans removed.
+/// `text` with secrets replaced, private spans removed and terminal
+/// controls stripped ([`controls`]).
 pub fn redact(text: &str) -> Cow<'_, str> {
+    let out = secrets_out(text);
+    if controls::is_clean(&out) {
+        return out;
+    }
+    // The rules run again after the strip, so that a token a control cut
+    // in two (`ghp_abc\x07def...`) does not come out whole.
+    let clean = controls::strip(&out).into_owned();
+    Cow::Owned(secrets_out(&clean).into_owned())
+}
+
+/// `text` with secrets replaced and private spans removed.
+fn secrets_out(text: &str) -> Cow<'_, str> {
     let mut out: Cow<str> = Cow::Borrowed(text);
     // `<private>` in any case, found without copying the text
     let bytes = text.as_bytes();
@@ -640,6 +657,21 @@ mod tests {
     fn private_spans_are_never_kept() {
         assert_eq!(red("a <private>my diary</private> b"), "a [private] b");
         assert_eq!(red("a <private>unclosed\nmore"), "a [private]");
+    }
+
+    #[test]
+    fn terminal_controls_are_stripped_and_a_token_they_split_is_caught() {
+        assert_eq!(
+            red("\x1b]52;c;Y29weQ==\x07done \x1b]0;title\x07\x1b[2Kok\x07"),
+            "done ok"
+        );
+        // a BEL inside a token: gone, and the token it split is whole again
+        let out = red("ghp_lbJsF1PV9cxSLhFPjvD\x07v9rVVmLvqmXAGDIie");
+        assert_eq!(out, "[REDACTED:github-token]");
+        assert!(matches!(redact("plain\ttext\r\n"), Cow::Borrowed(_)));
+        let mut l = Lines::default();
+        assert_eq!(l.line("\x1b]0;title\x07a"), "a");
+        assert_eq!(l.line("\x1b[31mb\x1b[0m"), "b");
     }
 
     #[test]
