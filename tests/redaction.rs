@@ -1,4 +1,4 @@
-//! The secret corpus (`tests/data/secrets.toml`: 60 kinds of secret, 14
+//! The secret corpus (`tests/data/secrets.toml`: 71 kinds of secret, 22
 //! look-alikes that must survive) through the redaction rules, then through
 //! every path pms writes or injects text on: the index (database, WAL and
 //! heading column), session summaries, session state, pending learnings,
