@@ -86,7 +86,9 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("pms: {}", format_error(&e));
+            // an error names paths and quotes files: no terminal controls
+            let message = format_error(&e);
+            eprintln!("pms: {}", pms::platform::redact::controls::strip(&message));
             ExitCode::FAILURE
         }
     }

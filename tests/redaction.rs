@@ -1,9 +1,10 @@
-//! The secret corpus (`tests/data/secrets.toml`: 60 kinds of secret, 14
+//! The secret corpus (`tests/data/secrets.toml`: 71 kinds of secret, 22
 //! look-alikes that must survive) through the redaction rules, then through
 //! every path pms writes or injects text on: the index (database, WAL and
 //! heading column), session summaries, session state, pending learnings,
 //! rules, saved notes, every hook's output, `pms search`, `pms get`,
-//! `pms lessons --json`, the MCP tools and the hook log. Issue 12's figure:
+//! `pms lessons --json`, the MCP tools and the hook log. Then terminal
+//! control sequences through the same paths. Issue 12's and 27's figures:
 //! `cargo test --test tests redaction -- --nocapture`.
 
 use toml_edit::DocumentMut;
@@ -430,4 +431,255 @@ fn a_range_inside_a_private_key_shows_no_key() {
     for l in key_lines {
         assert!(!answer.contains(&l[..16]), "{answer}");
     }
+}
+
+/// Issue 27 item 5: terminal control sequences from a transcript (an OSC 52
+/// clipboard write, a window title, a line erase, BEL, their C1 forms)
+/// reached lessons.md, the session-start injection and what `pms lessons`,
+/// `search` and `get` print. They reach no file pms writes, no hook output
+/// and no command output, nor do the ones in the user's own files (a rule
+/// written into lessons.md by hand or by an older version, a note).
+#[test]
+fn terminal_controls_reach_no_output() {
+    use crate::support::{TestHome, stderr, stdout};
+    use serde_json::{Value, json};
+
+    const OSC52: &str = "\x1b]52;c;cm0gLXJmIH4K\x07";
+    const TITLE: &str = "\x1b]0;pwned\x07";
+    const ERASE: &str = "\x1b[2K";
+    const C1: &str = "\u{9d}0;c1 title\u{9c}\u{9b}2K";
+    /// A control character or sequence, raw or as JSON writes it.
+    fn controls_in(text: &str) -> Vec<&'static str> {
+        [
+            "\x1b", "\x07", "\u{9b}", "\u{9c}", "\u{9d}", "\\u001b", "\\u0007", "\\u009b",
+            "\\u009d",
+        ]
+        .into_iter()
+        .filter(|c| text.contains(c))
+        .collect()
+    }
+
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+    let ws = home.workspace();
+    let sid = "7e1c0000-0000-4000-8000-00000000c0de";
+    let dir = home.path(".claude/projects/-home-u-app");
+    std::fs::create_dir_all(&dir).unwrap();
+    let transcript = dir.join(format!("{sid}.jsonl"));
+    let prompt =
+        format!("From now on, always run the linter {OSC52}before pushing{TITLE} the branch.");
+    let reply = format!(
+        "You're right, I was wrong: the release broke. Lesson: never deploy on{ERASE} Fridays without a rollback plan{C1}."
+    );
+    let lines = [
+        json!({"type": "user", "uuid": "u1", "timestamp": "2026-11-22T12:00:00Z", "cwd": "/home/u/app",
+            "sessionId": sid, "message": {"role": "user", "content": prompt}}),
+        json!({"type": "assistant", "uuid": "a1", "timestamp": "2026-11-22T12:00:01Z", "sessionId": sid,
+            "message": {"id": "m1", "role": "assistant", "content": [{"type": "text", "text": reply}]}}),
+    ];
+    let payload = |event: &str, extra: Value| {
+        let mut p = json!({"session_id": sid, "transcript_path": transcript, "cwd": "/home/u/app",
+            "hook_event_name": event, "source": "startup", "reason": "other"});
+        for (k, v) in extra.as_object().unwrap() {
+            p[k] = v.clone();
+        }
+        p
+    };
+    let mut outputs: Vec<(String, String)> = Vec::new();
+    let mut hook = |name: &str, event: &str, extra: Value| {
+        let out = home.hook(event, &payload(event, extra));
+        assert!(out.status.success());
+        outputs.push((
+            format!("hook {name}"),
+            format!("{}{}", stdout(&out), stderr(&out)),
+        ));
+    };
+    hook("user-prompt", "user-prompt", json!({"prompt": prompt}));
+    std::fs::write(&transcript, format!("{}\n{}\n", lines[0], lines[1])).unwrap();
+    hook("stop", "stop", json!({"last_assistant_message": reply}));
+    hook("session-end", "session-end", json!({}));
+
+    // The learnings staged, then accepted into lessons.md.
+    let pending: Value = serde_json::from_str(
+        &std::fs::read_to_string(ws.join(".pms/pending-learnings.json")).unwrap(),
+    )
+    .unwrap();
+    let ids: Vec<String> = pending["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids.len(), 2, "both rules staged: {pending:#}");
+    let cli = |args: &[&str]| {
+        let out = home.run(args);
+        format!("{}{}", stdout(&out), stderr(&out))
+    };
+    outputs.push(("pms lessons (pending)".into(), cli(&["lessons"])));
+    outputs.push((
+        "pms lessons --json (pending)".into(),
+        cli(&["lessons", "--json"]),
+    ));
+    for id in &ids {
+        outputs.push((
+            format!("pms lessons accept {id}"),
+            cli(&["lessons", "accept", id]),
+        ));
+    }
+    outputs.push((
+        "pms lessons add".into(),
+        cli(&[
+            "lessons",
+            "add",
+            &format!("Keep the {TITLE}changelog short"),
+            "--when",
+            &format!("changelog{OSC52}"),
+        ]),
+    ));
+    let lessons_path = ws.join("_me/lessons.md");
+    let written = std::fs::read_to_string(&lessons_path).unwrap();
+    outputs.push((
+        "file _me/lessons.md (as pms wrote it)".into(),
+        written.clone(),
+    ));
+    assert!(
+        written.contains("run the linter")
+            && written.contains("rollback plan")
+            && written.contains("changelog short"),
+        "the rules were written: {written}"
+    );
+
+    // The user's own files: a rule typed into lessons.md (or left there by
+    // an older version) and a note, both with controls in them.
+    let end = "<!-- pms:lessons:end -->";
+    let by_hand = format!("- [L-0a0b0c] Tag every release {OSC52}with its date{TITLE}\n{end}");
+    std::fs::write(&lessons_path, written.replacen(end, &by_hand, 1)).unwrap();
+    std::fs::write(
+        ws.join("product/terminal.md"),
+        format!("# Deploy log\n\nThe deploy printed {TITLE}done{ERASE} and copied {OSC52}the linter output{C1}.\n"),
+    )
+    .unwrap();
+    home.ok(&["index", "--quiet"]);
+    let conn = rusqlite::Connection::open(ws.join(".pms/index.db")).unwrap();
+    let mut chunks = conn
+        .prepare("SELECT coalesce(heading, '') || ' ' || text FROM chunks")
+        .unwrap();
+    let chunks: Vec<String> = chunks
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(
+        chunks.iter().any(|c| c.contains("the linter output")),
+        "the note was indexed"
+    );
+    outputs.push((
+        "index.db chunks (as pms wrote them)".into(),
+        chunks.join("\n"),
+    ));
+    // What an older version stored: a pending learning and an index row
+    // with controls in them.
+    let mut old_pending = pending.clone();
+    old_pending["items"] = json!([pending["items"][0].clone()]);
+    old_pending["items"][0]["id"] = json!("P-01d0001");
+    old_pending["items"][0]["text"] =
+        json!(format!("Rotate the {TITLE}staging keys{OSC52} monthly."));
+    std::fs::write(
+        ws.join(".pms/pending-learnings.json"),
+        serde_json::to_string_pretty(&old_pending).unwrap(),
+    )
+    .unwrap();
+    let changed = rusqlite::Connection::open(ws.join(".pms/index.db"))
+        .unwrap()
+        .execute(
+            "UPDATE chunks SET text = replace(text, 'the linter output', 'the linter output' || char(27) || ']0;old index' || char(7))",
+            [],
+        )
+        .unwrap();
+    assert!(changed > 0);
+
+    let mut hook = |name: &str, event: &str, extra: Value| {
+        let out = home.hook(event, &payload(event, extra));
+        outputs.push((
+            format!("hook {name}"),
+            format!("{}{}", stdout(&out), stderr(&out)),
+        ));
+    };
+    hook(
+        "session-start (next)",
+        "session-start",
+        json!({"session_id": "next"}),
+    );
+    hook(
+        "user-prompt (lessons)",
+        "user-prompt",
+        json!({"session_id": "next", "prompt": "should I run the linter before pushing the release tag"}),
+    );
+    outputs.push(("pms lessons".into(), cli(&["lessons"])));
+    outputs.push(("pms lessons --json".into(), cli(&["lessons", "--json"])));
+    outputs.push(("pms search linter".into(), cli(&["search", "linter"])));
+    outputs.push((
+        "pms search linter --json".into(),
+        cli(&["search", "linter", "--json"]),
+    ));
+    outputs.push(("pms search deploy".into(), cli(&["search", "deploy log"])));
+    for target in [
+        "product/terminal.md".to_string(),
+        "_me/lessons.md".to_string(),
+        format!("cc://-home-u-app/{sid}.jsonl"),
+    ] {
+        outputs.push((format!("pms get {target}"), cli(&["get", &target])));
+        outputs.push((
+            format!("pms get {target} --json"),
+            cli(&["get", &target, "--json"]),
+        ));
+    }
+    // every other file pms wrote (the user's own two and the database aside)
+    for p in crate::mcp_robustness::walk(&ws) {
+        let name = p.strip_prefix(&ws).unwrap().display().to_string();
+        if name == "_me/lessons.md"
+            || name == "product/terminal.md"
+            || name == ".pms/pending-learnings.json"
+            || name.contains("index.db")
+        {
+            continue;
+        }
+        let bytes = std::fs::read(&p).unwrap_or_default();
+        outputs.push((
+            format!("file {name}"),
+            String::from_utf8_lossy(&bytes).into_owned(),
+        ));
+    }
+
+    // The paths were exercised: the text around the controls is there.
+    for (name, must) in [
+        ("hook session-start (next)", "rollback plan"),
+        ("hook user-prompt (lessons)", "run the linter"),
+        ("pms lessons", "with its date"),
+        ("pms lessons (pending)", "rollback plan"),
+        ("pms lessons", "staging keys"),
+        ("pms lessons --json", "staging keys"),
+        ("pms search linter", "linter output"),
+        ("pms get product/terminal.md", "linter output"),
+        ("pms get _me/lessons.md", "with its date"),
+    ] {
+        assert!(
+            outputs.iter().any(|(n, t)| n == name && t.contains(must)),
+            "{name}: {must:?} not shown: {:?}",
+            outputs.iter().find(|(n, _)| n == name)
+        );
+    }
+    let found: Vec<String> = outputs
+        .iter()
+        .filter_map(|(name, text)| {
+            let c = controls_in(text);
+            (!c.is_empty()).then(|| format!("{name}: {c:?}"))
+        })
+        .collect();
+    eprintln!(
+        "terminal controls: {} outputs, {} with a control in them",
+        outputs.len(),
+        found.len()
+    );
+    assert!(found.is_empty(), "controls found:\n{}", found.join("\n"));
 }

@@ -504,6 +504,37 @@ fn the_matcher_box_shows_what_the_hook_would_add() {
     assert!(trivial.contains("treats this prompt as trivial"));
 }
 
+/// Issue 27 item 11: a token typed into the matcher's box came back on the
+/// page as typed. It is shown redacted, and the prompt is still matched.
+#[test]
+fn the_matcher_box_shows_a_typed_token_redacted() {
+    let (home, _) = furnished();
+    let ui = UiServer::start(&home, &[]);
+    let token = format!("ghp_{}", "Zq7x".repeat(9));
+    let prompt = format!("please commit the rust code after cargo fmt with {token}");
+    let page = ui
+        .get(&format!(
+            "/lessons?prompt={}",
+            crate::support::ui::pct(&prompt)
+        ))
+        .body;
+    assert!(!page.contains(&token), "the token is on the page");
+    assert!(
+        !page.contains(&token[..16]),
+        "part of the token is on the page"
+    );
+    assert!(
+        page.contains(
+            "please commit the rust code after cargo fmt with [REDACTED:github-token]</textarea>"
+        ),
+        "{page}"
+    );
+    assert!(
+        page.contains("The hook would add <b>1</b> lesson(s)"),
+        "the prompt is matched as typed: {page}"
+    );
+}
+
 /// The listening sockets of this machine on `port` (from /proc/net/tcp and
 /// tcp6): (local address hex, state hex).
 fn listeners(port: u16) -> Vec<String> {

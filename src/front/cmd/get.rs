@@ -13,11 +13,11 @@ pub fn run(ctx: &Context, args: &GetArgs) -> Result<ExitCode> {
     let roots = transcript_roots(&ctx.env, &ctx.cfg);
     let f = fetch::get(&ctx.ws, &ctx.env, &roots, &args.path, args.from, args.lines)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&f)?);
+        super::print_json(&f)?;
     } else {
-        print!("{}", f.text);
+        print_stripped!("{}", f.text);
         if let Some(more) = &f.more {
-            eprintln!("({more})");
+            eprintln_stripped!("({more})");
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -16,6 +16,7 @@ use crate::memory::lessons::pending::{self, PendingItem};
 use crate::memory::lessons::signals::Origin;
 use crate::memory::lessons::store::{self, Change, NewRule, OnDuplicate, Promoted, Target};
 use crate::memory::lessons::{self as lessons, Rule, split_cues};
+use crate::platform::redact::controls::strip;
 use crate::platform::workspace::Workspace;
 use crate::platform::workspace::context::Context;
 
@@ -39,12 +40,14 @@ pub fn run(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
                 on_duplicate: OnDuplicate::from_flags(*merge, *force),
             };
             match accept::accept(ws, id, &how)? {
-                Accepted::Promoted(r) => println!("Added {}", shown(&r)),
-                Accepted::Merged(r) => println!("Merged into {}", shown(&r)),
+                Accepted::Promoted(r) => println_stripped!("Added {}", shown(&r)),
+                Accepted::Merged(r) => println_stripped!("Merged into {}", shown(&r)),
                 Accepted::Duplicate { existing, .. } => {
-                    println!(
+                    println_stripped!(
                         "{id} says nearly the same as {} ({}): {}\nNothing changed. Pass --merge to give that rule this wording, --force to keep both, or `pms lessons reject {id}`.",
-                        existing.id, existing.file, existing.text
+                        existing.id,
+                        existing.file,
+                        existing.text
                     );
                     return Ok(ExitCode::FAILURE);
                 }
@@ -53,7 +56,7 @@ pub fn run(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
         }
         Some(LessonsAction::Reject { id }) => {
             let item = accept::reject(ws, id)?;
-            println!("Rejected {}: {}", item.id, item.text);
+            println_stripped!("Rejected {}: {}", item.id, item.text);
             Ok(ExitCode::SUCCESS)
         }
         Some(LessonsAction::Add {
@@ -70,12 +73,14 @@ pub fn run(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
                 ..NewRule::default()
             };
             match store::promote(ws, &new, &target, OnDuplicate::from_flags(*merge, *force))? {
-                Promoted::Added(r) => println!("Added {}", shown(&r)),
-                Promoted::Merged(r) => println!("Merged into {}", shown(&r)),
+                Promoted::Added(r) => println_stripped!("Added {}", shown(&r)),
+                Promoted::Merged(r) => println_stripped!("Merged into {}", shown(&r)),
                 Promoted::Duplicate(r) => {
-                    println!(
+                    println_stripped!(
                         "Nearly the same rule is already in force: {} ({}): {}\nNothing changed (pass --merge to give it this wording and these cues, --force to add it anyway).",
-                        r.id, r.file, r.text
+                        r.id,
+                        r.file,
+                        r.text
                     );
                     return Ok(ExitCode::FAILURE);
                 }
@@ -92,19 +97,20 @@ pub fn run(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
                 text: text.as_deref(),
                 cues: when.as_deref().map(split_cues),
             };
-            println!("Changed {}", shown(&store::edit(ws, id, change)?));
+            println_stripped!("Changed {}", shown(&store::edit(ws, id, change)?));
             Ok(ExitCode::SUCCESS)
         }
         Some(LessonsAction::Move { id, to }) => {
             let target = Target::parse(ws, Some(to))?;
-            println!("Moved {}", shown(&store::move_to(ws, id, &target)?));
+            println_stripped!("Moved {}", shown(&store::move_to(ws, id, &target)?));
             Ok(ExitCode::SUCCESS)
         }
         Some(LessonsAction::Retire { id }) => {
             let r = store::retire(ws, id)?;
-            println!(
+            println_stripped!(
                 "Retired {} (moved to the archive in _me/lessons.md): {}",
-                r.id, r.text
+                r.id,
+                r.text
             );
             Ok(ExitCode::SUCCESS)
         }
@@ -130,53 +136,53 @@ fn list(ctx: &Context, json: bool) -> Result<ExitCode> {
             .iter()
             .map(|r| serde_json::json!({"id": r.id, "text": r.text, "when": r.cues, "file": r.file, "scope": r.scope, "date": r.date, "source": r.source_ref}))
             .collect();
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "pending": waiting,
-                "rules": rules,
-                "auto_memory": memories.iter().map(|m| serde_json::json!({"uri": m.uri(), "text": m.summary()})).collect::<Vec<_>>(),
-            }))?
-        );
+        super::print_json(&serde_json::json!({
+            "pending": waiting,
+            "rules": rules,
+            "auto_memory": memories.iter().map(|m| serde_json::json!({"uri": m.uri(), "text": m.summary()})).collect::<Vec<_>>(),
+        }))?;
         return Ok(ExitCode::SUCCESS);
     }
     if waiting.is_empty() {
-        println!("No learnings waiting for confirmation.");
+        println_stripped!("No learnings waiting for confirmation.");
     } else {
-        println!("Waiting for your yes ({}):", waiting.len());
+        println_stripped!("Waiting for your yes ({}):", waiting.len());
         for i in &waiting {
             let home = i.domain.as_deref().unwrap_or("me");
-            println!("  {}  [{} → {home}{}] {}", i.id, i.kind, said_by(i), i.text);
+            println_stripped!("  {}  [{} → {home}{}] {}", i.id, i.kind, said_by(i), i.text);
             if let Some(r) = lessons::near_duplicate(&rules, &i.text) {
-                println!(
+                println_stripped!(
                     "      nearly the same as {} ({}): merge it in `pms lessons review`",
-                    r.id, r.file
+                    r.id,
+                    r.file
                 );
             }
         }
-        println!(
+        println_stripped!(
             "  Review them with `pms lessons review`, or `pms lessons accept <id> [--text ...] [--when ...] [--to <domain>]`."
         );
     }
     if !memories.is_empty() {
-        println!(
+        println_stripped!(
             "\nCorrections in Claude Code's auto-memory that are not pms lessons yet ({}):",
             memories.len()
         );
         for m in &memories {
-            println!("  {}  {}", m.uri(), m.summary());
+            println_stripped!("  {}  {}", m.uri(), m.summary());
         }
-        println!("  `pms lessons review` can make them lessons (with cues), in one place.");
+        println_stripped!(
+            "  `pms lessons review` can make them lessons (with cues), in one place."
+        );
     }
-    println!();
+    println_stripped!();
     if rules.is_empty() {
-        println!("No lessons in force yet.");
+        println_stripped!("No lessons in force yet.");
     } else {
-        println!("Lessons in force ({}):", rules.len());
+        println_stripped!("Lessons in force ({}):", rules.len());
         for r in &rules {
-            println!("  {}  ({}) {}", r.id, r.file, r.text);
+            println_stripped!("  {}  ({}) {}", r.id, r.file, r.text);
             if !r.cues.is_empty() {
-                println!("      applies when: {}", r.cues.join("; "));
+                println_stripped!("      applies when: {}", r.cues.join("; "));
             }
         }
     }
@@ -193,7 +199,7 @@ fn review(ctx: &Context) -> Result<ExitCode> {
     let waiting = pending::load(ws)?.items;
     let memories = lessons::memory_feedback(ctx);
     if waiting.is_empty() && memories.is_empty() {
-        println!("No learnings waiting for confirmation.");
+        println_stripped!("No learnings waiting for confirmation.");
         return Ok(ExitCode::SUCCESS);
     }
     let theme = ColorfulTheme::default();
@@ -217,7 +223,7 @@ fn review_memory(
     m: &crate::platform::agents::claude::auto_memory::Memory,
     (n, total): (usize, usize),
 ) -> Result<bool> {
-    println!(
+    println_stripped!(
         "\n[auto-memory {n}/{total}] {} (saved by Claude Code in {})",
         m.summary(),
         m.uri()
@@ -240,7 +246,7 @@ fn review_memory(
     }
     let wording: String = Input::with_theme(theme)
         .with_prompt("The rule (what to do, when, and why)")
-        .with_initial_text(m.summary())
+        .with_initial_text(strip(&m.summary()))
         .interact_text()?;
     let cues: String = Input::with_theme(theme)
         .with_prompt("When does it apply? (situations, commands, synonyms; ';' between them)")
@@ -257,16 +263,18 @@ fn review_memory(
     let forget = if choice == 0 { Forget::Yes } else { Forget::No };
     let adopted = accept::adopt_memory(ws, m, &new, &target, OnDuplicate::Stop, forget)?;
     match &adopted.promoted {
-        Promoted::Added(r) | Promoted::Merged(r) => println!("  Added {} to {}.", r.id, r.file),
+        Promoted::Added(r) | Promoted::Merged(r) => {
+            println_stripped!("  Added {} to {}.", r.id, r.file)
+        }
         Promoted::Duplicate(r) => {
-            println!(
+            println_stripped!(
                 "  {} already says nearly the same; nothing added, auto-memory kept.",
                 r.id
             )
         }
     }
     if adopted.forgotten {
-        println!("  Removed {} from auto-memory.", m.uri());
+        println_stripped!("  Removed {} from auto-memory.", m.uri());
     }
     Ok(true)
 }
@@ -284,7 +292,7 @@ fn said_by(item: &PendingItem) -> &'static str {
 fn review_pending(ws: &Workspace, theme: &ColorfulTheme, waiting: &[PendingItem]) -> Result<bool> {
     let total = waiting.len();
     for (n, item) in waiting.iter().enumerate() {
-        println!(
+        println_stripped!(
             "\n[{}/{total}] {} ({}{}){}",
             n + 1,
             item.id,
@@ -292,12 +300,12 @@ fn review_pending(ws: &Workspace, theme: &ColorfulTheme, waiting: &[PendingItem]
             said_by(item),
             source(item)
         );
-        println!("  {}", item.text);
+        println_stripped!("  {}", item.text);
         if let Some(why) = &item.why {
-            println!("  why: {why}");
+            println_stripped!("  why: {why}");
         }
         if !item.seen_again.is_empty() {
-            println!("  said again in {} later session(s)", item.seen_again.len());
+            println_stripped!("  said again in {} later session(s)", item.seen_again.len());
         }
         // Read now, not once: an earlier answer may have added or merged a rule.
         let rules = lessons::all_rules(ws);
@@ -336,7 +344,7 @@ fn review_one(ws: &Workspace, theme: &ColorfulTheme, item: &PendingItem) -> Resu
         1 => ask_wording(theme, item)?,
         2 => {
             accept::reject(ws, &item.id)?;
-            println!("  Rejected.");
+            println_stripped!("  Rejected.");
             return Ok(Step::Next);
         }
         3 => return Ok(Step::Next),
@@ -352,7 +360,7 @@ fn review_one(ws: &Workspace, theme: &ColorfulTheme, item: &PendingItem) -> Resu
     };
     match accept::accept(ws, &item.id, &how)? {
         Accepted::Promoted(r) | Accepted::Merged(r) => {
-            println!("  Added {} to {}.", r.id, r.file)
+            println_stripped!("  Added {} to {}.", r.id, r.file)
         }
         Accepted::Duplicate { existing, .. } => merge_or_keep(ws, theme, item, &how, &existing)?,
     }
@@ -367,9 +375,11 @@ fn review_near_duplicate(
     item: &PendingItem,
     existing: &Rule,
 ) -> Result<Step> {
-    println!(
+    println_stripped!(
         "  A lesson in force says nearly the same: {} ({}): {}",
-        existing.id, existing.file, existing.text
+        existing.id,
+        existing.file,
+        existing.text
     );
     let merge = format!(
         "Merge into {}: it takes this wording, and these cues join its own",
@@ -393,7 +403,7 @@ fn review_near_duplicate(
         1 => (ask_wording(theme, item)?, OnDuplicate::Merge),
         2 => {
             accept::reject(ws, &item.id)?;
-            println!("  Kept {}.", existing.id);
+            println_stripped!("  Kept {}.", existing.id);
             return Ok(Step::Next);
         }
         3 => (accept::suggested_wording(&item.text), OnDuplicate::KeepBoth),
@@ -412,8 +422,8 @@ fn review_near_duplicate(
         on_duplicate,
     };
     match accept::accept(ws, &item.id, &how)? {
-        Accepted::Merged(r) => println!("  Merged into {} in {}.", r.id, r.file),
-        Accepted::Promoted(r) => println!("  Added {} to {}.", r.id, r.file),
+        Accepted::Merged(r) => println_stripped!("  Merged into {} in {}.", r.id, r.file),
+        Accepted::Promoted(r) => println_stripped!("  Added {} to {}.", r.id, r.file),
         Accepted::Duplicate { existing, .. } => merge_or_keep(ws, theme, item, &how, &existing)?,
     }
     Ok(Step::Next)
@@ -422,14 +432,14 @@ fn review_near_duplicate(
 fn ask_wording(theme: &ColorfulTheme, item: &PendingItem) -> Result<String> {
     Ok(Input::with_theme(theme)
         .with_prompt("The rule (what to do, when, and why)")
-        .with_initial_text(accept::suggested_wording(&item.text))
+        .with_initial_text(strip(&accept::suggested_wording(&item.text)))
         .interact_text()?)
 }
 
 fn ask_cues(theme: &ColorfulTheme, item: &PendingItem, wording: &str) -> Result<Vec<String>> {
     let cues: String = Input::with_theme(theme)
         .with_prompt("When does it apply? (situations, commands, synonyms; ';' between them)")
-        .with_initial_text(accept::suggested_cues(item, wording).join("; "))
+        .with_initial_text(strip(&accept::suggested_cues(item, wording).join("; ")))
         .allow_empty(true)
         .interact_text()?;
     Ok(split_cues(&cues))
@@ -474,9 +484,11 @@ fn merge_or_keep(
     how: &Acceptance,
     existing: &Rule,
 ) -> Result<()> {
-    println!(
+    println_stripped!(
         "  A rule in force says nearly the same: {} ({}): {}",
-        existing.id, existing.file, existing.text
+        existing.id,
+        existing.file,
+        existing.text
     );
     let i = Select::with_theme(theme)
         .with_prompt("Merge?")
@@ -493,7 +505,7 @@ fn merge_or_keep(
         1 => OnDuplicate::KeepBoth,
         2 => {
             accept::reject(ws, &item.id)?;
-            println!("  Kept {}.", existing.id);
+            println_stripped!("  Kept {}.", existing.id);
             return Ok(());
         }
         _ => return Ok(()),
@@ -503,7 +515,7 @@ fn merge_or_keep(
         ..how.clone()
     };
     if let Accepted::Merged(r) | Accepted::Promoted(r) = accept::accept(ws, &item.id, &how)? {
-        println!("  Saved {} in {}.", r.id, r.file);
+        println_stripped!("  Saved {} in {}.", r.id, r.file);
     }
     Ok(())
 }

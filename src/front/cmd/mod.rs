@@ -1,5 +1,38 @@
 //! One file per subcommand. Each is thin: it turns flags into calls to the
 //! library modules and prints the result for a person (or as JSON).
+//!
+//! What a command prints that pms did not write itself (a lesson, a
+//! learning, a snippet, a file's lines, a path) goes out through
+//! [`println_stripped!`] and its siblings, or [`print_fitted`]: terminal
+//! control sequences removed (`redact::controls`), so an escape sequence
+//! from a transcript or a hand-edited file cannot act on the terminal (an
+//! OSC 52 clipboard write, a window title, a line erase; issue 27). Text
+//! stored since is stripped already; this covers what older versions stored
+//! and the user's own files.
+
+/// `println!`, terminal controls stripped from the line.
+macro_rules! println_stripped {
+    () => {
+        println!()
+    };
+    ($($arg:tt)*) => {
+        println!("{}", $crate::platform::redact::controls::strip(&format!($($arg)*)))
+    };
+}
+
+/// `print!`, terminal controls stripped.
+macro_rules! print_stripped {
+    ($($arg:tt)*) => {
+        print!("{}", $crate::platform::redact::controls::strip(&format!($($arg)*)))
+    };
+}
+
+/// `eprintln!`, terminal controls stripped.
+macro_rules! eprintln_stripped {
+    ($($arg:tt)*) => {
+        eprintln!("{}", $crate::platform::redact::controls::strip(&format!($($arg)*)))
+    };
+}
 
 pub mod completions;
 pub mod doctor;
@@ -18,6 +51,30 @@ pub mod uninstall;
 pub mod upgrade;
 pub mod verify;
 
+/// Prints `value` as pretty JSON, terminal controls stripped from every
+/// string in it: JSON escapes them, but whoever reads the JSON gets them
+/// back, to print.
+pub fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
+    let mut v = serde_json::to_value(value)?;
+    strip_strings(&mut v);
+    println!("{}", serde_json::to_string_pretty(&v)?);
+    Ok(())
+}
+
+fn strip_strings(v: &mut serde_json::Value) {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => {
+            if let std::borrow::Cow::Owned(clean) = crate::platform::redact::controls::strip(s) {
+                *s = clean;
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(strip_strings),
+        Value::Object(o) => o.values_mut().for_each(strip_strings),
+        _ => {}
+    }
+}
+
 /// Prints one line of a report on stdout. On a terminal it is broken at
 /// spaces to the terminal's width (following lines indented two columns),
 /// so the terminal never splits a word and never leaves a lone "." on a
@@ -25,6 +82,7 @@ pub mod verify;
 /// 121-character semantic-search line that way). Piped, it is one line.
 pub fn print_fitted(line: &str) {
     use std::io::IsTerminal;
+    let line = &*crate::platform::redact::controls::strip(line);
     let width = std::io::stdout()
         .is_terminal()
         .then(|| console::Term::stdout().size_checked())

@@ -40,14 +40,14 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> Result<ExitCode> {
         if let Some(w) = &warning {
             v["warning"] = w.as_str().into();
         }
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        super::print_json(&v)?;
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(w) = &warning {
-        eprintln!("warning: {w}");
+        eprintln_stripped!("warning: {w}");
     }
     if out.hits.is_empty() {
-        println!("No results for {:?}.", args.query);
+        println_stripped!("No results for {:?}.", args.query);
         return Ok(ExitCode::SUCCESS);
     }
     let mut n = 0;
@@ -55,25 +55,32 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> Result<ExitCode> {
         let grouped = out.group != crate::platform::workspace::config::Group::None
             && (g.hits > 1 || g.more > 0);
         if grouped {
-            println!("{}  ({} hit(s){})", g.key, g.hits, more_text(g.more));
+            println_stripped!("{}  ({} hit(s){})", g.key, g.hits, more_text(g.more));
         }
         for h in out.group_hits(gi) {
             n += 1;
             let date = h.date.as_deref().and_then(|d| d.get(..10)).unwrap_or("");
             let title = h.heading.as_deref().or(h.role.as_deref()).unwrap_or("");
             let indent = if grouped { "  " } else { "" };
-            println!(
+            println_stripped!(
                 "{indent}{:>2}. {:.2}  {}:{}-{}  [{}] {} {}",
-                n, h.score, h.uri, h.line_start, h.line_end, h.source, date, title
+                n,
+                h.score,
+                h.uri,
+                h.line_start,
+                h.line_end,
+                h.source,
+                date,
+                title
             );
-            println!("{indent}    {}", h.snippet);
+            println_stripped!("{indent}    {}", h.snippet);
         }
     }
     if let Some(note) = out.fallback_note() {
-        println!("({note})");
+        println_stripped!("({note})");
     }
     if let (Some(reason), false) = (&out.mode_reason, matches!(plan, Plan::Off(_))) {
-        println!("(keyword search only: {reason})");
+        println_stripped!("(keyword search only: {reason})");
     }
     Ok(ExitCode::SUCCESS)
 }

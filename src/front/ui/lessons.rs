@@ -78,12 +78,13 @@ pub fn page(app: &App, req: &Req) -> Reply {
 }
 
 /// "Which lessons would this prompt get?": the per-prompt hook's own
-/// matcher, with the scores.
+/// matcher, with the scores. The prompt is matched as typed and shown back
+/// redacted: a token pasted into the box is not put on the page (issue 27).
 fn matcher(app: &App, prompt: &str) -> Html {
     let cfg = &app.ctx.cfg.hooks;
     let mut h = Html::new();
     h.s("<section id=\"match\"><h2>Which lessons would this prompt get?</h2><form method=\"get\" action=\"/lessons#match\"><label for=\"prompt\">A prompt, as you would type it to the agent</label><textarea id=\"prompt\" name=\"prompt\" rows=\"2\">")
-        .t(prompt)
+        .t(crate::platform::redact::redact(prompt))
         .s("</textarea><div class=\"actions\"><button>Match</button><span class=\"small muted\">Floors <code>hooks.lesson_score_floor</code> = ")
         .f(cfg.lesson_score_floor, 1)
         .s(" (applies), <code>hooks.lesson_hint_floor</code> = ")

@@ -143,6 +143,10 @@ fn weights(rules: &[(Vec<String>, Vec<Vec<String>>)]) -> BTreeMap<String, f64> {
 
 fn render(ws: &Workspace, rules: &[Rule]) -> String {
     let clean = |s: &str| s.replace(['\t', '\n', '\r'], " ");
+    // A rule edited by hand into lessons.md may hold a secret or a terminal
+    // control; the index pms writes holds neither (the terms are read from
+    // the rule as written, so matching is the same).
+    let shown = |s: &str| clean(&crate::platform::redact::redact(s));
     let analysed: Vec<(Vec<String>, Vec<Vec<String>>)> = rules
         .iter()
         .map(|r| {
@@ -174,7 +178,7 @@ fn render(ws: &Workspace, rules: &[Rule]) -> String {
             text.join(" "),
             cues.join("|"),
             totals.join(" "),
-            clean(&r.text)
+            shown(&r.text)
         ));
     }
     out

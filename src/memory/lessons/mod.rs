@@ -68,7 +68,9 @@ impl Rule {
         crate::platform::agents::transcript::truncate(title, 110)
     }
 
-    /// The bullet (and its cue line) as written in the managed section.
+    /// The bullet (and its cue line) as written in the managed section,
+    /// without terminal controls: a rule written by an older version, or
+    /// by hand, loses them the first time pms writes it again.
     pub fn render(&self) -> String {
         let meta: Vec<&str> = [&self.date, &self.source_ref]
             .into_iter()
@@ -87,7 +89,10 @@ impl Rule {
         if !self.cues.is_empty() {
             out.push_str(&format!("\n  {CUES_PREFIX} {}", self.cues.join("; ")));
         }
-        out
+        match crate::platform::redact::controls::strip(&out) {
+            std::borrow::Cow::Borrowed(_) => out,
+            std::borrow::Cow::Owned(clean) => clean,
+        }
     }
 }
 
@@ -101,8 +106,10 @@ pub struct Bullet {
     pub origin: Option<String>,
 }
 
-/// Parses one managed-section bullet.
+/// Parses one managed-section bullet, without terminal controls (a rule
+/// written by hand, or by an older version, may hold them).
 pub fn parse_bullet(line: &str) -> Option<Bullet> {
+    let line = crate::platform::redact::controls::strip(line);
     let rest = line.strip_prefix("- [")?;
     let (id, rest) = rest.split_once("] ")?;
     if !id.starts_with("L-") || id.len() > 32 {
@@ -145,8 +152,11 @@ pub fn parse_cues(line: &str) -> Option<Vec<String>> {
 }
 
 /// Cues from one string: separated by `;` or new lines, each made one line.
+/// Terminal controls go first: the `;` inside an OSC sequence is not a cue's
+/// end, and its payload is no cue.
 pub fn split_cues(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let text = crate::platform::redact::controls::strip(text);
     for c in text.split([';', '\n']).map(one_line) {
         if !c.is_empty() && !out.iter().any(|o| o.eq_ignore_ascii_case(&c)) {
             out.push(c);

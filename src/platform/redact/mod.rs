@@ -7,13 +7,17 @@
 //! log) passes it through [`redact`]: every match of the rules below is
 //! replaced by `[REDACTED:<kind>]` (an assignment keeps its label:
 //! `DATABASE_PASSWORD=[REDACTED:password]`), and everything between
-//! `<private>` and `</private>` is dropped. The rules favour recall: a false
-//! positive costs a word of context, a miss leaks a key.
+//! `<private>` and `</private>` is dropped, and terminal control sequences
+//! are stripped ([`controls`]). The rules ([`rules`]) favour recall: a false
+//! positive costs a word of context, a miss leaks a key; what only looks
+//! like a secret (`max_tokens = 128000`, `secretName: tls-cert-prod`) is
+//! told apart by reading the name ([`names`]).
 //!
 //! Speed: the hooks redact what they inject on every prompt, so a rule is
 //! compiled only when the text holds one of its keywords (one
 //! case-insensitive Aho-Corasick pass finds them all), the way gitleaks
-//! gates its rules. Text with no keyword at all is returned borrowed.
+//! gates its rules. Text with no keyword and no control character is
+//! returned borrowed.
 
 use std::borrow::Cow;
 use std::sync::{LazyLock, OnceLock};
@@ -21,308 +25,14 @@ use std::sync::{LazyLock, OnceLock};
 use aho_corasick::AhoCorasick;
 use regex::Regex;
 
-struct Rule {
-    kind: &'static str,
-    /// Lower-case strings, one of which every match contains.
-    keywords: &'static [&'static str],
-    pattern: &'static str,
-    /// Capture group holding the secret itself (0 = the whole match); the
-    /// rest of the match (a `password=` label, say) is kept for context.
-    group: usize,
-}
+pub mod controls;
+mod lines;
+mod names;
+mod rules;
 
-/// `NAME<sep>VALUE` where NAME holds one of `$names`: the value is not a
-/// variable reference (`$X`, `${X}`, `%X%`), not a placeholder in angle
-/// brackets, and at least six characters.
-macro_rules! assignment {
-    ($names:literal) => {
-        concat!(
-            r#"(?i)(?:^|[^a-z0-9])[a-z0-9_.\-]*(?:"#,
-            $names,
-            r#")[a-z0-9_\-]*["']?\s*(?::=|=>|=|:)\s*"#,
-            r#"["']?((?:[^\s"'`,;<>$%{}()\[\]\\]|\\.){6,})"#
-        )
-    };
-}
-
-const RULES: &[Rule] = &[
-    Rule {
-        kind: "private-key",
-        keywords: &["private key"],
-        // To its END line; a block cut short (no END) to the next blank
-        // line, not to the end of the text: in a summary or an injection,
-        // everything after it would go too.
-        pattern: r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[^\r\n]*(?:\r?\n[ \t]*\S[^\r\n]*)*)",
-        group: 0,
-    },
-    Rule {
-        kind: "anthropic-key",
-        keywords: &["sk-ant-"],
-        pattern: r"(?-u:\b)sk-ant-[A-Za-z0-9_\-]{20,}",
-        group: 0,
-    },
-    Rule {
-        kind: "openai-key",
-        keywords: &["sk-"],
-        pattern: r"(?-u:\b)sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
-        group: 0,
-    },
-    Rule {
-        kind: "aws-access-key",
-        keywords: &["akia", "asia", "abia", "acca", "a3t"],
-        pattern: r"(?-u:\b)(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?-u:\b)",
-        group: 0,
-    },
-    Rule {
-        kind: "github-token",
-        keywords: &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
-        pattern: r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
-        group: 0,
-    },
-    Rule {
-        kind: "gitlab-token",
-        keywords: &["glpat-", "gldt-", "glptt-", "glrt-"],
-        pattern: r"(?-u:\b)gl(?:pat|dt|ptt|rt)-[A-Za-z0-9_\-]{20,}",
-        group: 0,
-    },
-    Rule {
-        kind: "slack-token",
-        keywords: &["xox"],
-        pattern: r"(?-u:\b)xox[abposre]-[A-Za-z0-9\-]{10,}",
-        group: 0,
-    },
-    Rule {
-        kind: "slack-webhook",
-        keywords: &["hooks.slack.com"],
-        pattern: r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+",
-        group: 0,
-    },
-    Rule {
-        kind: "discord-webhook",
-        keywords: &["discord"],
-        pattern: r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_\-]+",
-        group: 0,
-    },
-    Rule {
-        kind: "google-api-key",
-        keywords: &["aiza"],
-        pattern: r"(?-u:\b)AIza[0-9A-Za-z_\-]{35}",
-        group: 0,
-    },
-    Rule {
-        kind: "stripe-key",
-        keywords: &["_live_", "_test_"],
-        pattern: r"(?-u:\b)(?:sk|rk|pk|whsec)_(?:live|test)_[0-9A-Za-z]{16,}",
-        group: 0,
-    },
-    Rule {
-        kind: "stripe-key",
-        keywords: &["whsec_"],
-        pattern: r"(?-u:\b)whsec_[0-9A-Za-z]{24,}",
-        group: 0,
-    },
-    Rule {
-        kind: "huggingface-token",
-        keywords: &["hf_"],
-        pattern: r"(?-u:\b)hf_[A-Za-z0-9]{30,}",
-        group: 0,
-    },
-    Rule {
-        kind: "npm-token",
-        keywords: &["npm_"],
-        pattern: r"(?-u:\b)npm_[A-Za-z0-9]{36}(?-u:\b)",
-        group: 0,
-    },
-    Rule {
-        kind: "pypi-token",
-        keywords: &["pypi-"],
-        pattern: r"(?-u:\b)pypi-AgE[A-Za-z0-9_\-]{50,}",
-        group: 0,
-    },
-    Rule {
-        kind: "sendgrid-key",
-        keywords: &["sg."],
-        pattern: r"(?-u:\b)SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}",
-        group: 0,
-    },
-    Rule {
-        kind: "twilio-key",
-        keywords: &["sk"],
-        pattern: r"(?-u:\b)SK[0-9a-fA-F]{32}(?-u:\b)",
-        group: 0,
-    },
-    Rule {
-        kind: "shopify-token",
-        keywords: &["shpat_", "shpss_", "shpca_", "shppa_"],
-        pattern: r"(?-u:\b)shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
-        group: 0,
-    },
-    Rule {
-        kind: "digitalocean-token",
-        keywords: &["dop_v1_", "doo_v1_", "dor_v1_"],
-        pattern: r"(?-u:\b)do[opr]_v1_[a-f0-9]{64}",
-        group: 0,
-    },
-    Rule {
-        kind: "linear-key",
-        keywords: &["lin_api_"],
-        pattern: r"(?-u:\b)lin_api_[A-Za-z0-9]{40}",
-        group: 0,
-    },
-    Rule {
-        kind: "notion-token",
-        keywords: &["secret_", "ntn_"],
-        pattern: r"(?-u:\b)(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,})",
-        group: 0,
-    },
-    Rule {
-        kind: "telegram-bot-token",
-        keywords: &[":aa"],
-        // no boundary before the digits: in a URL the token follows `bot`
-        // (`https://api.telegram.org/bot<token>/getMe`)
-        pattern: r"[0-9]{8,10}:AA[0-9A-Za-z_\-]{33}",
-        group: 0,
-    },
-    // Rules below follow gitleaks' list (MIT) for services whose tokens
-    // carry a fixed prefix.
-    Rule {
-        kind: "age-secret-key",
-        keywords: &["age-secret-key-1"],
-        pattern: r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",
-        group: 0,
-    },
-    Rule {
-        kind: "vault-token",
-        keywords: &["hvs.", "hvb.", "hvr."],
-        pattern: r"(?-u:\b)hv[sbr]\.[A-Za-z0-9_\-]{24,}",
-        group: 0,
-    },
-    Rule {
-        kind: "dockerhub-token",
-        keywords: &["dckr_pat_", "dckr_oat_"],
-        pattern: r"(?-u:\b)dckr_(?:pat|oat)_[A-Za-z0-9_\-]{27,}",
-        group: 0,
-    },
-    Rule {
-        kind: "databricks-token",
-        keywords: &["dapi"],
-        pattern: r"(?-u:\b)dapi[a-f0-9]{32}(?:-[0-9])?(?-u:\b)",
-        group: 0,
-    },
-    Rule {
-        kind: "newrelic-key",
-        keywords: &["nrak-", "nrjs-", "nrii-"],
-        pattern: r"(?-u:\b)NR(?:AK|JS|II)-[A-Za-z0-9]{19,32}",
-        group: 0,
-    },
-    Rule {
-        kind: "planetscale-token",
-        keywords: &["pscale_"],
-        pattern: r"(?-u:\b)pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_\-.=]{32,64}",
-        group: 0,
-    },
-    Rule {
-        kind: "grafana-token",
-        keywords: &["glsa_", "glc_"],
-        pattern: r"(?-u:\b)(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2})",
-        group: 0,
-    },
-    Rule {
-        kind: "sendinblue-key",
-        keywords: &["xkeysib-"],
-        pattern: r"(?-u:\b)xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}",
-        group: 0,
-    },
-    Rule {
-        kind: "square-token",
-        keywords: &["sq0csp-", "sq0atp-", "eaaa"],
-        pattern: r"(?-u:\b)(?:sq0csp-[0-9A-Za-z_\-]{43}|sq0atp-[0-9A-Za-z_\-]{22}|EAAA[0-9A-Za-z_\-]{60})",
-        group: 0,
-    },
-    Rule {
-        kind: "supabase-token",
-        keywords: &["sbp_"],
-        pattern: r"(?-u:\b)sbp_[a-f0-9]{40}",
-        group: 0,
-    },
-    Rule {
-        kind: "postman-key",
-        keywords: &["pmak-"],
-        pattern: r"(?-u:\b)PMAK-[a-f0-9]{24}-[a-f0-9]{34}",
-        group: 0,
-    },
-    Rule {
-        kind: "atlassian-token",
-        keywords: &["atatt3"],
-        pattern: r"(?-u:\b)ATATT3[A-Za-z0-9_\-=]{186}",
-        group: 0,
-    },
-    Rule {
-        kind: "jwt",
-        keywords: &["eyj"],
-        pattern: r"(?-u:\b)eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
-        group: 0,
-    },
-    Rule {
-        kind: "bearer-token",
-        keywords: &["bearer", "token "],
-        pattern: r"(?i)(?-u:\b)(?:bearer|token)\s+([A-Za-z0-9._~+/\-]{20,}=*)",
-        group: 1,
-    },
-    Rule {
-        kind: "basic-auth",
-        keywords: &["basic"],
-        pattern: r"(?i)(?-u:\b)basic\s+([A-Za-z0-9+/]{16,}={0,2})",
-        group: 1,
-    },
-    // scheme://user:password@host
-    Rule {
-        kind: "url-password",
-        keywords: &["://"],
-        pattern: r"(?-u:\b)[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]+:([^\s@/]{3,})@",
-        group: 1,
-    },
-    // Azure storage: AccountKey=...; SharedAccessKey=...
-    Rule {
-        kind: "azure-key",
-        keywords: &["accountkey", "sharedaccesskey"],
-        pattern: r"(?i)(?:AccountKey|SharedAccessKey)\s*=\s*([A-Za-z0-9+/=]{20,})",
-        group: 1,
-    },
-    // Passwords on command lines: sshpass -p X, mysql -pX, curl -u user:X,
-    // docker login --password X
-    Rule {
-        kind: "password",
-        keywords: &["sshpass", "mysql", "curl", "--password", "-p"],
-        pattern: r#"(?:sshpass\s+-p\s*|mysql(?:dump|admin)?\b[^\n|;&]*?\s-p|curl\b[^\n|;&]*?\s(?:-u|--user)\s+[^\s:]+:|--password(?:=|\s+))['"]?([^\s'"]{3,})"#,
-        group: 1,
-    },
-    // NAME_PASSWORD=..., "client_secret": "...", DD_API_KEY=...: a keyword
-    // anywhere in the name (`_` is a word character, so no \b before it)
-    Rule {
-        kind: "password",
-        keywords: &[
-            "pass",
-            "pwd",
-            "secret",
-            "token",
-            "api_key",
-            "apikey",
-            "api-key",
-            "access_key",
-            "accesskey",
-            "private_key",
-            "credential",
-            "auth_key",
-            "signing_key",
-            "_key",
-        ],
-        pattern: assignment!(
-            "passw(?:or)?d|pass|pwd|secret|token|api_?key|apikey|api-key|access_?key|private_?key|credentials?|auth_?key|signing_?key|_key"
-        ),
-        group: 1,
-    },
-];
+pub use lines::Lines;
+use names::{name_holds_a_secret, names_a_variable, reads_as_words};
+use rules::{RULES, Rule, Secret};
 
 /// The keywords of all rules in one automaton, and the rule each belongs to.
 static KEYWORDS: LazyLock<(AhoCorasick, Vec<usize>)> = LazyLock::new(|| {
@@ -357,8 +67,22 @@ fn regex(i: usize) -> &'static Regex {
 static PRIVATE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?is)<private>.*?(?:</private>|\z)").expect("valid"));
 
-/// `text` with secrets replaced and private spans removed.
+/// `text` with secrets replaced, private spans removed and terminal
+/// controls stripped ([`controls`]).
 pub fn redact(text: &str) -> Cow<'_, str> {
+    let out = secrets_out(text);
+    if controls::is_clean(&out) {
+        return out;
+    }
+    // The rules ran before the strip, so a token right after a colour code
+    // was found (`token!`); they run again after it, so that a token a
+    // control cut in two (`ghp_abc\x07def...`) does not come out whole.
+    let clean = controls::strip(&out).into_owned();
+    Cow::Owned(secrets_out(&clean).into_owned())
+}
+
+/// `text` with secrets replaced and private spans removed.
+fn secrets_out(text: &str) -> Cow<'_, str> {
     let mut out: Cow<str> = Cow::Borrowed(text);
     // `<private>` in any case, found without copying the text
     let bytes = text.as_bytes();
@@ -388,83 +112,35 @@ pub fn redact(text: &str) -> Cow<'_, str> {
             continue;
         }
         let replaced = re
-            .replace_all(&out, |caps: &regex::Captures| {
-                let whole = caps.get(0).expect("group 0 exists");
-                match caps.get(rule.group) {
-                    Some(secret) if rule.group > 0 && names_a_variable(secret.as_str()) => {
-                        whole.as_str().to_string()
-                    }
-                    Some(secret) if rule.group > 0 => {
-                        let start = secret.start() - whole.start();
-                        let end = secret.end() - whole.start();
-                        let w = whole.as_str();
-                        format!("{}[REDACTED:{}]{}", &w[..start], rule.kind, &w[end..])
-                    }
-                    _ => format!("[REDACTED:{}]", rule.kind),
-                }
-            })
+            .replace_all(&out, |caps: &regex::Captures| replacement(rule, caps))
             .into_owned();
         out = Cow::Owned(replaced);
     }
     out
 }
 
-/// A value that names an environment variable (`api_key_env =
-/// "OPENAI_API_KEY"`, `token: GITHUB_TOKEN`): upper case, digits and at least
-/// one underscore. It says where a secret is, not what it is; redacting it
-/// hid pms's own `embeddings.api_key_env` setting in notes and answers.
-fn names_a_variable(value: &str) -> bool {
-    value.starts_with(|c: char| c.is_ascii_uppercase())
-        && value.contains('_')
-        && value
-            .chars()
-            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-}
-
-/// Redaction one line at a time, for readers that show a range of a file:
-/// a private key block spans lines, so a range that starts inside one must
-/// still hide it. Feed every line from the top (the ones before the range
-/// too); each comes back redacted, the line count unchanged.
-#[derive(Debug, Default)]
-pub struct Lines {
-    in_private_key: bool,
-    in_private_span: bool,
-}
-
-impl Lines {
-    pub fn line<'a>(&mut self, line: &'a str) -> Cow<'a, str> {
-        // ASCII lower-casing keeps byte offsets: `<Private>` is found too.
-        let lower = line.to_ascii_lowercase();
-        if self.in_private_span {
-            if let Some(i) = lower.find("</private>") {
-                self.in_private_span = false;
-                return Cow::Owned(format!("[private]{}", redact(&line[i + 10..])));
-            }
-            return Cow::Borrowed("[private]");
-        }
-        if self.in_private_key {
-            if line.contains("-----END") && line.contains("PRIVATE KEY") {
-                self.in_private_key = false;
-            }
-            return Cow::Borrowed("[REDACTED:private-key]");
-        }
-        if let Some(b) = line.find("-----BEGIN")
-            && line[b..].contains("PRIVATE KEY")
-        {
-            // open unless the same line also ends the block
-            let rest = &line[b + 10..];
-            self.in_private_key = !rest
-                .find("-----END")
-                .is_some_and(|e| rest[e..].contains("PRIVATE KEY"));
-        }
-        if let Some(start) = lower.find("<private>")
-            && !lower[start..].contains("</private>")
-        {
-            self.in_private_span = true;
-            return Cow::Owned(format!("{}[private]", redact(&line[..start])));
-        }
-        redact(line)
-    }
+/// What a match of `rule` becomes: `[REDACTED:<kind>]` in place of the
+/// secret, the rest of the match kept; the match unchanged when it holds
+/// no secret after all.
+fn replacement(rule: &Rule, caps: &regex::Captures) -> String {
+    let whole = caps.get(0).expect("group 0 exists");
+    let secret = match rule.secret {
+        Secret::Whole => return format!("[REDACTED:{}]", rule.kind),
+        Secret::Group(g) => caps.get(g),
+        Secret::GroupNotWords(g) => caps.get(g).filter(|s| !reads_as_words(s.as_str())),
+        Secret::Value(g) => caps.get(g).filter(|v| !names_a_variable(v.as_str())),
+        Secret::Assigned => caps
+            .get(2)
+            .filter(|v| !names_a_variable(v.as_str()))
+            .filter(|_| caps.get(1).is_some_and(|n| name_holds_a_secret(n.as_str()))),
+    };
+    let Some(secret) = secret else {
+        return whole.as_str().to_string();
+    };
+    let w = whole.as_str();
+    let start = secret.start() - whole.start();
+    let end = secret.end() - whole.start();
+    format!("{}[REDACTED:{}]{}", &w[..start], rule.kind, &w[end..])
 }
 
 #[cfg(test)]
@@ -640,6 +316,191 @@ mod tests {
     fn private_spans_are_never_kept() {
         assert_eq!(red("a <private>my diary</private> b"), "a [private] b");
         assert_eq!(red("a <private>unclosed\nmore"), "a [private]");
+    }
+
+    /// Issue 27: a token after a colour code or a written-out `\n` was
+    /// kept (the ASCII `\b` saw the `m` and the `n` as part of its word).
+    #[test]
+    fn a_token_after_a_colour_code_or_an_escaped_newline_is_caught() {
+        let ghp = "ghp_lbJsF1PV9cxSLhFPjvDv9rVVmLvqmXAGDIie";
+        let ant = "sk-ant-api03-33YXR33uipr3ysK_XQwIQlmj-v1dbbxG_cN9p";
+        for text in [
+            format!("\x1b[32m{ghp}\x1b[0m"),
+            format!("ok \x1b[1;32m{ghp}"),
+            format!("a\x1b[2K{ghp}"),
+            format!(r#"{{"text": "\u001b[32m{ghp}\u001b[0m"}}"#),
+            format!(r"echo -e '\e[32m{ghp}'"),
+            format!(r"'line\n{ant}'"),
+            format!(r"a\t{ant}"),
+            r"AKIA: x\nAKIAV4UDYBLQ1267RJLS".to_string(),
+        ] {
+            let out = red(&text);
+            assert!(
+                !out.contains(ghp) && !out.contains(ant) && !out.contains("AKIAV4UDYBLQ1267RJLS"),
+                "{text:?} -> {out:?}"
+            );
+            assert!(!out.contains('\x1b'), "{out:?}");
+        }
+        // still a word start: no token inside another word
+        assert_eq!(red(&format!("x{ghp}")), format!("x{ghp}"));
+    }
+
+    #[test]
+    fn terminal_controls_are_stripped_and_a_token_they_split_is_caught() {
+        assert_eq!(
+            red("\x1b]52;c;Y29weQ==\x07done \x1b]0;title\x07\x1b[2Kok\x07"),
+            "done ok"
+        );
+        // a BEL inside a token: gone, and the token it split is whole again
+        let out = red("ghp_lbJsF1PV9cxSLhFPjvD\x07v9rVVmLvqmXAGDIie");
+        assert_eq!(out, "[REDACTED:github-token]");
+        assert!(matches!(redact("plain\ttext\r\n"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn issue_27_formats_are_caught() {
+        for (text, secret, kind) in [
+            (
+                "docker login -u acme -p PESr9smeeq0Ivqx1 registry.io",
+                "PESr9smeeq0Ivqx1",
+                "password",
+            ),
+            (
+                "docker login -p=PESr9smeeq0Ivqx1",
+                "PESr9smeeq0Ivqx1",
+                "password",
+            ),
+            (
+                "machine h login me password 0zlp6pF0eU6OKPfN1B",
+                "0zlp6pF0eU6OKPfN1B",
+                "netrc-password",
+            ),
+            (
+                "machine h\n  login me\n  password 0zlp6pF0eU6OKPfN1B\n",
+                "0zlp6pF0eU6OKPfN1B",
+                "netrc-password",
+            ),
+            (
+                "machine h password 0zlp6pF0eU6OKPfN1B",
+                "0zlp6pF0eU6OKPfN1B",
+                "netrc-password",
+            ),
+            (
+                "default login me password 0zlp6pF0eU6OKPfN1B",
+                "0zlp6pF0eU6OKPfN1B",
+                "netrc-password",
+            ),
+            (
+                "db.internal:5432:app:deploy:XAVdQCwa20PEqiN8vNPo",
+                "XAVdQCwa20PEqiN8vNPo",
+                "pgpass-password",
+            ),
+            (
+                "cat ~/.pgpass\n*:*:*:postgres:XAVdQCwa20\\:PEqiN8\nnext",
+                "XAVdQCwa20",
+                "pgpass-password",
+            ),
+            (
+                r#"{"auths": {"ghcr.io": {"auth": "YWNtZTpUMEhqZ3pXdDZWWTdjWFJIZms="}}}"#,
+                "YWNtZTpUMEhqZ3pXdDZWWTdjWFJIZms=",
+                "docker-auth",
+            ),
+            (
+                r#"{\"auth\": \"YWNtZTpUMEhqZ3pXdDZWWTdjWFJIZms=\"}"#,
+                "YWNtZTpUMEhqZ3pXdDZWWTdjWFJIZms=",
+                "docker-auth",
+            ),
+            (
+                "https://a.blob.core.windows.net/c/b?sv=2022-11-02&sp=r&sig=DTjqIdl9PaCXjw4KKAetC30Dwax%2BkYq%3D",
+                "DTjqIdl9PaCXjw4KKAetC30Dwax",
+                "azure-sas",
+            ),
+            (
+                "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",
+                "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",
+                "google-oauth-secret",
+            ),
+            (
+                "key-de05b067c6ac2b1522974ef37b80f59e",
+                "key-de05b067c6ac2b1522974ef37b80f59e",
+                "mailgun-key",
+            ),
+            (
+                "Private-Lines: 2\nB3MAtQhDp8kF3ONfqnZlVAvcx4g4gCJzm4UQAYyubSEzPW8RiFjgqg+l5nrN+QWR\ni/SU9M+yCECSnNLvZ+I1Hdxo7fh5EHm\nPrivate-MAC: 5f1c0b",
+                "i/SU9M+yCECSnNLvZ+I1Hdxo7fh5EHm",
+                "putty-private-key",
+            ),
+        ] {
+            let out = red(text);
+            assert!(!out.contains(secret), "{text} -> {out}");
+            assert!(
+                out.contains(&format!("[REDACTED:{kind}]")),
+                "{text} -> {out}"
+            );
+        }
+        // the parts around the secret stay
+        assert_eq!(
+            red("Private-Lines: 1\nB3MAtQhDp8kF3ONfqnZlVAvcx4g4gCJzm4UQ\nPrivate-MAC: 5f1c0b"),
+            "Private-Lines: 1\n[REDACTED:putty-private-key]\nPrivate-MAC: 5f1c0b"
+        );
+        assert_eq!(
+            red("cat ~/.pgpass\nh:5432:db:u:XAVdQCwa20\nh:*:db:u:PEqiN8vNPo\n"),
+            "cat ~/.pgpass\nh:5432:db:u:[REDACTED:pgpass-password]\nh:*:db:u:[REDACTED:pgpass-password]\n"
+        );
+    }
+
+    /// Issue 27: ordinary config the rules hid.
+    #[test]
+    fn config_that_only_looks_like_a_secret_survives() {
+        for text in [
+            "max_tokens = 128000",
+            "tokenizer: cl100k_base",
+            "partition_key = tenant_id",
+            "primary_key: order_number",
+            "bypass_cache: always",
+            "secretName: tls-cert-prod",
+            r#"<div class="sk-folding-cube-container-wrapper">"#,
+            "token_endpoint: https://oauth2.example.com/token",
+            "PWD=/home/u/app OLDPWD=/home/u",
+            "DB_PASSWORD_FILE=/run/secrets/db_password",
+            "credential.helper=osxkeychain",
+            // netrc and pgpass look-alikes
+            "the machine account password rotated every 30 days",
+            "by default password login is off",
+            "at 10:30:45:00:01 and 00:11:22:33:44:55",
+            "hostname:port:database:username:password",
+        ] {
+            assert_eq!(red(text), text, "changed: {text}");
+        }
+        // the same names with a secret in them are still caught
+        for (text, secret) in [
+            ("max_tokens_secret = Xk9mQ2vLzz", "Xk9mQ2vLzz"),
+            ("api_key = Xk9mQ2vLzz", "Xk9mQ2vLzz"),
+            ("STRIPE_KEY=Xk9mQ2vLzz", "Xk9mQ2vLzz"),
+            ("secret_key_base: Xk9mQ2vLzz", "Xk9mQ2vLzz"),
+            ("PGPASSWORD=Xk9mQ2vLzz", "Xk9mQ2vLzz"),
+            ("DB_PWD=Xk9mQ2vLzz", "Xk9mQ2vLzz"),
+            ("sk-proj-5g6ncBvLqZKnbxg2iqYxZ_SB2", "5g6ncBvLqZKnbxg2iqYxZ"),
+            (
+                "sk-6f1c0b6d2a7e9f3c8b4a1d0e6f2c9b7a",
+                "6f1c0b6d2a7e9f3c8b4a1d0e6f2c9b7a",
+            ),
+        ] {
+            let out = red(text);
+            assert!(!out.contains(secret), "{text} -> {out}");
+        }
+    }
+
+    #[test]
+    fn redaction_is_idempotent() {
+        for text in [
+            "password = hunter2hunter2 and ghp_lbJsF1PV9cxSLhFPjvDv9rVVmLvqmXAGDIie",
+            "machine h login me password 0zlp6pF0eU6OKPfN1B",
+            "h:5432:db:u:XAVdQCwa20 \x1b[31mred\x1b[0m",
+        ] {
+            let once = red(text);
+            assert_eq!(red(&once), once);
+        }
     }
 
     #[test]

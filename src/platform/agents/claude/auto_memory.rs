@@ -42,15 +42,17 @@ pub struct Memory {
 impl Memory {
     /// The memory's rule or fact: its description, else its body's first line.
     pub fn summary(&self) -> String {
-        if !self.description.trim().is_empty() {
-            return self.description.trim().to_string();
-        }
-        self.body
-            .lines()
-            .map(str::trim)
-            .find(|l| !l.is_empty())
-            .unwrap_or_default()
-            .to_string()
+        let line = if !self.description.trim().is_empty() {
+            self.description.trim()
+        } else {
+            self.body
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .unwrap_or_default()
+        };
+        // shown and offered as a lesson's wording: no terminal controls
+        crate::platform::redact::controls::strip(line).into_owned()
     }
 
     /// True for the memories that are corrections or confirmed approaches.
