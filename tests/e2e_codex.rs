@@ -223,7 +223,10 @@ fn codex_trust_is_reported_and_honoured() {
     let hooks_path = home.path(".codex/hooks.json");
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&hooks_path).unwrap()).unwrap();
     let located = pms::platform::agents::codex::hooks::located_handlers(&doc);
-    assert_eq!(located.len(), 5);
+    assert_eq!(
+        located.len(),
+        pms::platform::agents::codex::hooks::CODEX_EVENTS.len()
+    );
     let mut trust_entries = String::new();
     for (event, matcher, g, i, h) in &located {
         let key = pms::platform::agents::codex::hooks::trust_key(&hooks_path, event, *g, *i);

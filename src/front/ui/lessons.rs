@@ -9,6 +9,7 @@ use super::html::{Html, Tab};
 use super::{App, Reply, Req};
 use crate::app::hooks::user_prompt;
 use crate::memory::lessons::accept::{self, Acceptance, Accepted, AdoptError, Forget};
+use crate::memory::lessons::guard::{Guard, GuardMode};
 use crate::memory::lessons::index_file::{self, Selection, Strength};
 use crate::memory::lessons::pending::{self, PendingItem};
 use crate::memory::lessons::store::{self, Change, NewRule, OnDuplicate, Promoted, Target};
@@ -104,7 +105,7 @@ fn matcher(app: &App, prompt: &str) -> Html {
     }
     let how = Selection::from_config(cfg);
     let ws = &app.ctx.ws;
-    let chosen = match index_file::matching(ws, prompt, how) {
+    let chosen = match index_file::matching(ws, prompt, how, index_file::Place::Anywhere) {
         Ok(c) => c,
         Err(e) => {
             h.s("<p class=\"notice err\">")
@@ -116,7 +117,12 @@ fn matcher(app: &App, prompt: &str) -> Html {
     // The same matcher without the floor and the limit, for the near misses
     // (rules under 0.4 × the best score are left out by the matcher itself).
     let index = std::fs::read_to_string(ws.lessons_index_path()).unwrap_or_default();
-    let all = index_file::select(&index, prompt, Selection::sure(0.0, SCOREBOARD));
+    let all = index_file::select(
+        &index,
+        prompt,
+        Selection::sure(0.0, SCOREBOARD),
+        index_file::Place::Anywhere,
+    );
     if all.is_empty() {
         h.s("<p>No lesson shares a key term with this prompt.</p></section>");
         return h;
@@ -331,11 +337,17 @@ fn shown(r: &Rule) -> String {
 pub fn accept(app: &App, req: &Req) -> Reply {
     let f = &req.form;
     let id = f.given("id").unwrap_or("");
+    let guard = match guard_field(f) {
+        Ok(g) => g.flatten(),
+        Err(e) => return done(&e, true, id),
+    };
     let how = Acceptance {
         text: f.given("text"),
         cues: f.get("cues").map(split_cues),
         target: f.given("to"),
         on_duplicate: on_duplicate(f),
+        guard,
+        project: None,
     };
     match accept::accept(&app.ctx.ws, id, &how) {
         Ok(Accepted::Promoted(r)) => done(&format!("Added {}", shown(&r)), false, &r.id),
@@ -350,6 +362,24 @@ pub fn accept(app: &App, req: &Req) -> Reply {
         ),
         Err(e) => done(&e.to_string(), true, "pending"),
     }
+}
+
+/// The form's guard: absent (None), cleared (`Some(None)`), or a pattern
+/// checked now (with its mode, `guard_mode`: deny or ask).
+fn guard_field(f: &Form) -> Result<Option<Option<Guard>>, String> {
+    let Some(pattern) = f.get("guard") else {
+        return Ok(None);
+    };
+    if pattern.trim().is_empty() {
+        return Ok(Some(None));
+    }
+    let mode = f
+        .given("guard_mode")
+        .and_then(GuardMode::parse)
+        .unwrap_or_default();
+    Guard::new(pattern, mode)
+        .map(|g| Some(Some(g)))
+        .map_err(|e| e.to_string())
 }
 
 pub fn reject(app: &App, req: &Req) -> Reply {
@@ -367,9 +397,15 @@ pub fn reject(app: &App, req: &Req) -> Reply {
 pub fn edit(app: &App, req: &Req) -> Reply {
     let f = &req.form;
     let id = f.given("id").unwrap_or("");
+    let guard = match guard_field(f) {
+        Ok(g) => g,
+        Err(e) => return done(&e, true, id),
+    };
     let change = Change {
         text: f.given("text"),
         cues: f.get("cues").map(split_cues),
+        guard,
+        project: None,
     };
     match store::edit(&app.ctx.ws, id, change) {
         Ok(r) => done(&format!("Changed {}", shown(&r)), false, &r.id),
@@ -426,6 +462,8 @@ pub fn memory_accept(app: &App, req: &Req) -> Reply {
     let ws = &app.ctx.ws;
     let summary = m.summary();
     let new = NewRule {
+        guard: None,
+        project: None,
         text: f.given("text").unwrap_or(&summary),
         cues: f.get("cues").map(split_cues).unwrap_or_default(),
         source_ref: Some(uri),
