@@ -112,6 +112,8 @@ pub fn compile(pattern: &str) -> Result<Regex, String> {
                 .last()
                 .unwrap_or("")
                 .trim()
+                .trim_start_matches("error:")
+                .trim()
                 .to_string()
         })
 }
