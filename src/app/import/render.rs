@@ -1,0 +1,167 @@
+//! An imported conversation as a transcript in Claude Code's line format,
+//! the one pms already reads for search, `memory_get` and the Sessions page
+//! (as it does for the OpenClaw conversations it records): a first line
+//! that is a compaction summary holding the title and where it came from,
+//! then one line per message (`user` lines for prompts and tool results,
+//! `assistant` lines with text and `tool_use` blocks), every text redacted.
+//! The bytes depend only on the conversation, so an import run again writes
+//! the same file and finds nothing changed.
+
+use serde_json::{Value, json};
+
+use crate::platform::imports::{Conversation, Kind, Part, Speaker, iso};
+use crate::platform::redact::redact;
+
+/// The transcript's lines, each ending in a newline.
+pub fn transcript(kind: Kind, c: &Conversation) -> String {
+    let session = c.id.as_str();
+    let started = c.created.or_else(|| c.messages.iter().find_map(|m| m.time));
+    let day = started
+        .map(|t| format!(", started {}", t.format("%Y-%m-%d")))
+        .unwrap_or_default();
+    let mut out = String::new();
+    let mut line = |v: Value| {
+        out.push_str(&v.to_string());
+        out.push('\n');
+    };
+    let mut at = started.map(iso);
+    line(json!({
+        "type": "user",
+        "isCompactSummary": true,
+        "sessionId": session,
+        "timestamp": at,
+        "uuid": format!("{session}-title"),
+        "message": {"role": "user", "content": format!("{}\n({} conversation{day})", clean(&c.title), kind.title().trim_end_matches(" export"))},
+    }));
+    for m in &c.messages {
+        // a message without a time is placed at the one before it
+        if let Some(t) = m.time {
+            at = Some(iso(t));
+        }
+        let content: Vec<Value> = m
+            .parts
+            .iter()
+            .map(|p| match p {
+                Part::Text(t) => json!({"type": "text", "text": clean(t)}),
+                Part::ToolUse { id, name, input } => {
+                    json!({"type": "tool_use", "id": id, "name": name, "input": redact_value(input)})
+                }
+                Part::ToolResult { id, text } => {
+                    json!({"type": "tool_result", "tool_use_id": id, "content": clean(text)})
+                }
+            })
+            .collect();
+        let (kind, message) = match m.speaker {
+            Speaker::User => ("user", json!({"role": "user", "content": content})),
+            Speaker::Assistant => (
+                "assistant",
+                json!({"id": m.id, "role": "assistant", "content": content}),
+            ),
+        };
+        line(json!({
+            "type": kind,
+            "sessionId": session,
+            "timestamp": at,
+            "uuid": m.id,
+            "message": message,
+        }));
+    }
+    out
+}
+
+fn clean(t: &str) -> String {
+    redact(t).into_owned()
+}
+
+/// Every string inside `v`, redacted.
+fn redact_value(v: &Value) -> Value {
+    match v {
+        Value::String(s) => Value::String(clean(s)),
+        Value::Array(a) => Value::Array(a.iter().map(redact_value).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, v)| (k.clone(), redact_value(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::platform::agents::transcript::{ReadOptions, Role, read};
+    use crate::platform::imports::{Message, from_epoch_seconds};
+
+    #[test]
+    fn reads_back_as_turns_redacted_with_dates() {
+        let t = |s: f64| from_epoch_seconds(s);
+        let c = Conversation {
+            id: "c1".into(),
+            title: "Plot a parabola".into(),
+            created: t(1736699990.0),
+            updated: None,
+            messages: vec![
+                Message {
+                    id: "u".into(),
+                    speaker: Speaker::User,
+                    time: t(1736699990.0),
+                    parts: vec![Part::Text("plot y=x^2 with key sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA".into())],
+                },
+                Message {
+                    id: "a".into(),
+                    speaker: Speaker::Assistant,
+                    time: None,
+                    parts: vec![Part::ToolUse {
+                        id: "a".into(),
+                        name: "python".into(),
+                        input: json!({"code": "plt.plot(x)"}),
+                    }],
+                },
+                Message {
+                    id: "r".into(),
+                    speaker: Speaker::User,
+                    time: t(1736699999.0),
+                    parts: vec![Part::ToolResult {
+                        id: "a".into(),
+                        text: "<Figure>".into(),
+                    }],
+                },
+            ],
+        };
+        let text = transcript(Kind::ChatGpt, &c);
+        assert!(!text.contains("sk-ant-api03"), "{text}");
+        assert_eq!(
+            text,
+            transcript(Kind::ChatGpt, &c),
+            "the same bytes every time"
+        );
+        let (turns, st) = read(
+            &mut std::io::Cursor::new(text.as_bytes()),
+            0,
+            0,
+            &ReadOptions::default(),
+        );
+        assert_eq!(st.malformed, 0);
+        assert_eq!(st.session_id.as_deref(), Some("c1"));
+        let shown: Vec<(Role, &str)> = turns.iter().map(|t| (t.role, t.text.as_str())).collect();
+        assert_eq!(
+            shown[0],
+            (
+                Role::Summary,
+                "Plot a parabola\n(ChatGPT conversation, started 2025-01-12)"
+            )
+        );
+        assert!(shown[1].1.starts_with("plot y=x^2 with key [REDACTED"));
+        assert_eq!(
+            shown[2],
+            (Role::Assistant, "[tool python] {\"code\":\"plt.plot(x)\"}")
+        );
+        assert_eq!(shown[3], (Role::Tool, "[result python] <Figure>"));
+        assert_eq!(
+            turns[2].timestamp.as_deref(),
+            Some("2025-01-12T16:39:50.000Z"),
+            "the time before it"
+        );
+    }
+}
