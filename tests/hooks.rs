@@ -557,11 +557,14 @@ fn word(session: usize, cycle: usize, k: usize) -> String {
     w
 }
 
-/// Four sessions record a learning every cycle while background syncs
-/// (another session starting) try to recover them; with
+/// Four threads of sessions record a learning every cycle while background
+/// syncs (another session starting) try to recover them; with
 /// `crash_idle_minutes = 0` every sync races the live sessions' own hooks.
-/// At the end every learning is staged exactly once. PMS_STRESS_CYCLES sets
-/// the cycles per session (default 40; the figure in the issue note is 200).
+/// Each session lasts four cycles (a session keeps at most
+/// `state::MAX_UNSTAGED` learnings waiting, the strongest, so each of its
+/// learnings must be kept). At the end every learning is staged exactly
+/// once. PMS_STRESS_CYCLES sets the cycles per thread (default 40; the
+/// figure in the issue note is 200).
 #[test]
 fn concurrent_sessions_and_background_syncs_lose_and_duplicate_nothing() {
     let cycles: usize = std::env::var("PMS_STRESS_CYCLES")
@@ -577,14 +580,16 @@ fn concurrent_sessions_and_background_syncs_lose_and_duplicate_nothing() {
     let dir = s.transcript.parent().unwrap().to_path_buf();
     let done = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|scope| {
-        for session in 0..4 {
+        for thread in 0..4 {
             let (s, dir) = (&s, &dir);
             scope.spawn(move || {
-                let sid = format!("stress-{session}");
-                let path = dir.join(format!("{sid}.jsonl"));
-                std::fs::write(&path, "").unwrap();
                 for cycle in 0..cycles {
-                    let w: Vec<String> = (0..4).map(|k| word(session, cycle, k)).collect();
+                    let sid = format!("stress-{thread}-{}", cycle / 4);
+                    let path = dir.join(format!("{sid}.jsonl"));
+                    if cycle % 4 == 0 {
+                        std::fs::write(&path, "").unwrap();
+                    }
+                    let w: Vec<String> = (0..4).map(|k| word(thread, cycle, k)).collect();
                     let reply = format!(
                         "It turns out the {} {} depends on {} {}.",
                         w[0], w[1], w[2], w[3]
@@ -596,10 +601,12 @@ fn concurrent_sessions_and_background_syncs_lose_and_duplicate_nothing() {
                     let stop = json!({"session_id": sid, "transcript_path": path,
                         "hook_event_name": "Stop", "last_assistant_message": reply});
                     assert!(s.home.hook("stop", &stop).status.success());
+                    if cycle % 4 == 3 || cycle + 1 == cycles {
+                        let end = json!({"session_id": sid, "transcript_path": path,
+                            "hook_event_name": "SessionEnd", "reason": "other"});
+                        assert!(s.home.hook("session-end", &end).status.success());
+                    }
                 }
-                let end = json!({"session_id": sid, "transcript_path": path,
-                    "hook_event_name": "SessionEnd", "reason": "other"});
-                assert!(s.home.hook("session-end", &end).status.success());
             });
         }
         let (s, done) = (&s, &done);
@@ -632,15 +639,19 @@ fn concurrent_sessions_and_background_syncs_lose_and_duplicate_nothing() {
             .count()
             < 4
         {
-            give_up("the four sessions did not start");
+            give_up("the four threads of sessions did not start");
             std::thread::sleep(Duration::from_millis(50));
         }
         loop {
-            let ended = (0..4).all(|i| {
-                let st = s.ws().join(format!(".pms/state/stress-{i}.json"));
+            let sessions: Vec<(usize, usize)> = (0..4)
+                .flat_map(|t| (0..cycles.div_ceil(4)).map(move |k| (t, k)))
+                .collect();
+            let ended = sessions.iter().all(|(t, k)| {
+                let st = s.ws().join(format!(".pms/state/stress-{t}-{k}.json"));
+                let rounds = (cycles - k * 4).min(4) as u64;
                 std::fs::read_to_string(st).is_ok_and(|t| {
                     let v: Value = serde_json::from_str(&t).unwrap_or_default();
-                    v["rounds"].as_u64() == Some(cycles as u64)
+                    v["rounds"].as_u64() == Some(rounds)
                         && v["signals_staged"] == v["signals"].as_array().map_or(0, |a| a.len())
                 })
             });
