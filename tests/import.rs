@@ -1109,3 +1109,37 @@ fn without_a_source_it_lists_what_is_on_this_machine() {
         "{text}"
     );
 }
+
+/// The agent's side: `memory_search` finds the imported turn and
+/// `memory_get` opens the conversation by the URI the hit gave.
+#[test]
+fn the_agent_finds_and_opens_an_imported_conversation_over_mcp() {
+    use std::time::Duration;
+    let home = home();
+    let zip = chatgpt_zip(&home);
+    import(&home, &["chatgpt", zip.to_str().unwrap()]);
+    let mut server = crate::mcp_robustness::Server::start(&home);
+    server.handshake();
+    let call = |server: &mut crate::mcp_robustness::Server, id: u64, name: &str, args: Value| {
+        server.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": args}}));
+        let v = server
+            .answer(&json!(id), Duration::from_secs(20))
+            .expect("answered");
+        v["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let found = call(
+        &mut server,
+        1,
+        "memory_search",
+        json!({"query": "borrow checker"}),
+    );
+    let uri = format!("chatgpt://{CONV_1}.jsonl");
+    assert!(found.contains(&uri), "{found}");
+    let text = call(&mut server, 2, "memory_get", json!({"path": uri}));
+    assert!(text.contains("Return an owned `String` instead"), "{text}");
+    assert!(!text.contains("regenerated-away"), "{text}");
+}

@@ -7,10 +7,61 @@
 //! The bytes depend only on the conversation, so an import run again writes
 //! the same file and finds nothing changed.
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::platform::imports::{Conversation, Kind, Part, Speaker, iso};
 use crate::platform::redact::redact;
+
+/// One transcript line, serialised straight from borrowed text (building
+/// `serde_json::Value`s first was a third of the rendering's time).
+#[derive(Serialize)]
+struct Line<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(
+        rename = "isCompactSummary",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
+    compact_summary: bool,
+    #[serde(rename = "sessionId")]
+    session_id: &'a str,
+    timestamp: Option<&'a str>,
+    uuid: &'a str,
+    message: Message<'a>,
+}
+
+#[derive(Serialize)]
+struct Message<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a str>,
+    role: &'static str,
+    content: Content<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Content<'a> {
+    Text(String),
+    Blocks(Vec<Block<'a>>),
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Block<'a> {
+    Text {
+        text: String,
+    },
+    ToolUse {
+        id: &'a str,
+        name: &'a str,
+        input: Value,
+    },
+    ToolResult {
+        tool_use_id: &'a str,
+        content: String,
+    },
+}
 
 /// The transcript's lines, each ending in a newline.
 pub fn transcript(kind: Kind, c: &Conversation) -> String {
@@ -19,54 +70,68 @@ pub fn transcript(kind: Kind, c: &Conversation) -> String {
     let day = started
         .map(|t| format!(", started {}", t.format("%Y-%m-%d")))
         .unwrap_or_default();
-    let mut out = String::new();
-    let mut line = |v: Value| {
-        out.push_str(&v.to_string());
-        out.push('\n');
-    };
+    let mut out = Vec::with_capacity(4096);
     let mut at = started.map(iso);
-    line(json!({
-        "type": "user",
-        "isCompactSummary": true,
-        "sessionId": session,
-        "timestamp": at,
-        "uuid": format!("{session}-title"),
-        "message": {"role": "user", "content": format!("{}\n({} conversation{day})", clean(&c.title), kind.title().trim_end_matches(" export"))},
-    }));
+    let title_id = format!("{session}-title");
+    let mut line = |l: &Line| {
+        serde_json::to_writer(&mut out, l).expect("a line serialises");
+        out.push(b'\n');
+    };
+    line(&Line {
+        kind: "user",
+        compact_summary: true,
+        session_id: session,
+        timestamp: at.as_deref(),
+        uuid: &title_id,
+        message: Message {
+            id: None,
+            role: "user",
+            content: Content::Text(format!(
+                "{}\n({} conversation{day})",
+                clean(&c.title),
+                kind.title().trim_end_matches(" export")
+            )),
+        },
+    });
     for m in &c.messages {
         // a message without a time is placed at the one before it
         if let Some(t) = m.time {
             at = Some(iso(t));
         }
-        let content: Vec<Value> = m
+        let blocks: Vec<Block> = m
             .parts
             .iter()
             .map(|p| match p {
-                Part::Text(t) => json!({"type": "text", "text": clean(t)}),
-                Part::ToolUse { id, name, input } => {
-                    json!({"type": "tool_use", "id": id, "name": name, "input": redact_value(input)})
-                }
-                Part::ToolResult { id, text } => {
-                    json!({"type": "tool_result", "tool_use_id": id, "content": clean(text)})
-                }
+                Part::Text(t) => Block::Text { text: clean(t) },
+                Part::ToolUse { id, name, input } => Block::ToolUse {
+                    id,
+                    name,
+                    input: redact_value(input),
+                },
+                Part::ToolResult { id, text } => Block::ToolResult {
+                    tool_use_id: id,
+                    content: clean(text),
+                },
             })
             .collect();
-        let (kind, message) = match m.speaker {
-            Speaker::User => ("user", json!({"role": "user", "content": content})),
-            Speaker::Assistant => (
-                "assistant",
-                json!({"id": m.id, "role": "assistant", "content": content}),
-            ),
+        let (kind, role, id) = match m.speaker {
+            Speaker::User => ("user", "user", None),
+            Speaker::Assistant => ("assistant", "assistant", Some(m.id.as_str())),
         };
-        line(json!({
-            "type": kind,
-            "sessionId": session,
-            "timestamp": at,
-            "uuid": m.id,
-            "message": message,
-        }));
+        line(&Line {
+            kind,
+            compact_summary: false,
+            session_id: session,
+            timestamp: at.as_deref(),
+            uuid: &m.id,
+            message: Message {
+                id,
+                role,
+                content: Content::Blocks(blocks),
+            },
+        });
     }
-    out
+    String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
 fn clean(t: &str) -> String {
@@ -92,6 +157,7 @@ mod tests {
     use super::*;
     use crate::platform::agents::transcript::{ReadOptions, Role, read};
     use crate::platform::imports::{Message, from_epoch_seconds};
+    use serde_json::json;
 
     #[test]
     fn reads_back_as_turns_redacted_with_dates() {
