@@ -1143,3 +1143,179 @@ fn the_agent_finds_and_opens_an_imported_conversation_over_mcp() {
     assert!(text.contains("Return an owned `String` instead"), "{text}");
     assert!(!text.contains("regenerated-away"), "{text}");
 }
+
+/// A secret the user pasted into another tool, wherever it was: in a
+/// conversation's title and turns, custom instructions, an attachment, a
+/// project's instructions, what Claude remembered, a claude-mem prompt (the
+/// note's name comes from it), an observation, a basic-memory note, an MCP
+/// entity's name and observations. Nothing pms writes or prints holds it,
+/// not even a part of it in a file's name.
+#[test]
+fn secrets_in_every_source_are_redacted_in_all_pms_writes_and_prints() {
+    let home = home();
+    let gh = format!("ghp_{}", "Zq7".repeat(12));
+    let ant = format!("sk-ant-api03-{}", "Wx9Vb4".repeat(8));
+    let leaks = |bytes: &[u8]| {
+        let text = String::from_utf8_lossy(bytes);
+        // a part of a secret is a leak too: a slug keeps its first letters
+        ["Zq7Zq7Zq7", "Wx9Vb4Wx9", "wx9vb4wx9", "zq7zq7zq7"]
+            .iter()
+            .any(|s| text.contains(s))
+    };
+    let inputs = home.path("inputs");
+    std::fs::create_dir_all(&inputs).unwrap();
+    let mut printed: Vec<Vec<u8>> = Vec::new();
+    let mut run = |args: &[&str]| {
+        let out = home.ok(&[&["import"], args].concat());
+        printed.push(out.stdout);
+        printed.push(out.stderr);
+    };
+
+    let t = 1_736_616_594.0;
+    let gpt = json!([{"id": "sec-1", "conversation_id": "sec-1", "title": format!("deploy with {gh}"),
+        "create_time": t, "update_time": t + 60.0, "current_node": "a",
+        "mapping": {
+            "ctx": {"id": "ctx", "parent": null, "children": ["u"], "message": {"id": "ctx",
+                "author": {"role": "user"}, "create_time": null,
+                "content": {"content_type": "user_editable_context", "user_profile": "", "user_instructions": ""},
+                "metadata": {"is_visually_hidden_from_conversation": true, "is_user_system_message": true,
+                    "user_context_message_data": {"about_user_message": format!("I deploy with the token {ant}"),
+                        "about_model_message": "Be terse."}}}},
+            "u": {"id": "u", "parent": "ctx", "children": ["c"], "message": {"id": "u", "author": {"role": "user"},
+                "create_time": t, "content": {"content_type": "text",
+                    "parts": [format!("From now on always push with {gh} please")]}}},
+            "c": {"id": "c", "parent": "u", "children": ["a"], "message": {"id": "c", "author": {"role": "assistant"},
+                "create_time": t + 5.0, "recipient": "python",
+                "content": {"content_type": "code", "language": "python", "text": format!("token = '{ant}'")}}},
+            "a": {"id": "a", "parent": "c", "children": [], "message": {"id": "a", "author": {"role": "assistant"},
+                "create_time": t + 9.0, "recipient": "all",
+                "content": {"content_type": "text", "parts": [format!("Done; {gh} is set.")]}}}}}]);
+    let gpt_path = inputs.join("conversations.json");
+    std::fs::write(&gpt_path, serde_json::to_vec(&gpt).unwrap()).unwrap();
+    run(&["chatgpt", gpt_path.to_str().unwrap(), "--dry-run"]);
+    run(&["chatgpt", gpt_path.to_str().unwrap(), "--dry-run", "--json"]);
+    run(&["chatgpt", gpt_path.to_str().unwrap(), "--identity", "add"]);
+
+    let claude = inputs.join("claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let at = "2025-01-05T20:55:32.499880Z";
+    std::fs::write(
+        claude.join("conversations.json"),
+        json!([{"uuid": "sec-c", "name": format!("keys {ant}"), "created_at": at, "updated_at": at,
+            "chat_messages": [
+                {"uuid": "h", "sender": "human", "text": format!("my key is {ant}"), "content": [], "created_at": at,
+                 "attachments": [{"file_name": ".env", "extracted_content": format!("GITHUB_TOKEN={gh}\n")}]},
+                {"uuid": "b", "sender": "assistant", "text": "", "created_at": at,
+                 "content": [{"type": "text", "text": format!("Store {gh} in a vault.")}]}]}])
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        claude.join("projects.json"),
+        json!([{"uuid": "p-sec", "name": format!("ops {gh}"), "description": "", "created_at": at, "updated_at": at,
+            "prompt_template": format!("Use {ant} for the API."),
+            "docs": [{"uuid": "d-sec", "filename": format!("{gh}.txt"), "content": format!("key {ant}"), "created_at": at}]}])
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        claude.join("memories.json"),
+        json!([{"conversations_memory": format!("**Work**\n\nSam keeps {gh} in their shell profile."),
+            "project_memories": {"p-sec": format!("The project uses {ant}.")}, "account_uuid": "acct"}])
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(claude.join("users.json"), "[]").unwrap();
+    run(&["claude", claude.to_str().unwrap(), "--dry-run", "--json"]);
+    run(&["claude", claude.to_str().unwrap(), "--identity", "add"]);
+
+    let db = inputs.join("claude-mem.db");
+    std::fs::copy(fixture("claude-mem/claude-mem.current-v49.db"), &db).unwrap();
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute(
+        "INSERT INTO sdk_sessions (content_session_id, memory_session_id, project, user_prompt, started_at, started_at_epoch, status)
+         VALUES ('content-sec', 'mem-sec', 'ops', ?1, '2026-09-21T00:00:00Z', 1790000000000, 'completed')",
+        [format!("{gh} rotate it")],
+    )
+    .unwrap();
+    c.execute(
+        "INSERT INTO user_prompts (content_session_id, prompt_number, prompt_text, created_at, created_at_epoch)
+         VALUES ('content-sec', 1, ?1, '2026-09-21T00:00:00Z', 1790000000000)",
+        [format!("{gh} rotate it")],
+    )
+    .unwrap();
+    c.execute(
+        "INSERT INTO observations (memory_session_id, project, type, title, narrative, facts, created_at, created_at_epoch)
+         VALUES ('mem-sec', 'ops', 'discovery', ?1, ?2, ?3, '2026-09-21T00:00:00Z', 1790000000000)",
+        [
+            format!("Token {gh}"),
+            format!("The old key {ant} was revoked."),
+            json!([format!("uses {gh}")]).to_string(),
+        ],
+    )
+    .unwrap();
+    drop(c);
+    run(&["claude-mem", db.to_str().unwrap(), "--dry-run"]);
+    run(&["claude-mem", db.to_str().unwrap()]);
+
+    let notes = inputs.join("notes");
+    std::fs::create_dir_all(&notes).unwrap();
+    std::fs::write(
+        notes.join("deploy.md"),
+        format!("---\ntitle: Deploy {gh}\n---\n\n# Deploy\n\n- [secret] the token is {ant} #ops\n"),
+    )
+    .unwrap();
+    run(&["basic-memory", notes.to_str().unwrap()]);
+
+    let mcp = inputs.join("memory.jsonl");
+    std::fs::write(
+        &mcp,
+        [
+            json!({"type": "entity", "name": format!("key {gh}"), "entityType": "credential", "observations": [format!("value {ant}")]}),
+            json!({"type": "relation", "from": format!("key {gh}"), "to": "ops", "relationType": "unlocks"}),
+        ]
+        .map(|v| v.to_string())
+        .join("\n"),
+    )
+    .unwrap();
+    run(&["mcp-memory", mcp.to_str().unwrap(), "--dry-run"]);
+    run(&["mcp-memory", mcp.to_str().unwrap()]);
+    printed.push(home.ok(&["import"]).stdout);
+    printed.push(home.ok(&["status"]).stdout);
+
+    // everything was imported (a test of redaction that imported nothing
+    // would pass), and nothing pms wrote or printed holds a secret
+    let written: Vec<(String, Vec<u8>)> = snapshot(home.home())
+        .into_iter()
+        .filter(|(k, _)| !k.starts_with("inputs/"))
+        .collect();
+    let names = |prefix: &str| written.iter().filter(|(k, _)| k.contains(prefix)).count();
+    assert!(
+        names(".pms/imports/chatgpt/sec-1.jsonl") == 1,
+        "{:?}",
+        written.iter().map(|w| &w.0).collect::<Vec<_>>()
+    );
+    assert!(names(".pms/imports/claude-ai/sec-c.jsonl") == 1);
+    for dir in [
+        "imported/claude-ai/",
+        "imported/claude-mem/ops/",
+        "imported/basic-memory/",
+        "imported/mcp-memory/credential/",
+    ] {
+        assert!(names(dir) > 0, "nothing in {dir}");
+    }
+    let profile = std::fs::read_to_string(home.workspace().join("_me/profile.md")).unwrap();
+    assert!(profile.contains("I deploy with the token"), "{profile}");
+    let pending = std::fs::read_to_string(home.workspace().join(".pms/pending-learnings.json"))
+        .unwrap_or_default();
+    assert!(pending.contains("push with"), "{pending}");
+    let leaked: Vec<&String> = written
+        .iter()
+        .filter(|(k, v)| leaks(k.as_bytes()) || leaks(v))
+        .map(|(k, _)| k)
+        .collect();
+    assert!(leaked.is_empty(), "a secret in {leaked:?}");
+    for p in &printed {
+        assert!(!leaks(p), "printed: {}", String::from_utf8_lossy(p));
+    }
+}

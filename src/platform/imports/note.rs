@@ -32,8 +32,11 @@ fn yaml_value(v: &str) -> String {
 }
 
 /// Lower-case ASCII letters and digits joined by `-`, at most `max` bytes:
-/// a file name made from a title or a project.
+/// a file name made from a title or a project. Redacted first: a name is
+/// written to the ledger, the index and search hits, and the first 40
+/// letters of a token pasted into a prompt are most of it.
 pub fn slug(s: &str, max: usize) -> String {
+    let s = crate::platform::redact::redact(s);
     let mut out = String::new();
     for c in s.chars() {
         if c.is_ascii_alphanumeric() {
@@ -92,6 +95,12 @@ mod tests {
         assert_eq!(slug("Import Design (v2)!", 40), "import-design-v2");
         assert_eq!(slug("数据库", 40), "untitled");
         assert_eq!(slug("a very long title indeed", 10), "a-very-lon");
+        let token = format!("ghp_{}", "Zq7".repeat(12));
+        let named = slug(&format!("rotate {token}"), 40);
+        assert!(
+            named.starts_with("rotate-") && !named.contains("zq7"),
+            "{named}"
+        );
         assert_eq!(shorten("one\n two   three", 7), "one two…");
         assert_eq!(short_hash("x").len(), 8);
     }
