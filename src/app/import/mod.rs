@@ -137,8 +137,9 @@ const SAMPLE: usize = 5;
 /// Runs one import.
 pub fn run(ctx: &Context, req: &Request, progress: &dyn Progress) -> Result<Report> {
     let started = Instant::now();
-    progress.start(Step::Checking { bytes: 0 });
-    let checked = imports::check(req.kind, &req.path, &mut |n| progress.advance(n));
+    // The exports' readers start the bar (with their files' total); the
+    // other sources are checked in milliseconds, without one.
+    let checked = imports::check(req.kind, &req.path, progress);
     progress.finish();
     let checked = checked?;
     // Only once the input is known whole: a refused one leaves no trace.

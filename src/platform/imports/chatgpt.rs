@@ -31,6 +31,7 @@ use super::{
     Checked, Conversation, FormatError, Identity, MeFile, Message, Part, ReadError, Sink, Speaker,
     from_epoch_seconds,
 };
+use crate::platform::progress::{Progress, Step};
 
 const FIX: &str = "download the export again (ChatGPT: Settings → Data controls → Export data) and give pms the .zip as it came, or the conversations.json in it";
 
@@ -92,9 +93,12 @@ fn item_error(e: &Entry, index: usize, offset: u64, err: &serde_json::Error) -> 
     )
 }
 
-pub fn check(path: &Path, progress: &mut dyn FnMut(u64)) -> Result<Checked, FormatError> {
+pub fn check(path: &Path, progress: &dyn Progress) -> Result<Checked, FormatError> {
     let input = Input::open(path, FIX)?;
     let files = conversation_files(&input)?;
+    progress.start(Step::Checking {
+        bytes: files.iter().map(|e| e.size).sum(),
+    });
     let mut checked = Checked::default();
     for e in files {
         checked.bytes += e.size;
@@ -113,7 +117,7 @@ pub fn check(path: &Path, progress: &mut dyn FnMut(u64)) -> Result<Checked, Form
                 }
                 checked.items += 1;
                 let at = items.offset();
-                progress(at - last);
+                progress.advance(at - last);
                 last = at;
             }
             Ok(())

@@ -29,6 +29,7 @@ use super::{
     Checked, Conversation, FormatError, Identity, MeFile, Message, Note, Part, ReadError, Sink,
     Speaker, iso, parse_time,
 };
+use crate::platform::progress::{Progress, Step};
 
 const FIX: &str = "download the export again (Claude: Settings → Privacy → Export data) and give pms the .zip as it came, or the folder its files are in";
 
@@ -89,9 +90,18 @@ fn split_error(e: &Entry, err: SplitError) -> FormatError {
     FormatError::new(&e.display, err.to_string(), FIX)
 }
 
-pub fn check(path: &Path, progress: &mut dyn FnMut(u64)) -> Result<Checked, FormatError> {
+pub fn check(path: &Path, progress: &dyn Progress) -> Result<Checked, FormatError> {
     let input = Input::open(path, FIX)?;
     let p = parts(&input)?;
+    progress.start(Step::Checking {
+        bytes: p
+            .conversations
+            .iter()
+            .chain(&p.projects)
+            .chain(&p.memories)
+            .map(|e| e.size)
+            .sum(),
+    });
     let mut checked = Checked::default();
     for e in &p.conversations {
         checked.bytes += e.size;
@@ -119,7 +129,7 @@ pub fn check(path: &Path, progress: &mut dyn FnMut(u64)) -> Result<Checked, Form
                 }
                 checked.items += 1;
                 let at = items.offset();
-                progress(at - last);
+                progress.advance(at - last);
                 last = at;
             }
             Ok(())
@@ -129,7 +139,7 @@ pub fn check(path: &Path, progress: &mut dyn FnMut(u64)) -> Result<Checked, Form
         checked.bytes += e.size;
         let _: IgnoredAny = e.parse(FIX)?;
         checked.items += 1;
-        progress(e.size);
+        progress.advance(e.size);
     }
     Ok(checked)
 }

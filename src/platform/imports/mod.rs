@@ -33,6 +33,8 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::platform::progress::Progress;
+
 /// The tools pms imports from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
@@ -294,11 +296,7 @@ pub struct Checked {
 
 /// Checks the whole input, writing nothing: a file cut short, not the
 /// expected format, an unknown schema, is an error here.
-pub fn check(
-    kind: Kind,
-    path: &Path,
-    progress: &mut dyn FnMut(u64),
-) -> Result<Checked, FormatError> {
+pub fn check(kind: Kind, path: &Path, progress: &dyn Progress) -> Result<Checked, FormatError> {
     match kind {
         Kind::ChatGpt => chatgpt::check(path, progress),
         Kind::ClaudeAi => claude_ai::check(path, progress),
