@@ -43,8 +43,14 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> Result<ExitCode> {
     };
     let mut report = import::run(ctx, &Request { kind, path, mode }, progress)?;
     if mode == Mode::Import {
-        let ask = args.identity == IdentityArg::Ask && can_ask && !args.json;
-        settle_identity(ctx, &mut report, args.identity, ask)?;
+        let settle = match args.identity {
+            IdentityArg::Add => Settle::AddAll,
+            IdentityArg::Skip => Settle::LeaveProposed,
+            IdentityArg::Ask if can_ask && !args.json => Settle::AskEach,
+            // no one to ask: listed in the report, written only with a yes
+            IdentityArg::Ask => Settle::LeaveProposed,
+        };
+        settle_identity(ctx, &mut report, settle)?;
     }
     if args.json {
         super::print_json(&report)?;
@@ -71,13 +77,19 @@ fn not_found(env: &HostEnv, kind: Kind) -> String {
     }
 }
 
+/// What becomes of the additions to `_me/` an import proposes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Settle {
+    /// Each shown and asked about (in a terminal).
+    AskEach,
+    /// The user's yes, given ahead (`--identity add`).
+    AddAll,
+    /// Left proposed: listed in the report, nothing written.
+    LeaveProposed,
+}
+
 /// Asks about, adds, or leaves each addition to `_me/` the import proposes.
-pub fn settle_identity(
-    ctx: &Context,
-    report: &mut Report,
-    choice: IdentityArg,
-    ask: bool,
-) -> Result<()> {
+pub fn settle_identity(ctx: &Context, report: &mut Report, settle: Settle) -> Result<()> {
     let today = chrono::Local::now().format("%Y-%m-%d").to_string();
     let source = report.source;
     for p in report
@@ -85,11 +97,10 @@ pub fn settle_identity(
         .iter_mut()
         .filter(|p| p.status == Status::Proposed)
     {
-        let decision = match choice {
-            IdentityArg::Add => Decision::Added,
-            IdentityArg::Skip => continue,
-            IdentityArg::Ask if !ask => continue,
-            IdentityArg::Ask => {
+        let decision = match settle {
+            Settle::AddAll => Decision::Added,
+            Settle::LeaveProposed => continue,
+            Settle::AskEach => {
                 eprintln!();
                 eprintln_stripped!(
                     "{} ({} characters) could go into {}:",
@@ -304,8 +315,8 @@ fn shell_word(s: &str) -> String {
 }
 
 /// `pms init`'s import of what it found: each source in turn, with bars,
-/// the report, and the questions about `_me/` when `ask`.
-pub fn import_found(ctx: &Context, found: &[(Kind, PathBuf)], ask: bool) -> Result<()> {
+/// the report, and `settle` for what it proposes for `_me/`.
+pub fn import_found(ctx: &Context, found: &[(Kind, PathBuf)], settle: Settle) -> Result<()> {
     let bars = super::index::Bars::default();
     for (kind, path) in found {
         let req = Request {
@@ -315,7 +326,7 @@ pub fn import_found(ctx: &Context, found: &[(Kind, PathBuf)], ask: bool) -> Resu
         };
         match import::run(ctx, &req, &bars) {
             Ok(mut report) => {
-                settle_identity(ctx, &mut report, IdentityArg::Ask, ask)?;
+                settle_identity(ctx, &mut report, settle)?;
                 print_report(&ctx.env, &report);
             }
             // One source that cannot be read does not stop the setup.

@@ -426,7 +426,13 @@ fn offer_imports(asker: &Asker, env: &HostEnv, ws_root: &Path, skip: bool) -> Re
         println!("  Skipped; `pms import` lists them any time.");
         return Ok(());
     }
-    super::import::import_found(&ctx, &found, asker.interactive)
+    // With --yes nothing goes into `_me/`: that needs the user's own yes.
+    let settle = if asker.interactive {
+        super::import::Settle::AskEach
+    } else {
+        super::import::Settle::LeaveProposed
+    };
+    super::import::import_found(&ctx, &found, settle)
 }
 
 /// The first index run: the user's existing Claude Code history becomes
