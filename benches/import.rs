@@ -277,9 +277,30 @@ fn cmd(home: &Path, args: &[&str]) -> std::process::Command {
     c
 }
 
-/// Runs the command to its end; returns its stdout, wall seconds and peak
-/// resident memory in MB (`wait4`'s `ru_maxrss`, for that process alone).
-fn measured(mut c: std::process::Command) -> (Vec<u8>, f64, f64) {
+/// What one run of the command took.
+struct Measured {
+    stdout: Vec<u8>,
+    secs: f64,
+    /// Peak resident memory in MB (`wait4`'s `ru_maxrss`, that process
+    /// alone). It counts the pages of index.db SQLite maps (`mmap_size`,
+    /// 1 GB): the page cache's, given back under pressure.
+    peak_mb: f64,
+    /// Peak anonymous memory in MB (`RssAnon` in /proc/<pid>/status, read
+    /// every 20 ms): the heap, what streaming must keep bounded.
+    peak_anon_mb: f64,
+}
+
+/// RssAnon of `pid` in kB, while it runs.
+fn rss_anon_kb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("RssAnon:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// Runs the command to its end.
+fn measured(mut c: std::process::Command) -> Measured {
     let t = Instant::now();
     let out_path =
         std::env::temp_dir().join(format!("pms-bench-import-{}.out", std::process::id()));
@@ -289,6 +310,19 @@ fn measured(mut c: std::process::Command) -> (Vec<u8>, f64, f64) {
         .spawn()
         .unwrap();
     let pid = child.id() as libc::pid_t;
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sampler = {
+        let done = done.clone();
+        let pid = child.id();
+        std::thread::spawn(move || {
+            let mut peak = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                peak = peak.max(rss_anon_kb(pid).unwrap_or(0));
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            peak
+        })
+    };
     let mut status = 0;
     // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -296,11 +330,18 @@ fn measured(mut c: std::process::Command) -> (Vec<u8>, f64, f64) {
     let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     assert_eq!(rc, pid);
     let secs = t.elapsed().as_secs_f64();
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let peak_anon_kb = sampler.join().unwrap();
     assert_eq!(status, 0, "pms exited with {status}");
     std::mem::forget(child); // reaped above
     let out = std::fs::read(&out_path).unwrap();
     let _ = std::fs::remove_file(&out_path);
-    (out, secs, usage.ru_maxrss as f64 / 1024.0)
+    Measured {
+        stdout: out,
+        secs,
+        peak_mb: usage.ru_maxrss as f64 / 1024.0,
+        peak_anon_mb: peak_anon_kb as f64 / 1024.0,
+    }
 }
 
 fn run(label: &str, input: &Path, json_bytes: u64, conversations: usize) {
@@ -308,8 +349,8 @@ fn run(label: &str, input: &Path, json_bytes: u64, conversations: usize) {
     let h = home.path();
     let mut c = cmd(h, &["import", "chatgpt"]);
     c.arg(input).arg("--json");
-    let (out, secs, rss) = measured(c);
-    let r: Value = serde_json::from_slice(&out).unwrap();
+    let m = measured(c);
+    let r: Value = serde_json::from_slice(&m.stdout).unwrap();
     assert_eq!(
         r["conversations"]["new"].as_u64().unwrap() as usize,
         conversations,
@@ -317,10 +358,24 @@ fn run(label: &str, input: &Path, json_bytes: u64, conversations: usize) {
     );
     let mb = json_bytes as f64 / 1e6;
     println!(
-        "{label}: {mb:.0} MB of export JSON, {conversations} conversations imported and indexed in {secs:.1} s = {:.1} MB/s (goal >= 50); peak memory {rss:.0} MB; {} chunks; identity proposals {}",
-        mb / secs,
+        "{label}: {mb:.0} MB of export JSON, {conversations} conversations imported and indexed in {:.1} s = {:.1} MB/s (goal >= 50); peak memory {:.0} MB ({:.0} MB anonymous); {} chunks; identity proposals {}",
+        m.secs,
+        mb / m.secs,
+        m.peak_mb,
+        m.peak_anon_mb,
         r["indexed_chunks"],
         r["identity"].as_array().map_or(0, Vec::len)
+    );
+    // the importer alone: checks, reads, walks and renders, writes nothing
+    let mut c = cmd(h, &["import", "chatgpt"]);
+    c.arg(input).arg("--json").arg("--dry-run");
+    let m = measured(c);
+    println!(
+        "  --dry-run (the import without writing or indexing): {:.1} s = {:.1} MB/s; peak memory {:.0} MB ({:.0} MB anonymous)",
+        m.secs,
+        mb / m.secs,
+        m.peak_mb,
+        m.peak_anon_mb
     );
     // searchable at once: a phrase from the last conversation's first prompt
     let marker = format!("zqmarker{}", conversations - 1);
@@ -340,13 +395,16 @@ fn run(label: &str, input: &Path, json_bytes: u64, conversations: usize) {
     // again: nothing new, nothing written
     let mut c = cmd(h, &["import", "chatgpt"]);
     c.arg(input).arg("--json");
-    let (out, secs, rss) = measured(c);
-    let r: Value = serde_json::from_slice(&out).unwrap();
+    let m = measured(c);
+    let r: Value = serde_json::from_slice(&m.stdout).unwrap();
     assert_eq!(r["conversations"]["new"], 0);
     println!(
-        "  the same export again: {} unchanged, nothing written, {secs:.1} s ({:.1} MB/s), peak memory {rss:.0} MB",
+        "  the same export again: {} unchanged, nothing written, {:.1} s ({:.1} MB/s), peak memory {:.0} MB ({:.0} MB anonymous)",
         r["conversations"]["unchanged"],
-        mb / secs
+        m.secs,
+        mb / m.secs,
+        m.peak_mb,
+        m.peak_anon_mb
     );
 }
 
