@@ -85,7 +85,10 @@ fn init_wires_the_agents_on_path_and_uninstall_gives_back_every_byte() {
     );
     assert_eq!(hooks["x-mine"], true);
     let cmds = pms_commands(&hooks);
-    assert_eq!(cmds.len(), 5);
+    assert_eq!(
+        cmds.len(),
+        pms::platform::agents::codex::hooks::CODEX_EVENTS.len()
+    );
     assert!(
         cmds.iter().all(|c| c.ends_with("--agent codex")),
         "{cmds:?}"
@@ -202,7 +205,10 @@ fn codex_and_openclaw_files_come_back_as_they_were_created_linked_and_laid_out()
     };
     home.init(&["--agent", "codex,openclaw"]);
     still_linked(&home);
-    assert_eq!(pms_commands(&home.read_json(".codex/hooks.json")).len(), 5);
+    assert_eq!(
+        pms_commands(&home.read_json(".codex/hooks.json")).len(),
+        pms::platform::agents::codex::hooks::CODEX_EVENTS.len()
+    );
     let wired = std::fs::read_to_string(dotfiles.join("2")).unwrap();
     assert!(wired.contains("\"pms\""), "{wired}");
     home.ok(&["uninstall", "--yes"]);
@@ -226,7 +232,7 @@ fn an_agent_left_out_at_a_later_init_is_unwired() {
     );
     assert_eq!(
         pms_commands(&home.read_json(".claude/settings.json")).len(),
-        5
+        pms::platform::agents::claude::settings::HOOK_EVENTS.len()
     );
     let out = home.init(&["--agent", "claude"]);
     assert!(
@@ -250,7 +256,7 @@ fn an_agent_left_out_at_a_later_init_is_unwired() {
     assert!(!home.path(".openclaw/extensions/pms").exists());
     assert_eq!(
         pms_commands(&home.read_json(".claude/settings.json")).len(),
-        5
+        pms::platform::agents::claude::settings::HOOK_EVENTS.len()
     );
     let report = verify(&home, &[]);
     assert!(
@@ -296,7 +302,7 @@ fn verify_fix_rewires_codex_and_openclaw() {
     let hooks: Value = home.read_json(".codex/hooks.json");
     assert_eq!(
         pms_commands(&hooks).len(),
-        5,
+        pms::platform::agents::codex::hooks::CODEX_EVENTS.len(),
         "replaced in place, not added"
     );
     assert_eq!(

@@ -842,3 +842,85 @@ fn claude_code_lists_the_timeline_and_saves_a_note() {
         "{found:#}"
     );
 }
+
+/// Issue 22 inside the real Claude Code: the model asks for `git push
+/// --force origin main`, a guarded lesson denies it and the next request
+/// holds the lesson as the tool's error; `npm --version` meets the
+/// project's pnpm rule before it runs (as context after the call), in the
+/// project only; an unrelated command gets nothing.
+#[test]
+fn lessons_are_enforced_before_the_agents_own_tool_calls() {
+    let bin_dir = claude_or_skip!();
+    let (home, work) = installed_home(&bin_dir);
+    std::fs::create_dir_all(work.join(".git")).unwrap();
+    let other = home.path("elsewhere");
+    std::fs::create_dir_all(&other).unwrap();
+    home.ok(&[
+        "lessons",
+        "add",
+        "Never force-push to main.",
+        "--guard",
+        r"git\s+push\b.*(--force|\s-f\b).*\bmain\b",
+    ]);
+    home.ok(&[
+        "lessons",
+        "add",
+        "Always use pnpm, never npm, in this repo.",
+        "--project",
+        work.to_str().unwrap(),
+    ]);
+
+    let api = FakeApi::start(vec![
+        Turn::tool_use(
+            "Bash",
+            serde_json::json!({"command": "git push --force origin main", "description": "Push"}),
+        ),
+        Turn::text("The push was blocked by your rule; I will not force-push.").when("tool_result"),
+    ]);
+    let out = run_claude(
+        &home,
+        &bin_dir,
+        &api,
+        &work,
+        &["-p", "ship it", "--allowedTools", "Bash"],
+    );
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
+    let after = bodies(&api)
+        .into_iter()
+        .find(|b| b.contains("tool_result"))
+        .expect("a request carried the tool's result");
+    assert!(
+        after.contains("PreToolUse:Bash hook error") && after.contains("Never force-push to main."),
+        "the deny did not reach the model: {after}"
+    );
+
+    let npm = |cwd: &Path| -> String {
+        let api = FakeApi::start(vec![
+            Turn::tool_use(
+                "Bash",
+                serde_json::json!({"command": "npm --version", "description": "npm version"}),
+            ),
+            Turn::text("Checked.").when("tool_result"),
+        ]);
+        let out = run_claude(
+            &home,
+            &bin_dir,
+            &api,
+            cwd,
+            &["-p", "check the package manager", "--allowedTools", "Bash"],
+        );
+        assert!(out.status.success(), "{}", crate::support::stderr(&out));
+        bodies(&api)
+            .into_iter()
+            .find(|b| b.contains("tool_result"))
+            .expect("a request carried the tool's result")
+    };
+    let here = npm(&work);
+    assert!(
+        here.contains("PreToolUse:Bash hook additional context")
+            && here.contains("Always use pnpm"),
+        "the project's lesson did not meet npm: {here}"
+    );
+    let there = npm(&other);
+    assert!(!there.contains("Always use pnpm"), "{there}");
+}

@@ -223,7 +223,10 @@ fn codex_trust_is_reported_and_honoured() {
     let hooks_path = home.path(".codex/hooks.json");
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&hooks_path).unwrap()).unwrap();
     let located = pms::platform::agents::codex::hooks::located_handlers(&doc);
-    assert_eq!(located.len(), 5);
+    assert_eq!(
+        located.len(),
+        pms::platform::agents::codex::hooks::CODEX_EVENTS.len()
+    );
     let mut trust_entries = String::new();
     for (event, matcher, g, i, h) in &located {
         let key = pms::platform::agents::codex::hooks::trust_key(&hooks_path, event, *g, *i);
@@ -303,5 +306,43 @@ fn codex_hooks_feature_is_turned_on_only_when_asked() {
     assert_eq!(
         std::fs::read_to_string(home.path(".codex/config.toml")).unwrap(),
         user_config
+    );
+}
+
+/// Issue 22 in the real Codex: a guarded lesson denies the model's
+/// `git push --force origin main` (Codex's shell tool, which its hooks call
+/// Bash); the model reads "Command blocked by PreToolUse hook" with the
+/// lesson; a benign command runs and gets nothing.
+#[test]
+fn codex_denies_a_guarded_command_with_the_lesson_as_the_reason() {
+    let bin = codex_or_skip!();
+    let api = FakeResponses::start(vec![
+        Turn::call(
+            None,
+            "exec_command",
+            json!({"cmd": "git push --force origin main"}),
+        )
+        .when("ship it"),
+        Turn::text("Blocked by your rule; not pushing.").when("function_call_output"),
+    ]);
+    let (home, work, _) = installed(&bin, &api, "");
+    home.ok(&[
+        "lessons",
+        "add",
+        "Never force-push to main.",
+        "--guard",
+        r"git\s+push\b.*(--force|\s-f\b).*\bmain\b",
+    ]);
+    let stderr = exec(&home, &bin, &work, "ship it", &[BYPASS]);
+    assert!(!stderr.contains("PreToolUse Failed"), "{stderr}");
+    let answered = api
+        .bodies()
+        .into_iter()
+        .find(|b| b.contains("function_call_output"))
+        .expect("the call was answered");
+    assert!(
+        answered.contains("Command blocked by PreToolUse hook")
+            && answered.contains("Never force-push to main."),
+        "the deny did not reach the model: {answered:.3000}"
     );
 }

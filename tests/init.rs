@@ -4,12 +4,15 @@
 use crate::support::{TestHome, stderr, stdout};
 use serde_json::{Value, json};
 
-const EVENTS: [&str; 5] = [
+const EVENTS: [&str; 8] = [
     "SessionStart",
     "UserPromptSubmit",
     "Stop",
     "PreCompact",
     "SessionEnd",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
 ];
 
 fn pms_handlers(settings: &Value) -> Vec<Value> {
@@ -57,7 +60,10 @@ fn unattended_init_creates_the_workspace_and_wires_claude_code() {
 
     let settings = home.read_json(".claude/settings.json");
     let handlers = pms_handlers(&settings);
-    assert_eq!(handlers.len(), 5);
+    assert_eq!(
+        handlers.len(),
+        pms::platform::agents::claude::settings::HOOK_EVENTS.len()
+    );
     for h in &handlers {
         assert_eq!(h["command"], crate::support::PMS_CANONICAL.as_str());
         assert_eq!(h["args"][2], "--workspace");
@@ -236,7 +242,7 @@ fn uninstall_gives_back_the_original_settings() {
     home.init(&["--scope", "user"]); // re-running keeps the record of what the first run created
     let out = home.ok(&["uninstall", "--yes"]);
     assert!(
-        stdout(&out).contains("Removed 5 pms hook(s)"),
+        stdout(&out).contains("Removed 8 pms hook(s)"),
         "{}",
         stdout(&out)
     );
@@ -303,7 +309,7 @@ fn empty_objects_written_across_lines_come_back_byte_for_byte() {
     home.init(&["--no-index"]);
     assert_eq!(
         pms_handlers(&home.read_json(".claude/settings.json")).len(),
-        5
+        EVENTS.len()
     );
     home.init(&["--no-index"]);
     home.ok(&["uninstall", "--yes"]);
@@ -383,7 +389,7 @@ fn a_moved_binary_replaces_the_stale_hooks_instead_of_adding_more() {
     assert!(before.iter().all(|h| h["command"] == old.to_str().unwrap()));
     home.init(&[]);
     let after = pms_handlers(&home.read_json(".claude/settings.json"));
-    assert_eq!(after.len(), 5, "replaced, not duplicated");
+    assert_eq!(after.len(), EVENTS.len(), "replaced, not duplicated");
     assert!(
         after
             .iter()
@@ -402,12 +408,15 @@ fn workspace_scope_writes_the_workspace_settings_and_moving_scope_cleans_up() {
     home.init(&["--scope", "workspace"]);
     let local = home.workspace().join(".claude/settings.json");
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&local).unwrap()).unwrap();
-    assert_eq!(pms_handlers(&doc).len(), 5);
+    assert_eq!(
+        pms_handlers(&doc).len(),
+        pms::platform::agents::claude::settings::HOOK_EVENTS.len()
+    );
     assert!(!home.settings().exists(), "user settings untouched");
     home.init(&["--scope", "user"]);
     assert_eq!(
         pms_handlers(&home.read_json(".claude/settings.json")).len(),
-        5
+        EVENTS.len()
     );
     assert!(
         !local.exists(),
@@ -632,7 +641,7 @@ fn hard_linked_settings_files_keep_their_link() {
             &serde_json::from_str(&std::fs::read_to_string(&linked[0].0).unwrap()).unwrap()
         )
         .len(),
-        5
+        EVENTS.len()
     );
     let servers: Value =
         serde_json::from_str(&std::fs::read_to_string(&linked[1].0).unwrap()).unwrap();

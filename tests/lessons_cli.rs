@@ -222,3 +222,359 @@ fn a_hand_edited_lessons_file_keeps_the_users_text() {
     assert!(after.starts_with(mine), "{after}");
     assert_eq!(rules(&home).len(), 1);
 }
+
+/// Issue 22: guards, from `pms lessons add --guard` to the pre-tool-use
+/// hook: a bad pattern is refused at `add` with the fix; a matching
+/// command is denied with the lesson as the reason (Claude Code's shape,
+/// never "allow"); a benign one runs; `--guard-mode ask` asks in Claude
+/// Code and denies with "ask the user" in Codex, which cannot ask;
+/// OpenClaw gets `{block, blockReason}`; `pms lessons test` says the same.
+#[test]
+fn a_guard_blocks_what_its_lesson_forbids_and_nothing_else() {
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+    let bad = home.run(&[
+        "lessons",
+        "add",
+        "Never force-push to main.",
+        "--guard",
+        "git push (--force",
+    ]);
+    assert!(!bad.status.success());
+    let err = stderr(&bad);
+    assert!(
+        err.contains("not a valid regular expression") && err.contains("Fix:"),
+        "{err}"
+    );
+    assert!(rules(&home).is_empty(), "nothing added on a bad guard");
+
+    home.ok(&[
+        "lessons",
+        "add",
+        "Never force-push to main.",
+        "--guard",
+        r"git push\b.*(--force|\s-f\b).*\bmain\b",
+    ]);
+    let call = |cmd: &str, agent: &str| -> Value {
+        let payload = json!({"session_id": format!("s-{agent}"), "cwd": "/tmp", "hook_event_name": "PreToolUse",
+                             "tool_name": if agent == "openclaw" { "exec" } else { "Bash" },
+                             "tool_input": {"command": cmd}});
+        let payload = if agent == "openclaw" {
+            json!({"hook": "before_tool_call", "event": {"toolName": "exec", "params": {"command": cmd}},
+                   "ctx": {"sessionId": "s-openclaw"}})
+        } else {
+            payload
+        };
+        let ws = home.workspace();
+        let mut child = home
+            .pms(&[
+                "hook",
+                "pre-tool-use",
+                "--workspace",
+                ws.to_str().unwrap(),
+                "--agent",
+                agent,
+            ])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(payload.to_string().as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8_lossy(&out.stdout);
+        if text.trim().is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text).unwrap()
+        }
+    };
+    let denied = call("git push --force origin main", "claude");
+    let out = &denied["hookSpecificOutput"];
+    assert_eq!(out["permissionDecision"], "deny", "{denied}");
+    assert!(
+        out["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("Never force-push to main.")
+    );
+    assert_eq!(call("git push origin feature/x", "claude"), Value::Null);
+    assert_eq!(call("git status", "claude"), Value::Null);
+    let codex = call("git push -f origin main", "codex");
+    assert_eq!(codex["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert_eq!(
+        codex.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["hookSpecificOutput"],
+        "Codex takes only its schema's keys"
+    );
+    let claw = call("git push --force origin main", "openclaw");
+    assert_eq!(claw["block"], true, "{claw}");
+    assert!(claw["blockReason"].as_str().unwrap().contains("force-push"));
+
+    // ask mode
+    let id = rules(&home)[0]["id"].as_str().unwrap().to_string();
+    home.ok(&["lessons", "edit", &id, "--guard-mode", "ask"]);
+    let asked = call("git push --force origin main", "claude");
+    assert_eq!(
+        asked["hookSpecificOutput"]["permissionDecision"], "ask",
+        "{asked}"
+    );
+    let codex = call("git push --force origin main", "codex");
+    assert_eq!(codex["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert!(
+        codex["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("ask the user"),
+        "{codex}"
+    );
+    let said = stdout(&home.ok(&["lessons", "test", "git push --force origin main"]));
+    assert!(
+        said.contains("Asked first by") && said.contains(&id),
+        "{said}"
+    );
+    let said = stdout(&home.ok(&["lessons", "test", "git push origin main"]));
+    assert!(said.contains("No guard matches"), "{said}");
+    // removing the guard
+    home.ok(&["lessons", "edit", &id, "--guard", ""]);
+    assert!(rules(&home)[0]["guard"].is_null());
+    let again = call("git push --force origin main", "claude");
+    assert!(
+        again["hookSpecificOutput"]
+            .get("permissionDecision")
+            .is_none(),
+        "{again}"
+    );
+}
+
+/// Issue 22: lessons shown before the action they are about, once per
+/// lesson per session (again after compaction), nothing for benign calls;
+/// a project's lesson only in sessions inside that project.
+#[test]
+fn lessons_meet_the_action_once_per_session_and_only_in_their_project() {
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+    let repo = home.path("code/web");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    let other = home.path("code/api");
+    std::fs::create_dir_all(&other).unwrap();
+    home.ok(&[
+        "lessons",
+        "add",
+        "Always use pnpm, never npm, in this repo.",
+        "--project",
+        repo.join("src").to_str().unwrap(),
+    ]);
+    home.ok(&[
+        "lessons",
+        "add",
+        "Run terraform plan and read it before terraform apply.",
+    ]);
+    let listed: Value = serde_json::from_slice(&home.ok(&["lessons", "--json"]).stdout).unwrap();
+    let pnpm = listed["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["text"].as_str().unwrap().contains("pnpm"))
+        .unwrap()
+        .clone();
+    assert_eq!(
+        pnpm["project"].as_str().unwrap(),
+        repo.canonicalize().unwrap().to_str().unwrap(),
+        "the git root above the folder given"
+    );
+    let hook = |session: &str, cwd: &std::path::Path, tool: &str, input: Value| -> String {
+        let out = home.hook(
+            "pre-tool-use",
+            &json!({"session_id": session, "cwd": cwd, "hook_event_name": "PreToolUse",
+                    "tool_name": tool, "tool_input": input}),
+        );
+        assert!(out.status.success());
+        stdout(&out)
+    };
+    let npm = json!({"command": "npm install"});
+    let here = repo.canonicalize().unwrap().join("src");
+    let first = hook("a", &here, "Bash", npm.clone());
+    assert!(
+        first.contains("Always use pnpm") && first.contains("additionalContext"),
+        "{first}"
+    );
+    assert!(
+        hook("a", &here, "Bash", npm.clone()).trim().is_empty(),
+        "once per session"
+    );
+    assert!(
+        hook("a", &here, "Bash", json!({"command": "pnpm install"}))
+            .trim()
+            .is_empty()
+    );
+    assert!(
+        hook("b", &other, "Bash", npm.clone()).trim().is_empty(),
+        "not in another project"
+    );
+    let tf = hook(
+        "a",
+        &other,
+        "Bash",
+        json!({"command": "terraform apply -auto-approve"}),
+    );
+    assert!(tf.contains("terraform plan"), "{tf}");
+    assert!(
+        hook(
+            "a",
+            &other,
+            "Bash",
+            json!({"command": "terraform fmt -recursive"})
+        )
+        .trim()
+        .is_empty()
+    );
+    assert!(
+        hook("a", &other, "Read", json!({"file_path": "/etc/hosts"}))
+            .trim()
+            .is_empty()
+    );
+    // compaction takes the shown lessons out of the context: they come back
+    home.hook(
+        "session-start",
+        &json!({"session_id": "a", "cwd": here, "source": "compact"}),
+    );
+    assert!(hook("a", &here, "Bash", npm).contains("Always use pnpm"));
+    // session start lists it only inside the project
+    let start = |cwd: &std::path::Path| {
+        stdout(&home.hook("session-start", &json!({"session_id": format!("start-{}", cwd.display()), "cwd": cwd, "source": "startup"})))
+    };
+    assert!(start(&here).contains("Always use pnpm"));
+    assert!(!start(&other).contains("Always use pnpm"));
+}
+
+/// Issue 22: a learning that reverses a rule in force is staged as its
+/// replacement (not dropped as a restatement) and accepting it retires the
+/// old rule with a pointer; two rules on different subjects that share
+/// three words are not merged; "in this repo" proposes the session's
+/// project; an explicit prohibition of a command proposes a guard, which
+/// is added only when asked.
+#[test]
+fn a_reversal_replaces_its_rule_and_scope_and_guard_are_proposed() {
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+    home.ok(&[
+        "lessons",
+        "add",
+        "Always run the database migrations before the tests.",
+    ]);
+    let old = rules(&home)[0]["id"].as_str().unwrap().to_string();
+    let ws = pms::platform::workspace::Workspace::new(home.workspace());
+    let repo = home.path("code/shop");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    let known = vec![pms::memory::lessons::Known {
+        rule: Some(old.clone()),
+        text: "Always run the database migrations before the tests.".into(),
+    }];
+    let cand =
+        |text: &str, project: Option<&std::path::Path>| pms::memory::lessons::pending::Candidate {
+            kind: "rule".into(),
+            text: text.into(),
+            origin: pms::memory::lessons::signals::Origin::User,
+            session_id: Some("s1".into()),
+            project: project.map(|p| p.to_string_lossy().into_owned()),
+            ..Default::default()
+        };
+    let staged = pms::memory::lessons::pending::stage(
+        &ws,
+        vec![
+            cand("never run the database migrations before the tests", None),
+            cand(
+                "Always run the database migrations before the tests, please.",
+                None,
+            ),
+            cand(
+                "No, that's wrong: always use pnpm, never npm, in this repo",
+                Some(&repo),
+            ),
+        ],
+        &known,
+    )
+    .unwrap();
+    assert_eq!(
+        staged.len(),
+        2,
+        "the restatement is dropped, the reversal kept: {staged:?}"
+    );
+    assert_eq!(staged[0].replaces.as_deref(), Some(old.as_str()));
+    assert_eq!(staged[1].project.as_deref(), Some(repo.to_str().unwrap()));
+    assert!(
+        staged[1]
+            .guard
+            .as_deref()
+            .is_some_and(|g| g.contains("npm")),
+        "{:?}",
+        staged[1].guard
+    );
+    let listed = stdout(&home.ok(&["lessons"]));
+    assert!(listed.contains(&format!("replaces {old}")), "{listed}");
+    assert!(listed.contains("proposed guard"), "{listed}");
+
+    home.ok(&["lessons", "accept", &staged[0].id]);
+    let now = rules(&home);
+    assert_eq!(now.len(), 1, "{now:?}");
+    assert!(
+        now[0]["text"]
+            .as_str()
+            .unwrap()
+            .to_lowercase()
+            .starts_with("never run"),
+        "{now:?}"
+    );
+    let archive = std::fs::read_to_string(home.workspace().join("_me/lessons.md")).unwrap();
+    assert!(
+        archive.contains(&format!("replaced by {}", now[0]["id"].as_str().unwrap())),
+        "{archive}"
+    );
+
+    // accepted without --guard: scoped, but no guard added unasked
+    home.ok(&["lessons", "accept", &staged[1].id]);
+    let pnpm = rules(&home)
+        .into_iter()
+        .find(|r| r["text"].as_str().unwrap().contains("pnpm"))
+        .unwrap();
+    assert_eq!(pnpm["project"], repo.to_str().unwrap());
+    assert!(pnpm["guard"].is_null());
+
+    // different subjects sharing three words stay two rules
+    home.ok(&[
+        "lessons",
+        "add",
+        "Never deploy the search service on Fridays.",
+    ]);
+    let out = home.ok(&[
+        "lessons",
+        "add",
+        "Never deploy the billing service on Fridays.",
+    ]);
+    assert!(stdout(&out).starts_with("Added"), "{}", stdout(&out));
+    // `pms lessons add` of a reversal replaces at once
+    let out = home.ok(&[
+        "lessons",
+        "add",
+        "Always deploy the search service on Fridays.",
+    ]);
+    assert!(stdout(&out).contains("reverses"), "{}", stdout(&out));
+    let texts: Vec<String> = rules(&home)
+        .iter()
+        .map(|r| r["text"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        !texts
+            .iter()
+            .any(|t| t == "Never deploy the search service on Fridays."),
+        "{texts:?}"
+    );
+}

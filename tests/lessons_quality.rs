@@ -118,11 +118,12 @@ fn score(
         .iter()
         .filter(|p| half.is_none_or(|h| tuning_half(&p.text) == h))
     {
-        let got: BTreeSet<String> = index_file::select(index, &p.text, how)
-            .into_iter()
-            .filter(|m| how.hint_floor < how.floor || m.strength == Strength::Applies)
-            .map(|m| ids[&m.id].clone())
-            .collect();
+        let got: BTreeSet<String> =
+            index_file::select(index, &p.text, how, index_file::Place::Anywhere)
+                .into_iter()
+                .filter(|m| how.hint_floor < how.floor || m.strength == Strength::Applies)
+                .map(|m| ids[&m.id].clone())
+                .collect();
         let want: BTreeSet<String> = p.expect.iter().cloned().collect();
         expected += want.len();
         found += got.intersection(&want).count();

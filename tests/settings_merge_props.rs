@@ -8,8 +8,8 @@
 use std::path::Path;
 
 use pms::platform::agents::claude::settings::{
-    CreatedContainers, is_pms_handler, merge_hooks, merge_hooks_into, pms_handlers, remove_hooks,
-    remove_hooks_from,
+    CreatedContainers, HOOK_EVENTS, is_pms_handler, merge_hooks, merge_hooks_into, pms_handlers,
+    remove_hooks, remove_hooks_from,
 };
 use pms::platform::agents::json_file::JsonFile;
 use proptest::prelude::*;
@@ -245,7 +245,7 @@ proptest! {
         let mut d = doc.clone();
         let report = merge_hooks(&mut d, Path::new("s.json"), &ours()).unwrap();
         let removed = remove_hooks(&mut d, Some(&report.created));
-        prop_assert_eq!(removed.removed, 5);
+        prop_assert_eq!(removed.removed, HOOK_EVENTS.len());
         prop_assert_eq!(serde_json::to_string(&d).unwrap(), serde_json::to_string(&doc).unwrap());
     }
 
@@ -274,9 +274,9 @@ proptest! {
         merge_hooks(&mut d, Path::new("s.json"), &ours()).unwrap();
         let moved = pms_handlers(Path::new("/new/place/pms"), Path::new("/home/u/pms"));
         let report = merge_hooks(&mut d, Path::new("s.json"), &moved).unwrap();
-        prop_assert_eq!(report.replaced.len(), 5);
+        prop_assert_eq!(report.replaced.len(), HOOK_EVENTS.len());
         let text = serde_json::to_string(&d).unwrap();
         prop_assert!(!text.contains("/opt/pms/bin/pms"));
-        prop_assert_eq!(text.matches("/new/place/pms").count(), 5);
+        prop_assert_eq!(text.matches("/new/place/pms").count(), HOOK_EVENTS.len());
     }
 }

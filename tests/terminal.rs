@@ -61,7 +61,7 @@ fn status_and_verify_are_coloured_on_a_terminal_only() {
 
     let status = on_terminal(&home, &["status"], &[]);
     assert!(
-        coloured(&status, "5/5"),
+        coloured(&status, "8/8"),
         "hooks not coloured on a terminal:\n{}",
         String::from_utf8_lossy(&status)
     );
@@ -82,7 +82,7 @@ fn status_and_verify_are_coloured_on_a_terminal_only() {
     );
     let status_failing = on_terminal(&home, &["status"], &[]);
     assert!(
-        coloured(&status_failing, "0/5"),
+        coloured(&status_failing, "0/8"),
         "{}",
         String::from_utf8_lossy(&status_failing)
     );
@@ -237,7 +237,7 @@ fn uninstall_asks_keeps_few_backups_and_leaves_the_workspace_findable() {
     p.send("y").unwrap();
     p.flush().unwrap();
     let said = p.exp_eof().unwrap();
-    assert!(said.contains("Removed 5 pms hook(s)"), "{said}");
+    assert!(said.contains("Removed 8 pms hook(s)"), "{said}");
     assert_eq!(
         user_files(&home),
         original,
@@ -258,7 +258,7 @@ fn uninstall_asks_keeps_few_backups_and_leaves_the_workspace_findable() {
     let mut p = pty(&home, 100, &["uninstall", "--yes"], &[]);
     let said = p.exp_eof().unwrap();
     assert!(!said.contains("Remove pms's hooks"), "{said}");
-    assert!(said.contains("Removed 5 pms hook(s)"), "{said}");
+    assert!(said.contains("Removed 8 pms hook(s)"), "{said}");
 
     // many runs leave at most the first and the newest three copies of
     // each file, and the first is the file before pms ever changed it

@@ -5,6 +5,7 @@
 
 mod support;
 
+mod action_lessons;
 mod agents;
 mod architecture;
 mod cli_conventions;

@@ -714,3 +714,84 @@ fn an_opener_that_hangs_is_stopped_after_its_grace() {
     assert_eq!(ui.get("/").status, 200, "the server goes on");
     assert!(ui.interrupt().success());
 }
+
+/// Issue 22: the page shows each lesson's guard and scope, sets a guard
+/// (refusing a bad one with the reason), and its command box says which
+/// guard and lessons a command would meet, as the hook does.
+#[test]
+fn the_page_shows_guards_and_scopes_and_tests_a_command() {
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+    let repo = home.path("code/web");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    home.ok(&[
+        "lessons",
+        "add",
+        "Always use pnpm, never npm, in this repo.",
+        "--project",
+        repo.to_str().unwrap(),
+    ]);
+    home.ok(&["lessons", "add", "Never force-push to main."]);
+    let force = lessons_json(&home)["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["text"].as_str().unwrap().contains("force-push"))
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let ui = UiServer::start(&home, &[]);
+    let page = ui.get("/lessons").body;
+    assert!(
+        page.contains("only in ") && page.contains("scope: everywhere"),
+        "{page}"
+    );
+    let bad = ui.post(
+        "/lessons/edit",
+        &[
+            ("id", &force),
+            ("guard", "git push (--force"),
+            ("guard_mode", "deny"),
+        ],
+    );
+    let to = bad.header("Location").unwrap().to_string();
+    assert!(
+        to.contains("failed=1") && to.contains("regular%20expression"),
+        "{to}"
+    );
+    assert!(
+        lessons_json(&home)["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["guard"].is_null())
+    );
+    ui.post(
+        "/lessons/edit",
+        &[
+            ("id", &force),
+            ("guard", r"git\s+push\b.*--force"),
+            ("guard_mode", "deny"),
+        ],
+    );
+    let page = ui.get("/lessons").body;
+    assert!(
+        page.contains("guard (deny before a matching tool call)"),
+        "{page}"
+    );
+    let tested = ui
+        .get(&format!(
+            "/lessons?call={}",
+            crate::support::ui::pct("git push --force origin main")
+        ))
+        .body;
+    assert!(
+        tested.contains("Denied") && tested.contains(&force),
+        "{tested}"
+    );
+    let cli = stdout(&home.ok(&["lessons", "test", "git push --force origin main"]));
+    assert!(cli.contains("Denied") && cli.contains(&force), "{cli}");
+    let benign = ui.get("/lessons?call=git+status").body;
+    assert!(benign.contains("No guard matches"), "{benign}");
+}

@@ -208,12 +208,15 @@ fn doctor_and_status_describe_the_install() {
     }
     let out = home.ok(&["status", "--json"]);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["hooks"], 5);
+    assert_eq!(
+        v["hooks"],
+        pms::platform::agents::claude::settings::HOOK_EVENTS.len()
+    );
     assert_eq!(v["mcp_registered"], true);
     assert!(v["index"]["chunks"].as_i64().unwrap() > 0);
     assert_eq!(v["lessons"]["pending"], 0);
     let out = home.ok(&["status"]);
-    assert!(stdout(&out).contains("Hooks      5/5"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("Hooks      8/8"), "{}", stdout(&out));
 }
 
 /// Hash of every file under `root` except the ones pms may rewrite.

@@ -10,7 +10,8 @@ const PMS = "__PMS_BINARY__";
 const WORKSPACE = "__PMS_WORKSPACE__";
 const DETACHED = 0;
 
-// OpenClaw hook -> [pms hook event, how long pms may take (ms)], written
+// OpenClaw hook -> [pms hook event, how long pms may take (ms), the tools a
+// tool hook is for (empty: not a tool hook)], written
 // by pms from the same table as Claude Code's hooks (src/platform/agents/openclaw/mod.rs).
 // session_end is DETACHED: shutdown gives every session_end handler
 // together 2 s, and a busy machine can take longer to write a summary, so
@@ -93,8 +94,13 @@ export default {
   name: "pms",
   description: "Personal memory: who you are, lessons, learnings, session summaries and search, from pms.",
   register(api) {
-    for (const [hook, [event, timeoutMs]] of Object.entries(HOOKS)) {
-      api.on(hook, (ev, ctx) => runPms(event, { hook, event: ev, ctx: pick(ctx) }, timeoutMs));
+    for (const [hook, [event, timeoutMs, tools]] of Object.entries(HOOKS)) {
+      const handler = (ev, ctx) => runPms(event, { hook, event: ev, ctx: pick(ctx) }, timeoutMs);
+      // a tool hook runs pms only for the tools that run a command or write
+      // a file; before_tool_call must never throw (OpenClaw would block the
+      // call): runPms resolves undefined on any failure or after timeoutMs
+      if (tools && tools.length) api.on(hook, handler, { matcher: tools });
+      else api.on(hook, handler);
     }
   },
 };

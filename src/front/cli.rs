@@ -350,6 +350,15 @@ pub enum LessonsAction {
         /// Add it even if a rule in force looks nearly the same
         #[arg(long)]
         force: bool,
+        /// Block the tool calls this rule forbids: a regular expression over the command line (or, for an edit, the file's path), e.g. 'git push .*(--force|-f)\b'
+        #[arg(long, value_name = "REGEX")]
+        guard: Option<String>,
+        /// What the guard does to a call it matches: deny it (the model reads the rule as the reason) or ask the user
+        #[arg(long, value_name = "MODE", value_parser = ["deny", "ask"], requires = "guard")]
+        guard_mode: Option<String>,
+        /// The rule belongs to one project: it applies only in sessions inside PATH (default: the git root of the current folder)
+        #[arg(long, value_name = "PATH", num_args = 0..=1)]
+        project: Option<Option<std::path::PathBuf>>,
     },
     /// Drop a pending learning
     Reject {
@@ -372,6 +381,15 @@ pub enum LessonsAction {
         /// Add it even if a rule in force looks nearly the same
         #[arg(long)]
         force: bool,
+        /// Block the tool calls this rule forbids: a regular expression over the command line (or, for an edit, the file's path), e.g. 'git push .*(--force|-f)\b'
+        #[arg(long, value_name = "REGEX")]
+        guard: Option<String>,
+        /// What the guard does to a call it matches: deny it (the model reads the rule as the reason) or ask the user
+        #[arg(long, value_name = "MODE", value_parser = ["deny", "ask"], requires = "guard")]
+        guard_mode: Option<String>,
+        /// The rule belongs to one project: it applies only in sessions inside PATH (default: the git root of the current folder)
+        #[arg(long, value_name = "PATH", num_args = 0..=1)]
+        project: Option<Option<std::path::PathBuf>>,
     },
     /// Change a rule's wording or its cues
     Edit {
@@ -383,6 +401,33 @@ pub enum LessonsAction {
         /// The new cues, ';'-separated (replacing the old ones; "" removes them)
         #[arg(long, value_name = "CUES")]
         when: Option<String>,
+        /// The new guard, a regular expression over the command line or the edited path ("" removes it)
+        #[arg(long, value_name = "REGEX")]
+        guard: Option<String>,
+        /// What the guard does: deny or ask
+        #[arg(long, value_name = "MODE", value_parser = ["deny", "ask"])]
+        guard_mode: Option<String>,
+        /// Make the rule belong to one project (default: the git root of the current folder)
+        #[arg(long, value_name = "PATH", num_args = 0..=1, conflicts_with = "everywhere")]
+        project: Option<Option<std::path::PathBuf>>,
+        /// Make a project's rule apply everywhere again
+        #[arg(long)]
+        everywhere: bool,
+    },
+    /// Which guard and lessons a tool call would meet: a command line, or with --file a file about to be written
+    Test {
+        /// The command line (or, with --file, the text being written)
+        #[arg(default_value = "")]
+        command: String,
+        /// Test an edit of this file instead of a command
+        #[arg(long, value_name = "PATH")]
+        file: Option<String>,
+        /// The folder the session would work in (default: the current one)
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<std::path::PathBuf>,
+        /// Print as JSON
+        #[arg(long)]
+        json: bool,
     },
     /// Move a rule to another file: a domain's CLAUDE.md, or "me" for _me/lessons.md
     Move {

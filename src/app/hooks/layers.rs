@@ -90,11 +90,17 @@ pub fn lesson_index(ws: &Workspace, rules: &[Rule]) -> Section {
         rules.len()
     );
     for r in rules {
-        let scope = if r.scope == "me" {
+        let mut scope = if r.scope == "me" {
             "all work".to_string()
         } else {
             format!("{} work", r.scope)
         };
+        if r.project.is_some() {
+            scope.push_str(", this project");
+        }
+        if r.guard.is_some() {
+            scope.push_str(", enforced before tool calls");
+        }
         body.push_str(&format!(
             "- [{}] {} ({scope}; {})\n",
             r.id,

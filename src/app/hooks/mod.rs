@@ -11,7 +11,9 @@
 
 pub mod budget;
 pub mod layers;
+pub mod post_tool_use;
 pub mod pre_compact;
+pub mod pre_tool_use;
 pub mod session_end;
 pub mod session_start;
 pub mod stop;
@@ -88,7 +90,7 @@ pub fn handle(
 ) -> Result<Option<Value>> {
     let Some(event) = Event::parse(event) else {
         return Err(anyhow!(
-            "unknown hook event {event:?} (expected session-start, user-prompt, stop, pre-compact or session-end)"
+            "unknown hook event {event:?} (expected session-start, user-prompt, stop, pre-compact, session-end, pre-tool-use or post-tool-use)"
         ));
     };
     budget::set_length_unit(agent.length_unit());
@@ -112,6 +114,8 @@ pub fn handle(
         Event::Stop => stop::run(&ctx, &input)?,
         Event::PreCompact => pre_compact::run(&ctx, &input)?,
         Event::SessionEnd => session_end::run(&ctx, &input)?,
+        Event::PreToolUse => pre_tool_use::run(&ctx, &input, agent)?,
+        Event::PostToolUse => post_tool_use::run(&ctx, &input)?,
     };
     Ok(match agent {
         // OpenClaw rebuilds the system prompt every turn: layer 0 rides
@@ -124,6 +128,10 @@ pub fn handle(
                 out.as_ref(),
                 &layer0,
             ))
+        }
+        // before_tool_call takes a block (pre_tool_use made it so).
+        Agent::OpenClaw if event == Event::PreToolUse => {
+            crate::platform::agents::openclaw::hook::tool_result(out)
         }
         // The other OpenClaw hooks observe; a result is ignored.
         Agent::OpenClaw => None,

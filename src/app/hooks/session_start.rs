@@ -29,6 +29,10 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
         }
         st.transcript_path = input.transcript_path.clone().or(st.transcript_path.take());
         st.cwd = input.cwd.clone().or(st.cwd.take());
+        if input.source.as_deref() == Some("compact") {
+            // the lessons shown before actions left the context with it
+            st.action_lessons.clear();
+        }
         st.clone()
     });
     let st = match st {
@@ -59,7 +63,11 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
 /// for it on every prompt (it goes into the system prompt, which OpenClaw
 /// rebuilds each turn).
 pub fn layer0(ctx: &Context, source: &str, st: &SessionState) -> String {
-    let rules = lessons::all_rules(&ctx.ws);
+    let cwd = st.cwd.as_deref().map(std::path::Path::new);
+    let rules: Vec<_> = lessons::all_rules(&ctx.ws)
+        .into_iter()
+        .filter(|r| r.applies_in(cwd))
+        .collect();
     let waiting = match pending::load(&ctx.ws) {
         Ok(p) => p.items,
         Err(e) => {

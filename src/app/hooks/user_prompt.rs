@@ -25,7 +25,7 @@ use serde_json::Value;
 use super::budget::{self, Section};
 use super::{Event, layers};
 use crate::memory::lessons;
-use crate::memory::lessons::index_file::{Matched, Selection, Strength};
+use crate::memory::lessons::index_file::{Matched, Place, Selection, Strength};
 use crate::memory::sessions::state::{SessionState, extend_unique, prompt_rules};
 use crate::platform::agents::hook_io::{self, HookInput};
 use crate::platform::workspace::context::Context;
@@ -54,7 +54,8 @@ in one plain sentence so it can be staged for the user's confirmation.",
     }
 
     let how = Selection::from_config(&ctx.cfg.hooks);
-    match lessons::index_file::matching(&ctx.ws, &prompt, how) {
+    let place = Place::of(input.cwd.as_deref());
+    match lessons::index_file::matching(&ctx.ws, &prompt, how, place) {
         Ok(found) if !found.is_empty() => {
             sections.push(Section::new("Lessons that apply", lessons_body(&found)));
         }

@@ -57,7 +57,10 @@ pub(crate) fn codex_checks(env: &HostEnv, ws: &Workspace, binary: &Path) -> Vec<
     out.push(if problems.is_empty() {
         Check::ok(
             "codex.hooks",
-            format!("all five hooks in {shown}, running this binary on this workspace"),
+            format!(
+                "all {} hooks in {shown}, running this binary on this workspace",
+                ch::CODEX_EVENTS.len()
+            ),
         )
     } else {
         Check::fail(
@@ -191,7 +194,10 @@ pub(crate) fn hooks(env: &HostEnv, ws: &Workspace, binary: &Path) -> Vec<Check> 
         .map(|e| e.name)
         .collect();
     out.push(if missing.is_empty() {
-        Check::ok("hooks.present", format!("all five hooks in {shown}"))
+        Check::ok(
+            "hooks.present",
+            format!("all {} hooks in {shown}", HOOK_EVENTS.len()),
+        )
     } else {
         Check::fail(
             "hooks.present",

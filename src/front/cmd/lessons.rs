@@ -12,6 +12,7 @@ use dialoguer::{Input, Select};
 
 use crate::front::cli::{LessonsAction, LessonsArgs};
 use crate::memory::lessons::accept::{self, Acceptance, Accepted, Forget};
+use crate::memory::lessons::guard::{Guard, GuardMode};
 use crate::memory::lessons::pending::{self, PendingItem};
 use crate::memory::lessons::signals::Origin;
 use crate::memory::lessons::store::{self, Change, NewRule, OnDuplicate, Promoted, Target};
@@ -32,15 +33,26 @@ pub fn run(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
             when,
             merge,
             force,
+            guard,
+            guard_mode,
+            project,
         }) => {
+            let project = project_arg(project.as_ref())?;
             let how = Acceptance {
                 text: text.as_deref(),
                 cues: when.as_deref().map(split_cues),
                 target: to.as_deref(),
                 on_duplicate: OnDuplicate::from_flags(*merge, *force),
+                guard: guard_arg(guard.as_deref(), guard_mode.as_deref())?,
+                project: project.as_deref().map(Some),
             };
             match accept::accept(ws, id, &how)? {
-                Accepted::Promoted(r) => println_stripped!("Added {}", shown(&r)),
+                Accepted::Promoted(r) => {
+                    println_stripped!("Added {}", shown(&r));
+                    if let Some(old) = &how_replaced(ws, &r) {
+                        println_stripped!("{old}");
+                    }
+                }
                 Accepted::Merged(r) => println_stripped!("Merged into {}", shown(&r)),
                 Accepted::Duplicate { existing, .. } => {
                     println_stripped!(
@@ -65,15 +77,34 @@ pub fn run(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
             domain,
             merge,
             force,
+            guard,
+            guard_mode,
+            project,
         }) => {
             let target = Target::parse(ws, domain.as_deref())?;
+            let project = project_arg(project.as_ref())?;
             let new = NewRule {
+                guard: guard_arg(guard.as_deref(), guard_mode.as_deref())?,
+                project: project.as_deref(),
                 text,
                 cues: when.as_deref().map(split_cues).unwrap_or_default(),
                 ..NewRule::default()
             };
+            // A rule that says the opposite of one in force replaces it.
+            let reversed = store::reversed_by(ws, text);
             match store::promote(ws, &new, &target, OnDuplicate::from_flags(*merge, *force))? {
-                Promoted::Added(r) => println_stripped!("Added {}", shown(&r)),
+                Promoted::Added(r) => {
+                    println_stripped!("Added {}", shown(&r));
+                    if let Some(old) = reversed {
+                        let old = store::retire_replaced(ws, &old.id, &r.id)?;
+                        println_stripped!(
+                            "It reverses {}, which is retired (archived with a pointer to {}): {}",
+                            old.id,
+                            r.id,
+                            old.text
+                        );
+                    }
+                }
                 Promoted::Merged(r) => println_stripped!("Merged into {}", shown(&r)),
                 Promoted::Duplicate(r) => {
                     println_stripped!(
@@ -87,15 +118,50 @@ pub fn run(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Some(LessonsAction::Edit { id, text, when }) => {
-            if text.is_none() && when.is_none() {
+        Some(LessonsAction::Edit {
+            id,
+            text,
+            when,
+            guard,
+            guard_mode,
+            project,
+            everywhere,
+        }) => {
+            if text.is_none()
+                && when.is_none()
+                && guard.is_none()
+                && guard_mode.is_none()
+                && project.is_none()
+                && !everywhere
+            {
                 bail!(
-                    "nothing to change.\n  Fix: pass --text \"new wording\", --when \"cue; cue\", or both"
+                    "nothing to change.\n  Fix: pass --text \"new wording\", --when \"cue; cue\", --guard REGEX, --project [PATH] or --everywhere"
                 );
             }
+            let guard = match (guard.as_deref(), guard_mode.as_deref()) {
+                (None, None) => None,
+                (Some(""), _) => Some(None),
+                (Some(g), m) => Some(guard_arg(Some(g), m)?),
+                (None, Some(m)) => {
+                    let rule = store::find(ws, id)?;
+                    let Some(g) = rule.guard else {
+                        bail!(
+                            "{id} has no guard to change the mode of.\n  Fix: pass --guard REGEX with --guard-mode {m}"
+                        );
+                    };
+                    Some(guard_arg(Some(&g.pattern), Some(m))?)
+                }
+            };
+            let project = match (project, everywhere) {
+                (_, true) => Some(None),
+                (Some(p), false) => Some(project_arg(Some(p))?),
+                (None, false) => None,
+            };
             let change = Change {
                 text: text.as_deref(),
                 cues: when.as_deref().map(split_cues),
+                guard,
+                project,
             };
             println_stripped!("Changed {}", shown(&store::edit(ws, id, change)?));
             Ok(ExitCode::SUCCESS)
@@ -105,6 +171,18 @@ pub fn run(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
             println_stripped!("Moved {}", shown(&store::move_to(ws, id, &target)?));
             Ok(ExitCode::SUCCESS)
         }
+        Some(LessonsAction::Test {
+            command,
+            file,
+            cwd,
+            json,
+        }) => test_call(
+            ws,
+            command,
+            file.as_deref(),
+            cwd.as_deref(),
+            *json || args.json,
+        ),
         Some(LessonsAction::Retire { id }) => {
             let r = store::retire(ws, id)?;
             println_stripped!(
@@ -117,13 +195,128 @@ pub fn run(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
     }
 }
 
-/// A rule as the commands report it: id, file, text and cues.
+/// A rule as the commands report it: id, file, text, cues, guard, scope.
 fn shown(r: &Rule) -> String {
     let mut s = format!("{} to {}: {}", r.id, r.file, r.text);
     if !r.cues.is_empty() {
         s.push_str(&format!("\n  applies when: {}", r.cues.join("; ")));
     }
+    if let Some(g) = &r.guard {
+        s.push_str(&format!("\n  guard ({}): {}", g.mode.as_str(), g.pattern));
+    }
+    if let Some(p) = &r.project {
+        s.push_str(&format!("\n  project: {p} (only in sessions there)"));
+    }
     s
+}
+
+/// A guard from `--guard` and `--guard-mode`, checked now (never at a tool
+/// call).
+fn guard_arg(pattern: Option<&str>, mode: Option<&str>) -> Result<Option<Guard>> {
+    let Some(pattern) = pattern else {
+        return Ok(None);
+    };
+    let mode = mode.and_then(GuardMode::parse).unwrap_or_default();
+    Ok(Some(Guard::new(pattern, mode)?))
+}
+
+/// The project of `--project [PATH]`: PATH's git root (or PATH itself
+/// when it is in none), or the current folder's when no PATH is given.
+fn project_arg(arg: Option<&Option<std::path::PathBuf>>) -> Result<Option<String>> {
+    let Some(path) = arg else {
+        return Ok(None);
+    };
+    let dir = match path {
+        Some(p) => p.clone(),
+        None => std::env::current_dir()?,
+    };
+    if !dir.is_dir() {
+        bail!(
+            "{}: not a folder.\n  Fix: pass the project's folder to --project, or run the command inside it with --project alone",
+            dir.display()
+        );
+    }
+    Ok(Some(
+        crate::platform::host::project::root_of(&dir)
+            .to_string_lossy()
+            .into_owned(),
+    ))
+}
+
+/// `pms lessons test`: which guard and lessons a tool call would meet in
+/// `cwd`, as the pre-tool-use hook decides.
+fn test_call(
+    ws: &Workspace,
+    command: &str,
+    file: Option<&str>,
+    cwd: Option<&std::path::Path>,
+    json: bool,
+) -> Result<ExitCode> {
+    use crate::memory::lessons::action::Action;
+    use crate::memory::lessons::index_file::{self, Place};
+    let action = match file {
+        Some(path) => Action::Edit {
+            path: path.to_string(),
+            content: command.to_string(),
+        },
+        None if command.trim().is_empty() => bail!(
+            "nothing to test.\n  Fix: give a command line (`pms lessons test \"npm install\"`), or --file PATH for an edit"
+        ),
+        None => Action::Command(command.to_string()),
+    };
+    let here = match cwd {
+        Some(c) => c.to_path_buf(),
+        None => std::env::current_dir()?,
+    };
+    let verdict = index_file::for_action(ws, &action, Place::In(&here))?;
+    if json {
+        let guard = verdict.guard.as_ref().map(|g| {
+            serde_json::json!({"id": g.id, "text": g.text, "file": g.file,
+                               "pattern": g.guard.pattern, "mode": g.guard.mode.as_str()})
+        });
+        let lessons: Vec<_> = verdict
+            .lessons
+            .iter()
+            .map(|m| serde_json::json!({"id": m.id, "text": m.text, "file": m.file}))
+            .collect();
+        println_stripped!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({"guard": guard, "lessons": lessons}))?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    match &verdict.guard {
+        Some(g) => println_stripped!(
+            "{} by {} ({}): {}\n  guard: {}",
+            match g.guard.mode {
+                GuardMode::Deny => "Denied",
+                GuardMode::Ask => "Asked first",
+            },
+            g.id,
+            g.file,
+            g.text,
+            g.guard.pattern
+        ),
+        None => println_stripped!("No guard matches: the call runs."),
+    }
+    if verdict.lessons.is_empty() {
+        println_stripped!("No lesson is shown before it.");
+    } else {
+        println_stripped!("Shown before it (once per session):");
+        for m in &verdict.lessons {
+            println_stripped!("  [{}] {} ({})", m.id, m.text, m.file);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What accepting `r` retired, when it replaced a rule.
+fn how_replaced(ws: &Workspace, r: &Rule) -> Option<String> {
+    let old = store::replaced_by(ws, &r.id)?;
+    Some(format!(
+        "It replaces {}, which is retired (archived with a pointer to {}).",
+        old, r.id
+    ))
 }
 
 fn list(ctx: &Context, json: bool) -> Result<ExitCode> {
@@ -134,7 +327,8 @@ fn list(ctx: &Context, json: bool) -> Result<ExitCode> {
     if json {
         let rules: Vec<_> = rules
             .iter()
-            .map(|r| serde_json::json!({"id": r.id, "text": r.text, "when": r.cues, "file": r.file, "scope": r.scope, "date": r.date, "source": r.source_ref}))
+            .map(|r| serde_json::json!({"id": r.id, "text": r.text, "when": r.cues, "file": r.file, "scope": r.scope, "date": r.date, "source": r.source_ref,
+                                       "project": r.project, "guard": r.guard.as_ref().map(|g| serde_json::json!({"pattern": g.pattern, "mode": g.mode.as_str()}))}))
             .collect();
         super::print_json(&serde_json::json!({
             "pending": waiting,
@@ -150,6 +344,17 @@ fn list(ctx: &Context, json: bool) -> Result<ExitCode> {
         for i in &waiting {
             let home = i.domain.as_deref().unwrap_or("me");
             println_stripped!("  {}  [{} → {home}{}] {}", i.id, i.kind, said_by(i), i.text);
+            if let Some(old) = &i.replaces {
+                println_stripped!(
+                    "      replaces {old} (it says the opposite): accepting retires {old}"
+                );
+            }
+            if let Some(p) = &i.project {
+                println_stripped!("      proposed scope: only in {p}");
+            }
+            if let Some(g) = &i.guard {
+                println_stripped!("      proposed guard (added only if you say yes): {g}");
+            }
             if let Some(r) = lessons::near_duplicate(&rules, &i.text) {
                 println_stripped!(
                     "      nearly the same as {} ({}): merge it in `pms lessons review`",
@@ -183,6 +388,15 @@ fn list(ctx: &Context, json: bool) -> Result<ExitCode> {
             println_stripped!("  {}  ({}) {}", r.id, r.file, r.text);
             if !r.cues.is_empty() {
                 println_stripped!("      applies when: {}", r.cues.join("; "));
+            }
+            println_stripped!(
+                "      scope: {}",
+                r.project
+                    .as_deref()
+                    .map_or_else(|| "everywhere".to_string(), |p| format!("only in {p}"))
+            );
+            if let Some(g) = &r.guard {
+                println_stripped!("      guard ({}): {}", g.mode.as_str(), g.pattern);
             }
         }
     }
@@ -256,6 +470,8 @@ fn review_memory(
     let new = NewRule {
         text: &wording,
         cues: split_cues(&cues),
+        guard: None,
+        project: None,
         source_ref: Some(&uri),
         origin: None,
     };
@@ -307,6 +523,19 @@ fn review_pending(ws: &Workspace, theme: &ColorfulTheme, waiting: &[PendingItem]
         if !item.seen_again.is_empty() {
             println_stripped!("  said again in {} later session(s)", item.seen_again.len());
         }
+        if let Some(old) = item
+            .replaces
+            .as_deref()
+            .and_then(|id| store::find(ws, id).ok())
+        {
+            println_stripped!(
+                "  replaces {} ({}): {}\n  It says the opposite; accepting it retires {}.",
+                old.id,
+                old.file,
+                old.text,
+                old.id
+            );
+        }
         // Read now, not once: an earlier answer may have added or merged a rule.
         let rules = lessons::all_rules(ws);
         let step = match lessons::near_duplicate(&rules, &item.text) {
@@ -352,11 +581,14 @@ fn review_one(ws: &Workspace, theme: &ColorfulTheme, item: &PendingItem) -> Resu
     };
     let cues = ask_cues(theme, item, &wording)?;
     let target = pick_domain(ws, theme, item.domain.as_deref())?;
+    let (guard, project) = ask_guard_and_scope(theme, item)?;
     let how = Acceptance {
         text: Some(&wording),
         cues: Some(cues),
         target: Some(&target),
         on_duplicate: OnDuplicate::Stop,
+        guard,
+        project: Some(project.as_deref()),
     };
     match accept::accept(ws, &item.id, &how)? {
         Accepted::Promoted(r) | Accepted::Merged(r) => {
@@ -420,6 +652,7 @@ fn review_near_duplicate(
         cues: Some(cues),
         target: Some(&target),
         on_duplicate,
+        ..Acceptance::default()
     };
     match accept::accept(ws, &item.id, &how)? {
         Accepted::Merged(r) => println_stripped!("  Merged into {} in {}.", r.id, r.file),
@@ -427,6 +660,45 @@ fn review_near_duplicate(
         Accepted::Duplicate { existing, .. } => merge_or_keep(ws, theme, item, &how, &existing)?,
     }
     Ok(Step::Next)
+}
+
+/// The guard pms proposes for an explicit prohibition, and the project a
+/// learning said it is about: each added only with the user's yes.
+fn ask_guard_and_scope(
+    theme: &ColorfulTheme,
+    item: &PendingItem,
+) -> Result<(Option<Guard>, Option<String>)> {
+    let guard = match &item.guard {
+        Some(pattern) => {
+            let yes = dialoguer::Confirm::with_theme(theme)
+                .with_prompt(format!(
+                    "Block the commands it forbids (guard `{}`): the agent is stopped with this rule as the reason?",
+                    strip(pattern)
+                ))
+                .default(false)
+                .interact()?;
+            if yes {
+                Some(Guard::new(pattern, GuardMode::Deny)?)
+            } else {
+                None
+            }
+        }
+        None => None,
+    };
+    let project = match &item.project {
+        Some(p) => {
+            let yes = dialoguer::Confirm::with_theme(theme)
+                .with_prompt(format!(
+                    "Only in {} (it says \"this repo\"), not in other projects?",
+                    strip(p)
+                ))
+                .default(true)
+                .interact()?;
+            yes.then(|| p.clone())
+        }
+        None => None,
+    };
+    Ok((guard, project))
 }
 
 fn ask_wording(theme: &ColorfulTheme, item: &PendingItem) -> Result<String> {

@@ -90,6 +90,12 @@ pub struct PromoteArgs {
     /// Add it even beside a near-duplicate (the user said they differ).
     #[serde(default)]
     pub allow_duplicate: Option<bool>,
+    /// Only with the user's yes: a regular expression over the command line (or an edited file's path) that blocks the tool calls the rule forbids, e.g. "\\bnpm\\s+(install|i|ci)\\b". lessons_pending shows the one pms proposes.
+    #[serde(default)]
+    pub guard: Option<String>,
+    /// What the guard does: "deny" (default: the call is blocked, the rule is the reason) or "ask" (the user is asked).
+    #[serde(default)]
+    pub guard_mode: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -357,6 +363,7 @@ impl Memory {
 
     fn lessons_promote(&self, a: PromoteArgs) -> Result<CallToolResult, McpError> {
         use crate::memory::lessons::accept::{Acceptance, Accepted, accept};
+        use crate::memory::lessons::guard::{Guard, GuardMode};
         use crate::memory::lessons::store::OnDuplicate;
         let how = Acceptance {
             text: a.text.as_deref(),
@@ -366,6 +373,25 @@ impl Memory {
                 a.merge.unwrap_or(false),
                 a.allow_duplicate.unwrap_or(false),
             ),
+            guard: match a.guard.as_deref().map(str::trim).filter(|g| !g.is_empty()) {
+                None => None,
+                Some(pattern) => {
+                    let mode = match a.guard_mode.as_deref().map(str::trim) {
+                        None | Some("") | Some("deny") => GuardMode::Deny,
+                        Some("ask") => GuardMode::Ask,
+                        Some(other) => {
+                            return fail(format!(
+                                "guard_mode {other:?} is not one of \"deny\" or \"ask\". Nothing changed."
+                            ));
+                        }
+                    };
+                    match Guard::new(pattern, mode) {
+                        Ok(g) => Some(g),
+                        Err(e) => return fail(format!("{e}. Nothing changed.")),
+                    }
+                }
+            },
+            project: None,
         };
         match accept(&self.ctx.ws, a.id.trim(), &how) {
             Ok(Accepted::Promoted(r)) => ok(format!(

@@ -9,6 +9,7 @@ use super::html::{Html, Tab};
 use super::{App, Reply, Req};
 use crate::app::hooks::user_prompt;
 use crate::memory::lessons::accept::{self, Acceptance, Accepted, AdoptError, Forget};
+use crate::memory::lessons::guard::{Guard, GuardMode};
 use crate::memory::lessons::index_file::{self, Selection, Strength};
 use crate::memory::lessons::pending::{self, PendingItem};
 use crate::memory::lessons::store::{self, Change, NewRule, OnDuplicate, Promoted, Target};
@@ -36,6 +37,7 @@ pub fn page(app: &App, req: &Req) -> Reply {
         .n(memories.len())
         .s(" in Claude Code's auto-memory only</p>");
     h.h(&matcher(app, req.query.get("prompt").unwrap_or("")));
+    h.h(&call_matcher(app, req.query.get("call").unwrap_or("")));
 
     h.s("<section id=\"pending\"><h2>Waiting for your yes</h2>");
     if let Some(e) = pending_error {
@@ -80,6 +82,70 @@ pub fn page(app: &App, req: &Req) -> Reply {
 /// "Which lessons would this prompt get?": the per-prompt hook's own
 /// matcher, with the scores. The prompt is matched as typed and shown back
 /// redacted: a token pasted into the box is not put on the page (issue 27).
+/// Which guard and lessons a command the agent might run would meet, as
+/// the pre-tool-use hook decides (`pms lessons test`).
+fn call_matcher(app: &App, call: &str) -> Html {
+    use crate::memory::lessons::action::Action;
+    let mut h = Html::new();
+    h.s("<section id=\"call\"><h2>Which guard and lessons would this command meet?</h2><form method=\"get\" action=\"/lessons#call\"><label for=\"call-input\">A command line the agent might run</label><input type=\"text\" id=\"call-input\" name=\"call\" value=\"")
+        .t(crate::platform::redact::redact(call))
+        .s("\"><div class=\"actions\"><button>Test</button></div></form>");
+    let call = call.trim();
+    if call.is_empty() {
+        h.s("</section>");
+        return h;
+    }
+    let verdict = match index_file::for_action(
+        &app.ctx.ws,
+        &Action::Command(call.to_string()),
+        index_file::Place::Anywhere,
+    ) {
+        Ok(v) => v,
+        Err(e) => {
+            h.s("<p class=\"notice err\">")
+                .t(e.to_string())
+                .s("</p></section>");
+            return h;
+        }
+    };
+    match &verdict.guard {
+        Some(g) => h
+            .s("<p class=\"notice err\">")
+            .t(if g.guard.mode == GuardMode::Ask {
+                "Asked first"
+            } else {
+                "Denied"
+            })
+            .s(" by <a href=\"#")
+            .t(&g.id)
+            .s("\">")
+            .t(&g.id)
+            .s("</a>: ")
+            .t(&g.text)
+            .s(" (guard <code>")
+            .t(&g.guard.pattern)
+            .s("</code>)</p>"),
+        None => h.s("<p>No guard matches: the call runs.</p>"),
+    };
+    if verdict.lessons.is_empty() {
+        h.s("<p>No lesson is shown before it.</p>");
+    } else {
+        h.s("<p>Shown before it (once per session):</p><ul>");
+        for m in &verdict.lessons {
+            h.s("<li><a href=\"#")
+                .t(&m.id)
+                .s("\">")
+                .t(&m.id)
+                .s("</a> ")
+                .t(&m.text)
+                .s("</li>");
+        }
+        h.s("</ul>");
+    }
+    h.s("</section>");
+    h
+}
+
 fn matcher(app: &App, prompt: &str) -> Html {
     let cfg = &app.ctx.cfg.hooks;
     let mut h = Html::new();
@@ -104,7 +170,7 @@ fn matcher(app: &App, prompt: &str) -> Html {
     }
     let how = Selection::from_config(cfg);
     let ws = &app.ctx.ws;
-    let chosen = match index_file::matching(ws, prompt, how) {
+    let chosen = match index_file::matching(ws, prompt, how, index_file::Place::Anywhere) {
         Ok(c) => c,
         Err(e) => {
             h.s("<p class=\"notice err\">")
@@ -116,7 +182,12 @@ fn matcher(app: &App, prompt: &str) -> Html {
     // The same matcher without the floor and the limit, for the near misses
     // (rules under 0.4 × the best score are left out by the matcher itself).
     let index = std::fs::read_to_string(ws.lessons_index_path()).unwrap_or_default();
-    let all = index_file::select(&index, prompt, Selection::sure(0.0, SCOREBOARD));
+    let all = index_file::select(
+        &index,
+        prompt,
+        Selection::sure(0.0, SCOREBOARD),
+        index_file::Place::Anywhere,
+    );
     if all.is_empty() {
         h.s("<p>No lesson shares a key term with this prompt.</p></section>");
         return h;
@@ -206,6 +277,14 @@ fn pending_card(app: &App, item: &PendingItem) -> Html {
         .s("</p><p class=\"meta\">staged ")
         .t(item.created.get(..10).unwrap_or(&item.created));
     source_link(&mut h, item.transcript_ref.as_deref());
+    if let Some(old) = &item.replaces {
+        h.s(" · replaces ")
+            .t(old)
+            .s(" (it says the opposite; accepting retires it)");
+    }
+    if let Some(p) = &item.project {
+        h.s(" · only in ").t(p);
+    }
     h.s("</p><form method=\"post\" action=\"/lessons/accept\">")
         .h(&app.csrf_field())
         .s("<input type=\"hidden\" name=\"id\" value=\"")
@@ -218,7 +297,15 @@ fn pending_card(app: &App, item: &PendingItem) -> Html {
         .h(&target_select(app, "to", item.domain.as_deref().unwrap_or("me")))
         .s("</div><div><label>If a rule says nearly the same</label>")
         .h(&duplicate_select())
-        .s("</div></div><div class=\"actions\"><button>Accept</button><button class=\"danger\" formaction=\"/lessons/reject\" data-confirm=\"Drop this learning?\">Reject</button></div></form></article>");
+        .s("</div></div>");
+    if let Some(g) = &item.guard {
+        h.s("<div class=\"checks\"><label><input type=\"checkbox\" name=\"guard\" value=\"")
+            .t(g)
+            .s("\"> and block the tool calls it forbids: guard <code>")
+            .t(g)
+            .s("</code> (the agent is stopped with this rule as the reason)</label></div>");
+    }
+    h.s("<div class=\"actions\"><button>Accept</button><button class=\"danger\" formaction=\"/lessons/reject\" data-confirm=\"Drop this learning?\">Reject</button></div></form></article>");
     h
 }
 
@@ -261,6 +348,19 @@ fn rule_card(app: &App, r: &Rule) -> Html {
         }
         h.s("</ul>");
     }
+    if let Some(g) = &r.guard {
+        h.s("<p class=\"meta\">guard (")
+            .t(g.mode.as_str())
+            .s(" before a matching tool call): <code>")
+            .t(&g.pattern)
+            .s("</code></p>");
+    }
+    h.s("<p class=\"meta\">scope: ");
+    match &r.project {
+        Some(p) => h.s("only in ").t(p),
+        None => h.s("everywhere"),
+    };
+    h.s("</p>");
     h.s("<p class=\"meta\"><a href=\"")
         .t(form::link(
             "/view",
@@ -288,7 +388,13 @@ fn rule_card(app: &App, r: &Rule) -> Html {
         .t(&r.text)
         .s("</textarea><label>Applies when (<code>;</code> between cues; empty removes them)</label><input type=\"text\" name=\"cues\" value=\"")
         .t(r.cues.join("; "))
-        .s("\"><div class=\"actions\"><button>Save</button></div></form><form method=\"post\" action=\"/lessons/move\">")
+        .s("\"><div class=\"row\"><div><label>Guard: a regular expression over the command line or the edited path that blocks the call (empty: none)</label><input type=\"text\" name=\"guard\" value=\"")
+        .t(r.guard.as_ref().map_or("", |g| g.pattern.as_str()))
+        .s("\"></div><div class=\"narrow\"><label>It</label><select name=\"guard_mode\"><option value=\"deny\"")
+        .s(if r.guard.as_ref().is_some_and(|g| g.mode == GuardMode::Ask) { "" } else { " selected" })
+        .s(">denies</option><option value=\"ask\"")
+        .s(if r.guard.as_ref().is_some_and(|g| g.mode == GuardMode::Ask) { " selected" } else { "" })
+        .s(">asks</option></select></div></div><div class=\"actions\"><button>Save</button></div></form><form method=\"post\" action=\"/lessons/move\">")
         .h(&app.csrf_field())
         .s("<input type=\"hidden\" name=\"id\" value=\"")
         .t(&r.id)
@@ -331,11 +437,17 @@ fn shown(r: &Rule) -> String {
 pub fn accept(app: &App, req: &Req) -> Reply {
     let f = &req.form;
     let id = f.given("id").unwrap_or("");
+    let guard = match guard_field(f) {
+        Ok(g) => g.flatten(),
+        Err(e) => return done(&e, true, id),
+    };
     let how = Acceptance {
         text: f.given("text"),
         cues: f.get("cues").map(split_cues),
         target: f.given("to"),
         on_duplicate: on_duplicate(f),
+        guard,
+        project: None,
     };
     match accept::accept(&app.ctx.ws, id, &how) {
         Ok(Accepted::Promoted(r)) => done(&format!("Added {}", shown(&r)), false, &r.id),
@@ -350,6 +462,24 @@ pub fn accept(app: &App, req: &Req) -> Reply {
         ),
         Err(e) => done(&e.to_string(), true, "pending"),
     }
+}
+
+/// The form's guard: absent (None), cleared (`Some(None)`), or a pattern
+/// checked now (with its mode, `guard_mode`: deny or ask).
+fn guard_field(f: &Form) -> Result<Option<Option<Guard>>, String> {
+    let Some(pattern) = f.get("guard") else {
+        return Ok(None);
+    };
+    if pattern.trim().is_empty() {
+        return Ok(Some(None));
+    }
+    let mode = f
+        .given("guard_mode")
+        .and_then(GuardMode::parse)
+        .unwrap_or_default();
+    Guard::new(pattern, mode)
+        .map(|g| Some(Some(g)))
+        .map_err(|e| e.to_string())
 }
 
 pub fn reject(app: &App, req: &Req) -> Reply {
@@ -367,9 +497,15 @@ pub fn reject(app: &App, req: &Req) -> Reply {
 pub fn edit(app: &App, req: &Req) -> Reply {
     let f = &req.form;
     let id = f.given("id").unwrap_or("");
+    let guard = match guard_field(f) {
+        Ok(g) => g,
+        Err(e) => return done(&e, true, id),
+    };
     let change = Change {
         text: f.given("text"),
         cues: f.get("cues").map(split_cues),
+        guard,
+        project: None,
     };
     match store::edit(&app.ctx.ws, id, change) {
         Ok(r) => done(&format!("Changed {}", shown(&r)), false, &r.id),
@@ -426,6 +562,8 @@ pub fn memory_accept(app: &App, req: &Req) -> Reply {
     let ws = &app.ctx.ws;
     let summary = m.summary();
     let new = NewRule {
+        guard: None,
+        project: None,
         text: f.given("text").unwrap_or(&summary),
         cues: f.get("cues").map(split_cues).unwrap_or_default(),
         source_ref: Some(uri),

@@ -64,6 +64,11 @@ pub struct Acceptance<'a> {
     /// A domain id or "me" (default: the learning's suggested domain, else me).
     pub target: Option<&'a str>,
     pub on_duplicate: OnDuplicate,
+    /// A guard the user said yes to (never added unasked).
+    pub guard: Option<super::guard::Guard>,
+    /// The project it belongs to: None for the one the learning proposed
+    /// (if any), `Some(None)` for everywhere.
+    pub project: Option<Option<&'a str>>,
 }
 
 impl Default for Acceptance<'_> {
@@ -73,6 +78,8 @@ impl Default for Acceptance<'_> {
             cues: None,
             target: None,
             on_duplicate: OnDuplicate::Stop,
+            guard: None,
+            project: None,
         }
     }
 }
@@ -92,13 +99,25 @@ pub fn accept(ws: &Workspace, id: &str, how: &Acceptance) -> Result<Accepted, Ac
     };
     let target = Target::parse(ws, how.target.or(item.domain.as_deref()))?;
     let new = NewRule {
+        guard: how.guard.clone(),
+        project: how.project.unwrap_or(item.project.as_deref()),
         text: &wording,
         cues: how.cues.clone().unwrap_or_else(|| item.cues.clone()),
         source_ref: item.transcript_ref.as_deref(),
         origin: Some(&item.id),
     };
     let outcome = match store::promote(ws, &new, &target, how.on_duplicate)? {
-        Promoted::Added(rule) => Accepted::Promoted(rule),
+        Promoted::Added(rule) => {
+            // a reversal retires the rule it reverses (written first: an
+            // interruption leaves both in force, and accepting again, which
+            // finds the new one by its origin, finishes)
+            if let Some(old) = &item.replaces
+                && store::find(ws, old).is_ok()
+            {
+                store::retire_replaced(ws, old, &rule.id)?;
+            }
+            Accepted::Promoted(rule)
+        }
         Promoted::Merged(rule) => Accepted::Merged(rule),
         Promoted::Duplicate(existing) => {
             return Ok(Accepted::Duplicate {
@@ -227,9 +246,7 @@ mod tests {
         };
         let rule = |text| NewRule {
             text,
-            cues: vec![],
-            source_ref: None,
-            origin: None,
+            ..NewRule::default()
         };
         let text = "Run the staging migrations inside a transaction every time";
         let first = memory("first");

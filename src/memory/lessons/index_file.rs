@@ -2,10 +2,17 @@
 //! reads, its writer and its reader (the matcher).
 //!
 //! ```text
-//! pms-lessons 5<TAB><file>:<size>:<mtime ns><TAB>...     one stamp per rule file
+//! pms-lessons 6<TAB><file>:<size>:<mtime ns><TAB>...     one stamp per rule file
 //! weights<TAB><term>=<weight> <term>=<weight> ...       every rule term, sorted
-//! <id><TAB><file><TAB><text terms><TAB><cue terms>|<cue terms>...<TAB><weight of the text> <weight of each cue>...<TAB><text>
+//! <id><TAB><file><TAB><text terms><TAB><cue terms>|<cue terms>...<TAB><weight of the text> <weight of each cue>...
+//!     <TAB><project><TAB><guard><TAB><triggers><TAB><prescribed><TAB><text>
 //! ```
+//!
+//! (one line per rule). `project` is the folder the rule belongs to (empty:
+//! everywhere); `guard` is `deny <pattern>` or `ask <pattern>` (empty: none);
+//! `triggers` and `prescribed` are the rule's [`action::LessonProfile`]
+//! (clauses separated by `|`, a distinctive term marked `*`), what the
+//! pre-tool-use hook matches a tool call against ([`super::action_match`]).
 //!
 //! Terms are analysed once, when the index is written ([`crate::memory::words`]):
 //! space-separated, no repeats. A cue's terms stay together (cues are
@@ -45,6 +52,11 @@
 //! bound of what a model could add) raised recall by 0 to 0.14 at equal
 //! precision across the two sets, and cannot load within the hook's budget.
 
+use std::path::Path;
+
+use super::action::{self, ActionTerms, LessonProfile};
+use super::action_match::{self, Profile};
+use super::guard::{Guard, GuardMode};
 use super::{Rule, all_rules, rule_files};
 use crate::memory::words::{self, Commonness};
 use crate::platform::host::durable;
@@ -53,7 +65,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 // 4: the analysis of cue and text terms changed (one synonym table).
 // 5: the column of whole CJK cues is gone (their bigrams carry them).
-const HEADER: &str = "pms-lessons 5";
+// 6: project, guard and the action profile columns.
+const HEADER: &str = "pms-lessons 6";
 const WEIGHTS: &str = "weights";
 
 /// Rules without any shared term, added to the real count for the inverse
@@ -159,25 +172,35 @@ fn render(ws: &Workspace, rules: &[Rule]) -> String {
             (unique_tokens(&r.text), cues)
         })
         .collect();
+    let profiles: Vec<LessonProfile> = rules.iter().map(|r| LessonProfile::of(&r.text)).collect();
     let weights = weights(&analysed);
     let mut out = format!("{HEADER}\t{}\n{WEIGHTS}\t", stamps(ws));
     let pairs: Vec<String> = weights.iter().map(|(t, w)| format!("{t}={w:.4}")).collect();
     out.push_str(&pairs.join(" "));
     out.push('\n');
     let total = |terms: &[String]| -> f64 { terms.iter().map(|t| weights[t]).sum() };
-    for (r, (text, cues)) in rules.iter().zip(&analysed) {
+    for ((r, (text, cues)), p) in rules.iter().zip(&analysed).zip(&profiles) {
         let totals: Vec<String> = std::iter::once(text)
             .chain(cues)
             .map(|t| format!("{:.4}", total(t)))
             .collect();
         let cues: Vec<String> = cues.iter().map(|c| c.join(" ")).collect();
+        let guard = r
+            .guard
+            .as_ref()
+            .map(|g| format!("{} {}", g.mode.as_str(), clean(&g.pattern)))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "{}\t{}\t{}\t{}\t{}\t{}\n",
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
             clean(&r.id),
             clean(&r.file),
             text.join(" "),
             cues.join("|"),
             totals.join(" "),
+            clean(r.project.as_deref().unwrap_or("")),
+            guard,
+            clean(&p.triggers_column()),
+            p.prescribed.join(" "),
             shown(&r.text)
         ));
     }
@@ -243,7 +266,19 @@ impl Selection {
 /// The lessons that apply to `prompt`, best first. An index that is
 /// missing, from an older version, or older than the rule files is
 /// rebuilt first.
-pub fn matching(ws: &Workspace, prompt: &str, how: Selection) -> std::io::Result<Vec<Matched>> {
+pub fn matching(
+    ws: &Workspace,
+    prompt: &str,
+    how: Selection,
+    place: Place,
+) -> std::io::Result<Vec<Matched>> {
+    Ok(select(&current_index(ws)?, prompt, how, place))
+}
+
+/// The index as it should be now: rebuilt first when it is missing, from
+/// an older version, or older than the rule files (empty when there is no
+/// workspace state yet).
+fn current_index(ws: &Workspace) -> std::io::Result<String> {
     let path = ws.lessons_index_path();
     let index = match std::fs::read_to_string(&path) {
         Ok(t) if is_current(ws, &t) => t,
@@ -252,12 +287,12 @@ pub fn matching(ws: &Workspace, prompt: &str, how: Selection) -> std::io::Result
             if ws.state_dir().is_dir() {
                 rebuild(ws)
             } else {
-                return Ok(Vec::new());
+                String::new()
             }
         }
         Err(e) => return Err(e),
     };
-    Ok(select(&index, prompt, how))
+    Ok(index)
 }
 
 /// What the index file holds, for `pms verify`.
@@ -300,19 +335,30 @@ struct Entry<'a> {
     cues: Vec<Vec<&'a str>>,
     /// Summed weight of the text's terms, then of each cue's.
     totals: Vec<f64>,
+    project: &'a str,
+    guard: &'a str,
+    triggers: &'a str,
+    prescribed: &'a str,
     text: &'a str,
 }
 
 fn parse_entry(line: &str) -> Option<Entry<'_>> {
-    let mut cols = line.splitn(6, '\t');
-    let (id, file, text_terms, cues, totals, text) = (
-        cols.next()?,
-        cols.next()?,
-        cols.next()?,
-        cols.next()?,
-        cols.next()?,
-        cols.next()?,
-    );
+    let cols: Vec<&str> = line.splitn(10, '\t').collect();
+    let [
+        id,
+        file,
+        text_terms,
+        cues,
+        totals,
+        project,
+        guard,
+        triggers,
+        prescribed,
+        text,
+    ] = cols.as_slice()
+    else {
+        return None;
+    };
     fn split(s: &str) -> Vec<&str> {
         s.split(' ').filter(|t| !t.is_empty()).collect()
     }
@@ -329,8 +375,49 @@ fn parse_entry(line: &str) -> Option<Entry<'_>> {
             .into_iter()
             .map(|w| w.parse().ok())
             .collect::<Option<_>>()?,
+        project,
+        guard,
+        triggers,
+        prescribed,
         text,
     })
+}
+
+impl Entry<'_> {
+    /// Whether the rule is in force at `place`.
+    fn applies_at(&self, place: Place) -> bool {
+        match place {
+            Place::Anywhere => true,
+            Place::In(cwd) => self.project.is_empty() || cwd.starts_with(self.project),
+        }
+    }
+
+    fn guard(&self) -> Option<Guard> {
+        let (mode, pattern) = self.guard.split_once(' ')?;
+        Some(Guard {
+            pattern: pattern.to_string(),
+            mode: GuardMode::parse(mode)?,
+        })
+    }
+}
+
+/// Where a session works, for rules that belong to one project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place<'a> {
+    /// Every rule counts (the page's matcher box, a session with no folder).
+    Anywhere,
+    /// Rules of other projects do not count.
+    In(&'a Path),
+}
+
+impl<'a> Place<'a> {
+    /// The place of a session in `cwd`, if known.
+    pub fn of(cwd: Option<&'a str>) -> Place<'a> {
+        match cwd {
+            Some(c) if !c.is_empty() => Place::In(Path::new(c)),
+            _ => Place::Anywhere,
+        }
+    }
 }
 
 /// The rule lines of an index.
@@ -355,7 +442,7 @@ fn term_weights<'a>(index: &'a str, wanted: &HashSet<&str>) -> HashMap<&'a str, 
 }
 
 /// Scores every rule of `index` against `prompt` and chooses.
-pub fn select(index: &str, prompt: &str, how: Selection) -> Vec<Matched> {
+pub fn select(index: &str, prompt: &str, how: Selection, place: Place) -> Vec<Matched> {
     let tokens = words::tokens(prompt);
     if tokens.is_empty() || how.max == 0 {
         return Vec::new();
@@ -368,8 +455,22 @@ pub fn select(index: &str, prompt: &str, how: Selection) -> Vec<Matched> {
     } else {
         1.0
     };
+    // A command the prompt names ("npm install", "terraform apply …") meets
+    // the lessons about it as the command itself would: one decisive word
+    // in a short prompt is enough for those (issue 22: "install the
+    // dependencies with npm install" scored 3.22 against a 3.5 floor).
+    let commands: Vec<ActionTerms> = action::commands_in(prompt)
+        .iter()
+        .map(action::Action::terms)
+        .collect();
     let mut scored: Vec<Matched> = Vec::new();
-    for e in entries(index) {
+    for e in entries(index).filter(|e| e.applies_at(place)) {
+        let about_a_command = !commands.is_empty() && {
+            let profile = Profile::parse(e.triggers, e.prescribed);
+            commands
+                .iter()
+                .any(|c| action_match::applies(&profile, c).is_some())
+        };
         let shared: BTreeSet<&str> = e
             .text_terms
             .iter()
@@ -391,7 +492,11 @@ pub fn select(index: &str, prompt: &str, how: Selection) -> Vec<Matched> {
         for (i, cue) in e.cues.iter().enumerate() {
             best = best.max(evidence(cue, total(i + 1)));
         }
-        let score = (shared.iter().map(|t| w(t)).sum::<f64>() + EVIDENCE_BONUS * best) * question;
+        let mut score =
+            (shared.iter().map(|t| w(t)).sum::<f64>() + EVIDENCE_BONUS * best) * question;
+        if about_a_command {
+            score = score.max(how.floor);
+        }
         let strength = if score >= how.floor {
             Strength::Applies
         } else {
@@ -413,6 +518,71 @@ pub fn select(index: &str, prompt: &str, how: Selection) -> Vec<Matched> {
     scored
 }
 
+/// Most lessons shown before one action: the action is one step, and a
+/// wall of rules before each would be skimmed.
+pub const MAX_ACTION_LESSONS: usize = 2;
+
+/// A guard a tool call meets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GuardHit {
+    pub id: String,
+    pub text: String,
+    pub file: String,
+    pub guard: Guard,
+}
+
+/// What a tool call meets: a guard (denying wins over asking), and the
+/// lessons that apply to it, best first.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ActionVerdict {
+    pub guard: Option<GuardHit>,
+    pub lessons: Vec<Matched>,
+}
+
+/// The guards and lessons a tool call meets at `place`; the index is
+/// rebuilt first when stale.
+pub fn for_action(
+    ws: &Workspace,
+    action: &action::Action,
+    place: Place,
+) -> std::io::Result<ActionVerdict> {
+    Ok(select_action(&current_index(ws)?, action, place))
+}
+
+/// [`for_action`] on an index's text.
+pub fn select_action(index: &str, action: &action::Action, place: Place) -> ActionVerdict {
+    let in_force: Vec<Entry> = entries(index).filter(|e| e.applies_at(place)).collect();
+    let target = action.guard_target();
+    let guard = in_force
+        .iter()
+        .filter_map(|e| Some((e, e.guard()?)))
+        .filter(|(_, g)| g.matches(target))
+        .min_by_key(|(_, g)| g.mode != GuardMode::Deny)
+        .map(|(e, g)| GuardHit {
+            id: e.id.to_string(),
+            text: e.text.to_string(),
+            file: e.file.to_string(),
+            guard: g,
+        });
+    let terms = action.terms();
+    let mut lessons: Vec<Matched> = in_force
+        .iter()
+        .filter_map(|e| {
+            let score = action_match::applies(&Profile::parse(e.triggers, e.prescribed), &terms)?;
+            Some(Matched {
+                id: e.id.to_string(),
+                text: e.text.to_string(),
+                file: e.file.to_string(),
+                score,
+                strength: Strength::Applies,
+            })
+        })
+        .collect();
+    lessons.sort_by(|a, b| b.score.total_cmp(&a.score));
+    lessons.truncate(MAX_ACTION_LESSONS);
+    ActionVerdict { guard, lessons }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -425,6 +595,8 @@ mod tests {
             date: None,
             source_ref: None,
             origin: None,
+            guard: None,
+            project: None,
             scope: "me".into(),
             file: "_me/lessons.md".into(),
             line: 1,
@@ -458,8 +630,12 @@ mod tests {
         ];
         let index = render(&ws, &rules);
         let how = Selection::sure(3.0, 3);
-        let ids =
-            |p: &str| -> Vec<String> { select(&index, p, how).into_iter().map(|m| m.id).collect() };
+        let ids = |p: &str| -> Vec<String> {
+            select(&index, p, how, Place::Anywhere)
+                .into_iter()
+                .map(|m| m.id)
+                .collect()
+        };
         assert_eq!(
             ids("I need to git push --force my changes to main"),
             ["L-1"]
@@ -473,6 +649,14 @@ mod tests {
             ["L-3"]
         );
         assert!(ids("draw a revenue chart for the board deck").is_empty());
-        assert!(select(&index, "git push --force", Selection::sure(3.0, 0)).is_empty());
+        assert!(
+            select(
+                &index,
+                "git push --force",
+                Selection::sure(3.0, 0),
+                Place::Anywhere
+            )
+            .is_empty()
+        );
     }
 }

@@ -21,6 +21,9 @@
 //! them are neutralised ([`one_line`]).
 
 pub mod accept;
+pub mod action;
+pub mod action_match;
+pub mod guard;
 pub mod index_file;
 pub mod pending;
 pub mod signals;
@@ -44,6 +47,11 @@ pub struct Rule {
     pub source_ref: Option<String>,
     /// The pending learning it was accepted from.
     pub origin: Option<String>,
+    /// A pattern that blocks (or asks about) the tool calls it matches.
+    pub guard: Option<guard::Guard>,
+    /// The project (an absolute folder) the rule belongs to: it applies only
+    /// in sessions whose folder is inside it. None: everywhere.
+    pub project: Option<String>,
     /// "me" for `_me/lessons.md`, else the domain id.
     pub scope: String,
     /// Workspace-relative file.
@@ -54,8 +62,58 @@ pub struct Rule {
 
 /// How the cue line of a rule starts (after its indentation).
 const CUES_PREFIX: &str = "- applies when:";
+/// How a rule's guard line starts: `- guard: <pattern>` denies,
+/// `- guard (ask): <pattern>` asks.
+const GUARD_PREFIX: &str = "- guard";
+/// How a rule's project line starts.
+const PROJECT_PREFIX: &str = "- project:";
+
+/// A line under a rule's bullet: its cues, its guard or its project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Detail {
+    Cues(Vec<String>),
+    Guard(guard::Guard),
+    /// A guard line whose pattern does not compile (edited by hand): kept
+    /// as written, matched against nothing, named by `pms verify`.
+    BadGuard(String),
+    Project(String),
+}
+
+/// Parses an indented line under a bullet, or None for any other line.
+pub fn parse_detail(line: &str) -> Option<Detail> {
+    if !line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let rest = line.trim_start();
+    if let Some(cues) = rest.strip_prefix(CUES_PREFIX) {
+        return Some(Detail::Cues(split_cues(cues)));
+    }
+    if let Some(p) = rest.strip_prefix(PROJECT_PREFIX) {
+        let p = p.trim();
+        return (!p.is_empty()).then(|| Detail::Project(p.to_string()));
+    }
+    let g = rest.strip_prefix(GUARD_PREFIX)?;
+    let (mode, pattern) = if let Some(p) = g.strip_prefix(" (ask):") {
+        (guard::GuardMode::Ask, p)
+    } else {
+        (guard::GuardMode::Deny, g.strip_prefix(':')?)
+    };
+    Some(match guard::Guard::new(pattern, mode) {
+        Ok(g) => Detail::Guard(g),
+        Err(_) => Detail::BadGuard(pattern.trim().to_string()),
+    })
+}
 
 impl Rule {
+    /// Whether the rule is in force in a session working in `cwd` (None:
+    /// anywhere, as the page shows it): a project's rule only inside it.
+    pub fn applies_in(&self, cwd: Option<&std::path::Path>) -> bool {
+        match (&self.project, cwd) {
+            (Some(p), Some(cwd)) => cwd.starts_with(p),
+            _ => true,
+        }
+    }
+
     /// A short title for the lesson index: the rule up to its reason.
     pub fn title(&self) -> String {
         let t = self.text.as_str();
@@ -88,6 +146,16 @@ impl Rule {
         };
         if !self.cues.is_empty() {
             out.push_str(&format!("\n  {CUES_PREFIX} {}", self.cues.join("; ")));
+        }
+        if let Some(g) = &self.guard {
+            let mode = match g.mode {
+                guard::GuardMode::Deny => "",
+                guard::GuardMode::Ask => " (ask)",
+            };
+            out.push_str(&format!("\n  {GUARD_PREFIX}{mode}: {}", g.pattern));
+        }
+        if let Some(p) = &self.project {
+            out.push_str(&format!("\n  {PROJECT_PREFIX} {}", one_line(p)));
         }
         match crate::platform::redact::controls::strip(&out) {
             std::borrow::Cow::Borrowed(_) => out,
@@ -144,11 +212,10 @@ fn looks_like_date(s: &str) -> bool {
 
 /// The cues of a cue line (`  - applies when: a; b`), or None for any other line.
 pub fn parse_cues(line: &str) -> Option<Vec<String>> {
-    if !line.starts_with(char::is_whitespace) {
-        return None;
+    match parse_detail(line)? {
+        Detail::Cues(c) => Some(c),
+        _ => None,
     }
-    let rest = line.trim_start().strip_prefix(CUES_PREFIX)?;
-    Some(split_cues(rest))
 }
 
 /// Cues from one string: separated by `;` or new lines, each made one line.
@@ -192,15 +259,23 @@ pub fn rules_in(text: &str, scope: &str, file: &str) -> Vec<Rule> {
                 date: b.date,
                 source_ref: b.source_ref,
                 origin: b.origin,
+                guard: None,
+                project: None,
                 scope: scope.to_string(),
                 file: file.to_string(),
                 line: first_line + i,
             });
         } else if was_after_bullet
-            && let Some(cues) = parse_cues(l)
+            && let Some(detail) = parse_detail(l)
             && let Some(last) = out.last_mut()
         {
-            last.cues = cues;
+            after_bullet = true;
+            match detail {
+                Detail::Cues(cues) => last.cues = cues,
+                Detail::Guard(g) => last.guard = Some(g),
+                Detail::BadGuard(_) => {}
+                Detail::Project(p) => last.project = Some(p),
+            }
         }
     }
     out
@@ -243,10 +318,27 @@ fn read(path: &Path) -> std::io::Result<String> {
 /// What a new learning must not restate: the rules in force, and Claude
 /// Code's auto-memories (when auto-memory is on), whose text already
 /// reaches the model.
-pub fn known_learnings(ctx: &crate::platform::workspace::context::Context) -> Vec<String> {
-    let mut out: Vec<String> = all_rules(&ctx.ws).into_iter().map(|r| r.text).collect();
-    out.extend(auto_memories(ctx).into_iter().map(|m| m.summary()));
+pub fn known_learnings(ctx: &crate::platform::workspace::context::Context) -> Vec<Known> {
+    let mut out: Vec<Known> = all_rules(&ctx.ws)
+        .into_iter()
+        .map(|r| Known {
+            rule: Some(r.id),
+            text: r.text,
+        })
+        .collect();
+    out.extend(auto_memories(ctx).into_iter().map(|m| Known {
+        rule: None,
+        text: m.summary(),
+    }));
     out
+}
+
+/// A learning already kept: a rule in force (its id), or one of Claude
+/// Code's auto-memories.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Known {
+    pub rule: Option<String>,
+    pub text: String,
 }
 
 /// Claude Code's auto-memory files, when auto-memory is on.
@@ -324,11 +416,101 @@ pub fn similarity_of(a: &KeyTerms, b: &KeyTerms) -> f64 {
     }
     let inter = x.intersection(y).count() as f64;
     let small = x.len().min(y.len());
-    if small >= 3 {
+    let sim = if small >= 3 {
         inter / small as f64
     } else {
         inter / x.union(y).count() as f64
+    };
+    // One or two words swapped on each side ("never deploy the search
+    // service on Fridays" and "… the billing service …") name another
+    // subject: the same rule only when nearly all else is shared.
+    let (only_x, only_y) = (x.difference(y).count(), y.difference(x).count());
+    if (1..=2).contains(&only_x) && (1..=2).contains(&only_y) && sim < 0.8 {
+        sim * 0.75
+    } else {
+        sim
     }
+}
+
+/// Whether a rule says what to do or what not to do: its first clause
+/// decides ("Always use pnpm, never npm" and "round totals per invoice,
+/// never per line" prescribe; "Never run the migrations before the tests"
+/// forbids).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Polarity {
+    Do,
+    Dont,
+}
+
+const DONT_MARKERS: &[&str] = &[
+    "never",
+    "don't",
+    "dont",
+    "do not",
+    "must not",
+    "mustn't",
+    "should not",
+    "shouldn't",
+    "stop",
+    "avoid",
+    "no longer",
+    "不要",
+    "别",
+    "禁止",
+    "不能",
+    "不得",
+    "切勿",
+    "不准",
+    "勿",
+];
+const DO_MARKERS: &[&str] = &[
+    "always",
+    "must",
+    "should",
+    "make sure",
+    "remember to",
+    "必须",
+    "总是",
+    "务必",
+    "一定要",
+    "记得",
+];
+
+pub fn polarity(text: &str) -> Polarity {
+    let lower = text.to_lowercase();
+    let first_clause = lower
+        .split([',', ';', ':', '.', '，', '。', '；', '：'])
+        .find(|c| !c.trim().is_empty() && c.trim() != "lesson")
+        .unwrap_or("");
+    let lower = first_clause.to_string();
+    let first = |markers: &[&str]| {
+        markers
+            .iter()
+            .filter_map(|m| {
+                lower.match_indices(m).map(|(i, _)| i).find(|&i| {
+                    if !m.is_ascii() {
+                        return true;
+                    }
+                    let before = lower[..i].chars().next_back();
+                    let after = lower[i + m.len()..].chars().next();
+                    before.is_none_or(|c| !c.is_alphanumeric())
+                        && after.is_none_or(|c| !c.is_alphanumeric())
+                })
+            })
+            .min()
+    };
+    match (first(DONT_MARKERS), first(DO_MARKERS)) {
+        (Some(d), Some(p)) if d < p => Polarity::Dont,
+        (Some(_), None) => Polarity::Dont,
+        _ => Polarity::Do,
+    }
+}
+
+/// Whether `new` reverses `old`: the same subject (nearly the same words)
+/// with the opposite polarity ("Always run the database migrations before
+/// the tests" and "never run the database migrations before the tests").
+pub fn reverses(old: &str, new: &str) -> bool {
+    polarity(old) != polarity(new) && similarity(old, new) >= DUPLICATE_SIMILARITY
 }
 
 /// Near-duplicate threshold for [`similarity`].
@@ -340,6 +522,7 @@ pub const DUPLICATE_SIMILARITY: f64 = 0.6;
 pub fn near_duplicate<'a>(rules: &'a [Rule], text: &str) -> Option<&'a Rule> {
     rules
         .iter()
+        .filter(|r| polarity(&r.text) == polarity(text))
         .map(|r| (similarity(&r.text, text), r))
         .filter(|(s, _)| *s >= DUPLICATE_SIMILARITY)
         .max_by(|a, b| a.0.total_cmp(&b.0))

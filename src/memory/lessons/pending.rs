@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::signals::{Origin, is_rule_kind};
-use super::{DUPLICATE_SIMILARITY, KeyTerms, id_for, similarity_of};
+use super::{DUPLICATE_SIMILARITY, KeyTerms, Known, id_for, polarity, similarity_of};
 use crate::platform::host::durable;
 use crate::platform::host::error::{AtPath, FileError};
 use crate::platform::workspace::Workspace;
@@ -40,6 +40,18 @@ pub struct PendingItem {
     #[serde(default)]
     pub transcript_ref: Option<String>,
     pub created: String,
+    /// The project it was said about ("in this repo"): the session's git
+    /// root, proposed as the rule's scope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+    /// A guard proposed for an explicit prohibition of a command ("never
+    /// npm"), added only with the user's yes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guard: Option<String>,
+    /// The rule in force it reverses (same subject, opposite polarity):
+    /// accepting it retires that rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replaces: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -79,6 +91,9 @@ pub struct Candidate {
     pub domain: Option<String>,
     pub session_id: Option<String>,
     pub transcript_ref: Option<String>,
+    /// The session's project (its git root), for a learning that says it is
+    /// about "this repo".
+    pub project: Option<String>,
 }
 
 impl PendingItem {
@@ -148,18 +163,19 @@ pub fn update<T>(ws: &Workspace, f: impl FnOnce(&mut PendingFile) -> T) -> Resul
 /// Stages `candidates`. One that nearly restates a pending item (or an
 /// earlier candidate) is merged into it ([`PendingItem::seen`]); one that
 /// restates a `known` learning (a rule in force, one of Claude Code's
-/// auto-memories: [`super::known_learnings`]) is dropped. Returns what was
-/// added.
+/// auto-memories: [`super::known_learnings`]) is dropped, unless it says the
+/// opposite of a rule in force ("never" where it says "always"): then it is
+/// staged as that rule's replacement. Returns what was added.
 pub fn stage(
     ws: &Workspace,
     candidates: Vec<Candidate>,
-    known: &[String],
+    known: &[Known],
 ) -> Result<Vec<PendingItem>, PendingError> {
     if candidates.is_empty() {
         return Ok(Vec::new());
     }
     let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    let known: Vec<KeyTerms> = known.iter().map(|k| KeyTerms::of(k)).collect();
+    let known_terms: Vec<KeyTerms> = known.iter().map(|k| KeyTerms::of(&k.text)).collect();
     update(ws, |file| {
         let mut added = Vec::new();
         let mut item_terms: Vec<KeyTerms> =
@@ -167,8 +183,14 @@ pub fn stage(
         for c in candidates {
             let mine = KeyTerms::of(&c.text);
             let near = |other: &KeyTerms| similarity_of(other, &mine) >= DUPLICATE_SIMILARITY;
-            if known.iter().any(near) {
-                continue;
+            let mut replaces = None;
+            if let Some(k) = known_terms.iter().position(near) {
+                match &known[k].rule {
+                    Some(id) if polarity(&known[k].text) != polarity(&c.text) => {
+                        replaces = Some(id.clone());
+                    }
+                    _ => continue,
+                }
             }
             if let Some(i) = item_terms.iter().position(near) {
                 file.items[i].seen(&c);
@@ -176,6 +198,8 @@ pub fn stage(
                 continue;
             }
             let text = redacted(&c.text);
+            let project = c.project.filter(|_| says_this_project(&text));
+            let guard = super::guard::propose(&text);
             let item = PendingItem {
                 id: id_for("P", &text),
                 kind: c.kind,
@@ -188,6 +212,9 @@ pub fn stage(
                 session_id: c.session_id,
                 transcript_ref: c.transcript_ref,
                 created: now.clone(),
+                project,
+                guard,
+                replaces,
             };
             item_terms.push(KeyTerms::of(&item.text));
             file.items.push(item.clone());
@@ -195,6 +222,33 @@ pub fn stage(
         }
         added
     })
+}
+
+/// Whether a learning says it holds for the project it was said in ("in
+/// this repo", "for this codebase", "在这个项目里").
+pub fn says_this_project(text: &str) -> bool {
+    const SAYS: &[&str] = &[
+        "this repo",
+        "this repository",
+        "this project",
+        "this codebase",
+        "this code base",
+        "our repo",
+        "this monorepo",
+        "here in this",
+        "这个仓库",
+        "本仓库",
+        "此仓库",
+        "这个项目",
+        "本项目",
+        "此项目",
+        "这个代码库",
+        "本代码库",
+        "这个 repo",
+        "这个repo",
+    ];
+    let lower = text.to_lowercase();
+    SAYS.iter().any(|s| lower.contains(s))
 }
 
 /// Removes and returns the pending item `id`.
@@ -233,7 +287,10 @@ mod tests {
                 cand("Use UTC timestamps in every log line, always"),
                 cand("Pin the Terraform provider version"),
             ],
-            &[rule],
+            &[Known {
+                rule: None,
+                text: rule,
+            }],
         )
         .unwrap();
         assert_eq!(added.len(), 2, "{added:?}");

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{
-    DUPLICATE_SIMILARITY, Rule, all_rules, id_for, one_line, parse_bullet, parse_cues, rules_in,
+    DUPLICATE_SIMILARITY, Rule, all_rules, id_for, one_line, parse_bullet, parse_detail, rules_in,
     similarity,
 };
 use crate::platform::host::durable;
@@ -104,6 +104,10 @@ impl OnDuplicate {
 pub struct NewRule<'a> {
     pub text: &'a str,
     pub cues: Vec<String>,
+    /// A guard, checked already ([`super::guard::Guard::new`]).
+    pub guard: Option<super::guard::Guard>,
+    /// The project folder the rule belongs to (absolute).
+    pub project: Option<&'a str>,
     /// The conversation it came from.
     pub source_ref: Option<&'a str>,
     /// The pending learning it is accepted from.
@@ -152,11 +156,7 @@ impl Section {
             let id = rules.then(|| parse_bullet(l).map(|b| b.id)).flatten();
             match blocks.last_mut() {
                 Some(last)
-                    if id.is_none()
-                        && rules
-                        && last.id.is_some()
-                        && last.lines.len() == 1
-                        && parse_cues(l).is_some() =>
+                    if id.is_none() && rules && last.id.is_some() && parse_detail(l).is_some() =>
                 {
                     last.lines.push(l.to_string())
                 }
@@ -243,7 +243,8 @@ fn edit_section(
 }
 
 /// The rule `id` as it is in the files now.
-fn find(ws: &Workspace, id: &str) -> Result<Rule, StoreError> {
+/// The rule `id` in force.
+pub fn find(ws: &Workspace, id: &str) -> Result<Rule, StoreError> {
     all_rules(ws)
         .into_iter()
         .find(|r| r.id == id)
@@ -299,9 +300,11 @@ pub fn promote(
         return Ok(Promoted::Added(done.clone()));
     }
     if on_duplicate != OnDuplicate::KeepBoth
-        && let Some(existing) = rules
-            .iter()
-            .find(|r| similarity(&r.text, &text) >= DUPLICATE_SIMILARITY)
+        && let Some(existing) = rules.iter().find(|r| {
+            // one that says the opposite is replaced, not merged
+            similarity(&r.text, &text) >= DUPLICATE_SIMILARITY
+                && super::polarity(&r.text) == super::polarity(&text)
+        })
     {
         if on_duplicate == OnDuplicate::Stop {
             return Ok(Promoted::Duplicate(existing.clone()));
@@ -330,6 +333,8 @@ pub fn promote(
         date: Some(chrono::Local::now().format("%Y-%m-%d").to_string()),
         source_ref: new.source_ref.map(one_line),
         origin: new.origin.map(str::to_string),
+        guard: new.guard.clone(),
+        project: new.project.map(str::to_string),
         scope,
         file: rel,
         line: 0,
@@ -346,6 +351,10 @@ pub struct Change<'a> {
     pub text: Option<&'a str>,
     /// New cues (replacing the old ones).
     pub cues: Option<Vec<String>>,
+    /// A new guard (`Some(None)` removes it).
+    pub guard: Option<Option<super::guard::Guard>>,
+    /// A new project (`Some(None)`: everywhere again).
+    pub project: Option<Option<String>>,
 }
 
 /// Changes the wording or the cues of rule `id` (its id and source kept).
@@ -365,6 +374,12 @@ pub fn edit(ws: &Workspace, id: &str, change: Change) -> Result<Rule, StoreError
             .map(|c| one_line(&crate::platform::redact::redact(c)))
             .filter(|c| !c.is_empty())
             .collect();
+    }
+    if let Some(g) = change.guard {
+        rule.guard = g;
+    }
+    if let Some(p) = change.project {
+        rule.project = p.as_deref().map(one_line);
     }
     edit_section(&ws.root.join(&rule.file), LESSONS, |s| {
         s.replace_rule(&rule)
@@ -394,12 +409,45 @@ pub fn move_to(ws: &Workspace, id: &str, target: &Target) -> Result<Rule, StoreE
 
 /// Moves rule `id` out of force, into the archive in `_me/lessons.md`.
 pub fn retire(ws: &Workspace, id: &str) -> Result<Rule, StoreError> {
+    retire_with(ws, id, None)
+}
+
+/// Retires rule `old`, which rule `new` reverses: archived with a pointer
+/// to its successor ("replaced by L-…").
+pub fn retire_replaced(ws: &Workspace, old: &str, new: &str) -> Result<Rule, StoreError> {
+    retire_with(ws, old, Some(new))
+}
+
+/// The rule in force that `text` reverses (same subject, opposite
+/// polarity), if any.
+pub fn reversed_by(ws: &Workspace, text: &str) -> Option<Rule> {
+    all_rules(ws)
+        .into_iter()
+        .find(|r| super::reverses(&r.text, text))
+}
+
+/// The id of the rule that rule `new` replaced, from the archive.
+pub fn replaced_by(ws: &Workspace, new: &str) -> Option<String> {
+    let text = std::fs::read_to_string(ws.me_file("lessons.md")).ok()?;
+    let mark = format!("replaced by {new},");
+    text.lines()
+        .filter(|l| l.contains(&mark))
+        .find_map(|l| parse_bullet(l).map(|b| b.id))
+}
+
+fn retire_with(ws: &Workspace, id: &str, successor: Option<&str>) -> Result<Rule, StoreError> {
     let _lock = lock(ws)?;
     let rule = find(ws, id)?;
     let today = chrono::Local::now().format("%Y-%m-%d");
     let bullet = rule.render();
     let first = bullet.lines().next().unwrap_or_default();
-    let archived = format!("{first} (retired {today}, was in {})", rule.file);
+    let archived = match successor {
+        Some(new) => format!(
+            "{first} (replaced by {new}, retired {today}, was in {})",
+            rule.file
+        ),
+        None => format!("{first} (retired {today}, was in {})", rule.file),
+    };
     // Archived first: an interruption leaves the rule in force and in the
     // archive (retiring again finishes), never lost.
     edit_section(&ws.me_file("lessons.md"), LESSONS_ARCHIVE, |s| {
@@ -439,7 +487,7 @@ mod tests {
                 text: "Run the migration dry-run before applying it, because a lock hit prod.",
                 cues: vec!["apply a migration".into(), "alembic upgrade".into()],
                 source_ref: Some("cc://-w/s.jsonl"),
-                origin: None,
+                ..NewRule::default()
             },
             &Target::Me,
             OnDuplicate::Stop,
@@ -493,6 +541,7 @@ mod tests {
             Change {
                 text: Some("Reproduce every bug with a failing test before fixing it"),
                 cues: Some(vec!["a bug report".into(), "flaky test".into()]),
+                ..Change::default()
             },
         )
         .unwrap();

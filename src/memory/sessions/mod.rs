@@ -63,6 +63,11 @@ pub fn finish_session(
         };
         let domain = st.first_domain();
         let transcript_ref = path.as_deref().and_then(summary::transcript_ref);
+        let project = st.cwd.as_deref().map(|c| {
+            crate::platform::host::project::root_of(Path::new(c))
+                .to_string_lossy()
+                .into_owned()
+        });
         let candidates: Vec<pending::Candidate> = st
             .signals
             .iter()
@@ -75,6 +80,7 @@ pub fn finish_session(
                 domain: domain.clone(),
                 session_id: Some(session_id.to_string()),
                 transcript_ref: transcript_ref.clone(),
+                project: project.clone(),
             })
             .collect();
         let staged = pending::stage(&ctx.ws, candidates, &known);

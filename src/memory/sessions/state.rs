@@ -51,6 +51,10 @@ pub struct SessionState {
     /// answers it (the assistant's learnings of one reply are grouped by it).
     #[serde(default)]
     pub prompt_line: u64,
+    /// Lessons shown before a tool call in this session (each is shown once;
+    /// compaction, which drops them from the context, clears the list).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub action_lessons: Vec<String>,
 }
 
 /// A learning found in the session: a rule the user or the agent stated,

@@ -30,6 +30,15 @@ pub struct HookInput {
     /// SessionEnd: clear | resume | logout | prompt_input_exit | other.
     pub reason: Option<String>,
     pub agent_id: Option<String>,
+    /// PreToolUse / PostToolUse: the tool (`Bash`, `Edit`, `apply_patch`).
+    pub tool_name: Option<String>,
+    /// Its input (`{"command": …}`, `{"file_path", "new_string", …}`).
+    pub tool_input: Value,
+    /// PostToolUse: what it returned (an object in Claude Code, a string in
+    /// Codex).
+    pub tool_response: Value,
+    /// PostToolUseFailure: `"Exit code N\n<output>"` or the tool's error.
+    pub error: Option<String>,
 }
 
 impl HookInput {
@@ -71,6 +80,10 @@ impl HookInput {
             trigger: s("trigger"),
             reason: s("reason"),
             agent_id: s("agent_id"),
+            tool_name: s("tool_name"),
+            tool_input: v.get("tool_input").cloned().unwrap_or(Value::Null),
+            tool_response: v.get("tool_response").cloned().unwrap_or(Value::Null),
+            error: s("error"),
         }
     }
 }
@@ -146,15 +159,21 @@ pub enum Event {
     Stop,
     PreCompact,
     SessionEnd,
+    /// Before a tool call (PreToolUse).
+    PreToolUse,
+    /// After one (PostToolUse, and PostToolUseFailure when it failed).
+    PostToolUse,
 }
 
 impl Event {
-    pub const ALL: [Event; 5] = [
+    pub const ALL: [Event; 7] = [
         Event::SessionStart,
         Event::UserPrompt,
         Event::Stop,
         Event::PreCompact,
         Event::SessionEnd,
+        Event::PreToolUse,
+        Event::PostToolUse,
     ];
 
     pub fn parse(name: &str) -> Option<Event> {
@@ -168,6 +187,8 @@ impl Event {
             Event::Stop => "stop",
             Event::PreCompact => "pre-compact",
             Event::SessionEnd => "session-end",
+            Event::PreToolUse => "pre-tool-use",
+            Event::PostToolUse => "post-tool-use",
         }
     }
 }

@@ -7,3 +7,4 @@ pub mod durable;
 pub mod env;
 pub mod error;
 pub mod lines;
+pub mod project;

@@ -27,37 +27,76 @@ pub struct HookEvent {
     pub arg: &'static str,
     /// Seconds Claude Code waits before killing the hook.
     pub timeout_secs: u32,
+    /// The tools the hook is for (tool events only): a group pms creates
+    /// carries it, so that Read, Grep or an MCP tool never starts pms.
+    pub matcher: Option<&'static str>,
 }
 
-/// The five events pms handles, with explicit timeouts. SessionEnd's is what
-/// raises Claude Code's 1.5 s default budget for session-end hooks.
-pub const HOOK_EVENTS: [HookEvent; 5] = [
+/// The tools that run a command or write a file, in Claude Code's names
+/// and Codex's (`apply_patch`; its `Edit` and `Write` aliases select it too).
+pub const TOOL_MATCHER: &str = "Bash|Edit|Write|MultiEdit|NotebookEdit|apply_patch";
+
+/// The events pms handles, with explicit timeouts. SessionEnd's is what
+/// raises Claude Code's 1.5 s default budget for session-end hooks. The
+/// tool events come last; PostToolUseFailure is Claude Code's alone.
+pub const HOOK_EVENTS: [HookEvent; 8] = [
     HookEvent {
         name: "SessionStart",
         arg: "session-start",
         timeout_secs: 10,
+        matcher: None,
     },
     HookEvent {
         name: "UserPromptSubmit",
         arg: "user-prompt",
         timeout_secs: 5,
+        matcher: None,
     },
     HookEvent {
         name: "Stop",
         arg: "stop",
         timeout_secs: 5,
+        matcher: None,
     },
     HookEvent {
         name: "PreCompact",
         arg: "pre-compact",
         timeout_secs: 30,
+        matcher: None,
     },
     HookEvent {
         name: "SessionEnd",
         arg: "session-end",
         timeout_secs: 10,
+        matcher: None,
+    },
+    HookEvent {
+        name: "PreToolUse",
+        arg: "pre-tool-use",
+        timeout_secs: 5,
+        matcher: Some(TOOL_MATCHER),
+    },
+    HookEvent {
+        name: "PostToolUse",
+        arg: "post-tool-use",
+        timeout_secs: 5,
+        matcher: Some(TOOL_MATCHER),
+    },
+    HookEvent {
+        name: "PostToolUseFailure",
+        arg: "post-tool-use",
+        timeout_secs: 5,
+        matcher: Some(TOOL_MATCHER),
     },
 ];
+
+/// The matcher pms gives a group it creates for `event`.
+pub fn matcher_for(event: &str) -> Option<&'static str> {
+    HOOK_EVENTS
+        .iter()
+        .find(|e| e.name == event)
+        .and_then(|e| e.matcher)
+}
 
 /// The command a hook runs: this binary, in exec form (no shell, so paths
 /// with spaces or quotes need no escaping), told where the workspace is.
@@ -267,7 +306,10 @@ pub fn merge_hooks_into(
 fn merge_event(groups: &mut Vec<Value>, event: &str, handler: &Value, report: &mut MergeReport) {
     let positions = pms_positions(groups);
     let Some(&(g0, h0)) = positions.first() else {
-        groups.push(json!({ "hooks": [handler.clone()] }));
+        groups.push(match matcher_for(event) {
+            Some(m) => json!({ "matcher": m, "hooks": [handler.clone()] }),
+            None => json!({ "hooks": [handler.clone()] }),
+        });
         report.added.push(event.to_string());
         return;
     };
@@ -406,8 +448,15 @@ mod tests {
     fn merge_into_empty_adds_every_event() {
         let mut doc = json!({});
         let r = merge_hooks(&mut doc, Path::new("s"), &handlers("/bin/pms")).unwrap();
-        assert_eq!(r.added.len(), 5);
+        assert_eq!(r.added.len(), HOOK_EVENTS.len());
         assert!(r.created.hooks_key);
+        // the tool events only for the tools that run or write
+        assert_eq!(doc["hooks"]["PreToolUse"][0]["matcher"], TOOL_MATCHER);
+        assert_eq!(
+            doc["hooks"]["PostToolUseFailure"][0]["hooks"][0]["args"][1],
+            "post-tool-use"
+        );
+        assert!(doc["hooks"]["SessionStart"][0].get("matcher").is_none());
         let start = &doc["hooks"]["SessionStart"][0]["hooks"][0];
         assert_eq!(start["command"], "/bin/pms");
         assert_eq!(
@@ -452,7 +501,7 @@ mod tests {
             .unwrap()
             .push(json!({"hooks": [{"type": "command", "command": "other"}]}));
         let r = merge_hooks(&mut doc, Path::new("s"), &handlers("/new/pms")).unwrap();
-        assert_eq!(r.replaced.len(), 5);
+        assert_eq!(r.replaced.len(), HOOK_EVENTS.len());
         let stop = doc["hooks"]["Stop"].as_array().unwrap();
         assert_eq!(stop.len(), 2);
         assert_eq!(stop[0]["hooks"][0]["command"], "/new/pms");

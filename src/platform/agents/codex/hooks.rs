@@ -32,10 +32,12 @@ use crate::platform::agents::claude::settings::{self, HookEvent};
 /// The events pms handles, with the timeouts written for Codex: Claude
 /// Code's, but SessionEnd's at 3 s, since Codex 0.169.0 clamps SessionEnd
 /// hooks to that ("warning: clamping SessionEnd hook timeout to 3s") on
-/// every run that asks for more.
-pub const CODEX_EVENTS: [HookEvent; 5] = {
-    let mut events = settings::HOOK_EVENTS;
-    // SessionEnd is the last (a test checks it).
+/// every run that asks for more; and without PostToolUseFailure, which
+/// Codex does not have (a failed command fires PostToolUse there).
+pub const CODEX_EVENTS: [HookEvent; 7] = {
+    let all = settings::HOOK_EVENTS;
+    let mut events = [all[0], all[1], all[2], all[3], all[4], all[5], all[6]];
+    // SessionEnd is the fifth, PostToolUseFailure the last (a test checks it).
     events[4].timeout_secs = 3;
     events
 };
@@ -228,6 +230,8 @@ mod tests {
         assert_eq!(CODEX_EVENTS[4].name, "SessionEnd");
         assert_eq!(CODEX_EVENTS[4].timeout_secs, 3);
         assert_eq!(CODEX_EVENTS[..4], settings::HOOK_EVENTS[..4]);
+        assert_eq!(CODEX_EVENTS[5..], settings::HOOK_EVENTS[5..7]);
+        assert_eq!(settings::HOOK_EVENTS[7].name, "PostToolUseFailure");
     }
 
     #[test]

@@ -9,7 +9,11 @@
 //! "prependContext": the prompt's lessons and rules}` (the system prompt is
 //! rebuilt every turn, so layer 0 rides there, where OpenClaw lets providers
 //! cache it; the per-prompt part goes with the prompt, as in Claude Code).
-//! The other four are observe-only hooks: pms records and prints nothing.
+//! `before_tool_call` gets `{"block": true, "blockReason": …}` when a guard
+//! denies the call (OpenClaw has no field for context before a call, so
+//! lessons that only advise are not shown there; an "ask" guard blocks too,
+//! saying so), else nothing. The others are observe-only hooks: pms records
+//! and prints nothing.
 //!
 //! OpenClaw keeps its conversations in SQLite, which is its own business, so
 //! pms records them itself: the messages `agent_end` (and
@@ -75,6 +79,16 @@ pub fn input(logs: &Path, event: Event, raw: &str) -> Result<HookInput> {
             input.last_assistant_message = messages.and_then(|m| last_assistant_text(m));
         }
         Event::SessionEnd => input.reason = s(ev, "reason"),
+        Event::PreToolUse | Event::PostToolUse => {
+            input.tool_name = s(ev, "toolName").or_else(|| s(hctx, "toolName"));
+            input.tool_input = ev.get("params").cloned().unwrap_or(Value::Null);
+            input.tool_response = ev.get("result").cloned().unwrap_or(Value::Null);
+            input.error = match ev.get("error") {
+                Some(Value::String(e)) => Some(e.clone()),
+                Some(Value::Null) | None => None,
+                Some(other) => Some(other.to_string()),
+            };
+        }
     }
     input.transcript_path = transcript
         .filter(|p| p.exists())
@@ -98,6 +112,12 @@ pub fn prompt_result(per_prompt: Option<&Value>, layer0: &str) -> Value {
         result["prependContext"] = Value::String(t.to_string());
     }
     result
+}
+
+/// What the plugin hands back to OpenClaw for `before_tool_call`: pms's
+/// answer as it is (`{"block": true, "blockReason": …}`), or nothing.
+pub fn tool_result(pre_tool_use: Option<Value>) -> Option<Value> {
+    pre_tool_use.filter(|v| v.get("block").and_then(Value::as_bool) == Some(true))
 }
 
 /// Where pms keeps an OpenClaw session's conversation, under `logs`.

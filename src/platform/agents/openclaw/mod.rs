@@ -69,29 +69,47 @@ pub fn plugin_dir(env: &HostEnv) -> PathBuf {
     env.openclaw_dir.join("extensions").join(PLUGIN_ID)
 }
 
-/// OpenClaw's hook for each of pms's events, in [`HOOK_EVENTS`] order.
-const OPENCLAW_HOOKS: [&str; 5] = [
-    "session_start",
-    "before_prompt_build",
-    "agent_end",
-    "before_compaction",
-    "session_end",
+/// OpenClaw's hook for each of pms's events (`pms hook` argument), and the
+/// tools a tool hook is for (OpenClaw's names; its matcher takes no
+/// wildcards). OpenClaw has one after-call hook for success and failure.
+const OPENCLAW_HOOKS: [(&str, &str, &[&str]); 7] = [
+    ("session_start", "session-start", &[]),
+    ("before_prompt_build", "user-prompt", &[]),
+    ("agent_end", "stop", &[]),
+    ("before_compaction", "pre-compact", &[]),
+    ("session_end", "session-end", &[]),
+    (
+        "before_tool_call",
+        "pre-tool-use",
+        &["exec", "write", "edit", "apply_patch"],
+    ),
+    (
+        "after_tool_call",
+        "post-tool-use",
+        &["exec", "write", "edit", "apply_patch"],
+    ),
 ];
 
 /// The plugin's `HOOKS` table: OpenClaw hook -> [pms event, time limit in
-/// ms], the limits Claude Code's hooks have; 0 (the plugin's `DETACHED`)
-/// for session-end, which the plugin does not wait for.
+/// ms, tools], the limits Claude Code's hooks have; 0 (the plugin's
+/// `DETACHED`) for session-end, which the plugin does not wait for.
+/// `before_tool_call` fails closed in OpenClaw (a throw or its 15 s timeout
+/// blocks the call), so the plugin's own limit (5 s) comes first and lets
+/// the call through.
 fn hooks_table() -> Value {
     let table: Map<String, Value> = OPENCLAW_HOOKS
         .iter()
-        .zip(HOOK_EVENTS.iter())
-        .map(|(hook, e)| {
-            let ms = if e.arg == "session-end" {
+        .map(|(hook, arg, tools)| {
+            let secs = HOOK_EVENTS
+                .iter()
+                .find(|e| e.arg == *arg)
+                .map_or(5, |e| e.timeout_secs);
+            let ms = if *arg == "session-end" {
                 0
             } else {
-                e.timeout_secs * 1000
+                secs * 1000
             };
-            (hook.to_string(), json!([e.arg, ms]))
+            (hook.to_string(), json!([arg, ms, tools]))
         })
         .collect();
     Value::Object(table)
@@ -509,10 +527,25 @@ mod tests {
             .unwrap();
         let table: Value =
             serde_json::from_str(line["const HOOKS = ".len()..].trim_end_matches(';')).unwrap();
-        assert_eq!(table["before_prompt_build"], json!(["user-prompt", 5000]));
-        assert_eq!(table["before_compaction"], json!(["pre-compact", 30000]));
-        assert_eq!(table["session_end"], json!(["session-end", 0]));
-        assert_eq!(table.as_object().unwrap().len(), HOOK_EVENTS.len());
+        assert_eq!(
+            table["before_prompt_build"],
+            json!(["user-prompt", 5000, []])
+        );
+        assert_eq!(
+            table["before_compaction"],
+            json!(["pre-compact", 30000, []])
+        );
+        assert_eq!(table["session_end"], json!(["session-end", 0, []]));
+        // well under OpenClaw's 15 s, after which it blocks the call
+        assert_eq!(table["before_tool_call"][0], "pre-tool-use");
+        assert_eq!(table["before_tool_call"][1], 5000);
+        assert!(
+            table["after_tool_call"][2]
+                .as_array()
+                .unwrap()
+                .contains(&json!("exec"))
+        );
+        assert_eq!(table.as_object().unwrap().len(), OPENCLAW_HOOKS.len());
     }
 
     #[test]
