@@ -106,6 +106,8 @@ pub fn in_conversation(c: &Conversation, uri: &str) -> Vec<Found> {
                     domain: None,
                     session_id: Some(c.id.clone()),
                     transcript_ref: Some(uri.to_string()),
+                    // a chat on a website has no repository to be scoped to
+                    project: None,
                 },
                 when: m.time.or(c.created),
             });
