@@ -218,7 +218,7 @@ const CALL_FLOORS: [(&str, f64, f64, f64); 4] = [
 
 const PROMPT_FLOORS: [(&str, f64, f64, f64); 4] = [
     ("dev tuning half", 0.70, 0.55, 0.70),
-    ("dev held-out half", 0.85, 0.80, 0.30),
+    ("dev held-out half", 0.85, 0.85, 0.10),
     ("blind set", 0.80, 0.80, 0.10),
     ("blind2 set", 0.80, 0.75, 0.30),
 ];

@@ -48,6 +48,14 @@ fn openclaw_gateway_gets_identity_lessons_search_and_summaries() {
         .when("What codename did we pick"),
         Turn::text("We picked TANGERINE for the billing rewrite.").when("codename TANGERINE"),
         Turn::text("Will do, dry-run first.").when("orders migration"),
+        Turn::call(
+            None,
+            "exec",
+            json!({"command": "git push --force origin main"}),
+        )
+        .when("ship the release"),
+        Turn::text("Your rule blocked the force-push; I did not push.")
+            .when("Never force-push to main"),
     ]);
     let mut home = TestHome::new();
     home.path_prefix.push(bin.clone());
@@ -69,6 +77,13 @@ fn openclaw_gateway_gets_identity_lessons_search_and_summaries() {
         "lessons",
         "add",
         "Run the migration dry-run before applying it to production, because a failed migration locked the orders table.",
+    ]);
+    home.ok(&[
+        "lessons",
+        "add",
+        "Never force-push to main.",
+        "--guard",
+        r"git\s+push\b.*(--force|\s-f\b).*\bmain\b",
     ]);
     home.ok(&["index", "--quiet"]);
     let lesson_id = std::fs::read_to_string(home.workspace().join("_me/lessons.md"))
@@ -130,13 +145,22 @@ fn openclaw_gateway_gets_identity_lessons_search_and_summaries() {
         later.contains(&lesson_id),
         "the matching lesson is not in the request"
     );
+    // issue 22: the guard blocks the model's own exec, and the model reads why
+    let before = api.bodies().len();
+    let out = gw.agent(&home, &work, "s3", "ship the release");
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
+    let after = api.bodies()[before..].join("\n");
+    assert!(
+        after.contains("pms: blocked by the user's confirmed lesson"),
+        "the block did not reach the model: {after:.3000}"
+    );
     let turns = t.elapsed();
 
-    // Stopping the gateway ends both sessions: each gets its summary.
+    // Stopping the gateway ends the three sessions: each gets its summary.
     let t = std::time::Instant::now();
     gw.stop();
     eprintln!(
-        "e2e openclaw: gateway ready in {} ms, two turns in {} ms, stopped in {} ms; payloads in {}",
+        "e2e openclaw: gateway ready in {} ms, three turns in {} ms, stopped in {} ms; payloads in {}",
         gw.startup.as_millis(),
         turns.as_millis(),
         t.elapsed().as_millis(),
@@ -150,8 +174,8 @@ fn openclaw_gateway_gets_identity_lessons_search_and_summaries() {
             std::fs::copy(e.path(), Path::new(&dir).join(e.file_name())).unwrap();
         }
     }
-    let sums = summaries_when(&home, 2);
-    assert_eq!(sums.len(), 2, "{sums:?}");
+    let sums = summaries_when(&home, 3);
+    assert_eq!(sums.len(), 3, "{sums:?}");
     assert!(
         sums.iter()
             .any(|s| s.contains("transcript_ref: openclaw://main/s1.jsonl")),
@@ -265,8 +289,8 @@ fn the_plugin_carries_recorded_gateway_events_to_pms_and_back() {
     // agent_end recorded the conversations; session_end summarised them.
     let logs = home.workspace().join(".pms/openclaw/main");
     assert!(logs.join("s1.jsonl").is_file() && logs.join("s2.jsonl").is_file());
-    let sums = summaries_when(&home, 2);
-    assert_eq!(sums.len(), 2, "{sums:?}");
+    let sums = summaries_when(&home, 3);
+    assert_eq!(sums.len(), 3, "{sums:?}");
     let log =
         std::fs::read_to_string(home.workspace().join(".pms/logs/hooks.log")).unwrap_or_default();
     assert_eq!(log, "", "hooks logged errors");

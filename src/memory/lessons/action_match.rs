@@ -1,5 +1,5 @@
 //! Whether a lesson applies to a tool call: the pre-tool-use hook's
-//! decision, over a lesson's [`LessonProfile`](super::action::LessonProfile)
+//! decision, over a lesson's [`LessonProfile`](super::lesson_profile::LessonProfile)
 //! (read back from the lessons index) and an action's
 //! [`ActionTerms`](super::action::ActionTerms).
 //!
@@ -28,7 +28,8 @@
 //! development set's tuning half and 0.45 / 0.64 on the blind set; the
 //! rules' figures are in tests/action_lessons.rs's report.
 
-use super::action::{ActionTerms, KNOWN_PROGRAMS, TYPE_WORDS, is_alternative};
+use super::action::{ActionTerms, KNOWN_PROGRAMS, TYPE_WORDS};
+use super::lesson_profile::is_alternative;
 use crate::memory::words;
 
 /// A lesson's profile as the index holds it.
@@ -39,7 +40,7 @@ pub struct Profile<'a> {
 }
 
 impl<'a> Profile<'a> {
-    /// Reads the index's columns (see [`super::action::LessonProfile::triggers_column`]).
+    /// Reads the index's columns (see [`super::lesson_profile::LessonProfile::triggers_column`]).
     pub fn parse(triggers: &'a str, prescribed: &'a str) -> Profile<'a> {
         Profile {
             triggers: triggers

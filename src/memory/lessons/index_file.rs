@@ -10,7 +10,7 @@
 //!
 //! (one line per rule). `project` is the folder the rule belongs to (empty:
 //! everywhere); `guard` is `deny <pattern>` or `ask <pattern>` (empty: none);
-//! `triggers` and `prescribed` are the rule's [`action::LessonProfile`]
+//! `triggers` and `prescribed` are the rule's [`super::lesson_profile::LessonProfile`]
 //! (clauses separated by `|`, a distinctive term marked `*`), what the
 //! pre-tool-use hook matches a tool call against ([`super::action_match`]).
 //!
@@ -54,9 +54,10 @@
 
 use std::path::Path;
 
-use super::action::{self, ActionTerms, LessonProfile};
+use super::action::{self, ActionTerms};
 use super::action_match::{self, Profile};
 use super::guard::{Guard, GuardMode};
+use super::lesson_profile::LessonProfile;
 use super::{Rule, all_rules, rule_files};
 use crate::memory::words::{self, Commonness};
 use crate::platform::host::durable;
@@ -459,10 +460,21 @@ pub fn select(index: &str, prompt: &str, how: Selection, place: Place) -> Vec<Ma
     // the lessons about it as the command itself would: one decisive word
     // in a short prompt is enough for those (issue 22: "install the
     // dependencies with npm install" scored 3.22 against a 3.5 floor).
-    let commands: Vec<ActionTerms> = action::commands_in(prompt)
-        .iter()
-        .map(action::Action::terms)
-        .collect();
+    // Only in a short prompt: in a long one the command is one detail
+    // among many, and the words carry the match (with it, a long prompt
+    // naming `git` in passing drew a git lesson in lessons_holdout).
+    // Nor in a question ("what does `docker ps` say?", "how do I undo `git
+    // add`?"): it asks about a command, it does not ask to run one.
+    let asks = question != 1.0 || prompt.trim_end().ends_with(['?', '？']);
+    let commands: Vec<ActionTerms> =
+        if !asks && prompt.split_whitespace().count() <= SHORT_PROMPT_WORDS {
+            action::commands_in(prompt)
+                .iter()
+                .map(action::Action::terms)
+                .collect()
+        } else {
+            Vec::new()
+        };
     let mut scored: Vec<Matched> = Vec::new();
     for e in entries(index).filter(|e| e.applies_at(place)) {
         let about_a_command = !commands.is_empty() && {
@@ -517,6 +529,10 @@ pub fn select(index: &str, prompt: &str, how: Selection, place: Place) -> Vec<Ma
     scored.truncate(how.max);
     scored
 }
+
+/// A prompt of at most this many words is short: a command it names meets
+/// the lessons about that command.
+const SHORT_PROMPT_WORDS: usize = 12;
 
 /// Most lessons shown before one action: the action is one step, and a
 /// wall of rules before each would be skimmed.

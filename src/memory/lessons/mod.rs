@@ -25,6 +25,7 @@ pub mod action;
 pub mod action_match;
 pub mod guard;
 pub mod index_file;
+pub mod lesson_profile;
 pub mod pending;
 pub mod signals;
 pub mod statement;
