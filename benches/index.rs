@@ -173,6 +173,7 @@ fn main() {
                 &fixture.env,
                 &cfg,
                 std::slice::from_ref(&big),
+                &pms::platform::progress::Quiet,
             )
             .unwrap();
             targeted.push(t.elapsed());

@@ -74,6 +74,10 @@ fn main() -> ExitCode {
             sweep_debris(dir(&args.ws));
             Context::open(dir(&args.ws)).and_then(|c| cmd::sync::run(&c, &args))
         }
+        Command::Import(args) => {
+            sweep_debris(dir(&args.ws));
+            Context::open(dir(&args.ws)).and_then(|c| cmd::import::run(&c, &args))
+        }
         Command::Lessons(args) => {
             sweep_debris(dir(&args.ws));
             Context::open(dir(&args.ws)).and_then(|c| cmd::lessons::run(&c, &args))

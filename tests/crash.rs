@@ -943,7 +943,91 @@ fn scenarios() -> Vec<Scenario> {
                 assert_eq!(s["permissions"]["allow"][0], "Bash(ls:*)");
             },
         },
+        // An import killed anywhere: run again, each conversation is there
+        // once and whole, each addition to `_me/` made once, each learning
+        // staged once, and all of it searchable.
+        Scenario {
+            name: "import",
+            prepare: |home| {
+                assert!(run_init(home, &[]).status.success());
+                chatgpt_export(home);
+            },
+            act: run_import,
+            next: |home| {
+                let out = run_import(home, &[]);
+                assert!(out.status.success(), "{}", crate::support::stderr(&out));
+            },
+            check: |home, _| {
+                let dir = home.workspace().join(".pms/imports/chatgpt");
+                let mut files: Vec<String> = std::fs::read_dir(&dir)
+                    .unwrap()
+                    .flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect();
+                files.sort();
+                assert_eq!(files.len(), 3, "{files:?}");
+                for f in &files {
+                    for line in std::fs::read_to_string(dir.join(f)).unwrap().lines() {
+                        serde_json::from_str::<Value>(line).unwrap_or_else(|e| panic!("{f}: {e}"));
+                    }
+                }
+                serde_json::from_slice::<Value>(
+                    &std::fs::read(home.workspace().join(".pms/imports/chatgpt.json")).unwrap(),
+                )
+                .expect("the ledger parses");
+                let profile =
+                    std::fs::read_to_string(home.workspace().join("_me/profile.md")).unwrap();
+                assert_eq!(
+                    profile.matches("Preferred name: Sam").count(),
+                    1,
+                    "{profile}"
+                );
+                assert_eq!(pending_count(home, "tag the release before deploying"), 1);
+                let hits = crate::support::hit_uris(&home.search_json("borrow checker"));
+                assert_eq!(hits.len(), 1, "{hits:?}");
+            },
+        },
     ]
+}
+
+/// A ChatGPT export in the home: the fixture's two conversations (custom
+/// instructions in them) and one whose user states a rule.
+fn chatgpt_export(home: &TestHome) -> PathBuf {
+    use std::io::Write;
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/import/chatgpt/conversations.json"
+    );
+    let mut all: Vec<Value> = serde_json::from_slice(&std::fs::read(fixture).unwrap()).unwrap();
+    all.push(json!({"title": "Deploys", "create_time": 1736616594.0, "id": "c-rule", "current_node": "u",
+        "mapping": {"u": {"parent": null, "message": {"id": "u", "author": {"role": "user"},
+            "content": {"content_type": "text", "parts": ["From now on, always tag the release before deploying."]}}}}}));
+    let path = home.path("Downloads/chatgpt-export.zip");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mut z = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
+    z.start_file(
+        "conversations.json",
+        zip::write::SimpleFileOptions::default(),
+    )
+    .unwrap();
+    z.write_all(&serde_json::to_vec(&all).unwrap()).unwrap();
+    z.finish().unwrap();
+    path
+}
+
+fn run_import(home: &TestHome, env: &[(&str, String)]) -> Output {
+    let zip = home.path("Downloads/chatgpt-export.zip");
+    pms_env(
+        home,
+        &[
+            "import",
+            "chatgpt",
+            zip.to_str().unwrap(),
+            "--identity",
+            "add",
+        ],
+        env,
+    )
 }
 
 /// Check `id` of `pms verify --quick --json`.

@@ -16,6 +16,7 @@ mod e2e_codex;
 mod e2e_openclaw;
 mod embeddings;
 mod hooks;
+mod import;
 mod index_search;
 mod init;
 mod learning_capture;

@@ -137,6 +137,86 @@ fn declining_the_summary_changes_nothing() {
     assert!(!home.settings().exists());
 }
 
+/// The wizard finds the memory other tools keep (claude-mem's database, a
+/// ChatGPT export in Downloads), offers it in one question, yes by
+/// default, imports it, and asks before anything goes into `_me/`.
+#[test]
+fn the_wizard_offers_the_memory_other_tools_keep() {
+    let home = TestHome::new();
+    let ws = home.workspace();
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/import");
+    std::fs::create_dir_all(home.path(".claude-mem")).unwrap();
+    std::fs::copy(
+        format!("{fixtures}/claude-mem/claude-mem.current-v49.db"),
+        home.path(".claude-mem/claude-mem.db"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(home.path("Downloads")).unwrap();
+    {
+        use std::io::Write;
+        let mut z = zip::ZipWriter::new(
+            std::fs::File::create(home.path("Downloads/chatgpt-export.zip")).unwrap(),
+        );
+        z.start_file(
+            "conversations.json",
+            zip::write::SimpleFileOptions::default(),
+        )
+        .unwrap();
+        z.write_all(&std::fs::read(format!("{fixtures}/chatgpt/conversations.json")).unwrap())
+            .unwrap();
+        z.finish().unwrap();
+    }
+    let mut p = wizard(&home);
+    for prompt in [
+        "Your name",
+        "Your role",
+        "What do you mostly do?",
+        "Language for answers",
+        "Other languages that are fine too",
+        "The tone of your writing",
+    ] {
+        p.exp_string(prompt).unwrap();
+        key(&mut p, "\r");
+    }
+    p.exp_string("Where should the workspace live?").unwrap();
+    p.send_line(ws.to_str().unwrap()).unwrap();
+    p.exp_string("Wire the memory into which agents?").unwrap();
+    key(&mut p, "\r");
+    p.exp_string("Load the memory in").unwrap();
+    key(&mut p, "\r");
+    p.exp_string("Apply these changes?").unwrap();
+    key(&mut p, "y");
+    p.exp_string("Found memory from other tools").unwrap();
+    p.exp_string("claude-mem").unwrap();
+    p.exp_string("Import it into pms?").unwrap();
+    key(&mut p, "\r"); // yes, the default
+    // ChatGPT's custom instructions, each asked about
+    p.exp_string("could go into _me/profile.md").unwrap();
+    p.exp_string("Preferred name: Sam").unwrap();
+    p.exp_string("Add it to _me/profile.md?").unwrap();
+    key(&mut p, "y");
+    p.exp_string("Add it to _me/preferences.md?").unwrap();
+    key(&mut p, "n");
+    p.exp_string("Imported from the ChatGPT export").unwrap();
+    p.exp_string("Imported from the claude-mem").unwrap();
+    p.exp_string("Build the search index").unwrap();
+    key(&mut p, "n");
+    p.exp_eof().unwrap();
+
+    let profile = std::fs::read_to_string(ws.join("_me/profile.md")).unwrap();
+    assert!(profile.contains("Preferred name: Sam"), "{profile}");
+    let prefs = std::fs::read_to_string(ws.join("_me/preferences.md")).unwrap();
+    assert!(!prefs.contains("Be terse"), "declined: {prefs}");
+    assert!(
+        ws.join(".pms/imports/chatgpt/6781f0a2-9c3c-8005-a1b2-0c0ffee00001.jsonl")
+            .is_file()
+    );
+    let notes: Vec<_> = std::fs::read_dir(ws.join("imported/claude-mem/pms"))
+        .unwrap()
+        .collect();
+    assert_eq!(notes.len(), 1);
+}
+
 /// `pms lessons review`, typed into: accept one learning as is, reword
 /// another and file it under its domain, reject the third.
 #[test]

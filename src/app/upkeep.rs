@@ -186,19 +186,23 @@ pub fn rebuild(
 
 /// Syncs only `paths` (what a hook knows has changed) and embeds what they
 /// added; nothing is discovered, deleted or downloaded.
-pub fn index_paths(ctx: &Context, _lock: &IndexLock, paths: &[PathBuf]) -> Result<IndexOutcome> {
+pub fn index_paths(ctx: &Context, lock: &IndexLock, paths: &[PathBuf]) -> Result<IndexOutcome> {
+    index_paths_with(ctx, lock, paths, &crate::platform::progress::Quiet)
+}
+
+/// [`index_paths`] showing its progress (`pms import`'s thousands of files).
+pub fn index_paths_with(
+    ctx: &Context,
+    _lock: &IndexLock,
+    paths: &[PathBuf],
+    progress: &dyn Progress,
+) -> Result<IndexOutcome> {
     let path = ctx.ws.db_path();
     let mut conn = db::open_rw(&path).inspect_err(|e| note_if_corrupt(&path, e))?;
-    let report = indexer::run_paths(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, paths)
+    let report = indexer::run_paths(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, paths, progress)
         .inspect_err(|e| note_if_corrupt(&path, e))
         .map_err(|e| explained(&path, e))?;
-    finish(
-        ctx,
-        &mut conn,
-        report,
-        &crate::platform::progress::Quiet,
-        ModelDownload::Never,
-    )
+    finish(ctx, &mut conn, report, progress, ModelDownload::Never)
 }
 
 /// An index run's failure in the user's terms: SQLite's errors as

@@ -29,10 +29,12 @@ pub enum Command {
     Index(IndexArgs),
     /// Search your notes, session summaries and past Claude Code conversations
     Search(SearchArgs),
-    /// Show a file or a past conversation (cc://<project>/<session>.jsonl) by line range
+    /// Show a file or a past conversation (cc://<project>/<session>.jsonl, chatgpt://<id>) by line range
     Get(GetArgs),
     /// Learnings waiting for your yes, and the lessons in force (review, accept, reject, add, retire)
     Lessons(LessonsArgs),
+    /// Bring your memory from ChatGPT, Claude.ai, claude-mem, claude-mem-lite, basic-memory or the MCP memory server
+    Import(ImportArgs),
     /// Background upkeep started by the hooks: summarise sessions that ended without SessionEnd, then index
     #[command(hide = true)]
     Sync(SyncArgs),
@@ -162,6 +164,9 @@ pub struct InitArgs {
     /// Do not index the existing Claude Code history at the end
     #[arg(long)]
     pub no_index: bool,
+    /// Do not offer to import the memory other tools keep on this machine (claude-mem, ChatGPT's export, ...)
+    #[arg(long)]
+    pub no_import: bool,
     /// Print the available domains and exit
     #[arg(long)]
     pub list_domains: bool,
@@ -250,7 +255,7 @@ pub struct SearchArgs {
 
 #[derive(Debug, Args)]
 pub struct GetArgs {
-    /// A workspace path (e.g. product/CLAUDE.md) or cc://<project>/<session>.jsonl
+    /// A workspace path (e.g. product/CLAUDE.md), cc://<project>/<session>.jsonl or an imported conversation (chatgpt://<id>, claude-ai://<id>)
     pub path: String,
     /// First line to show (1-based; JSONL lines for conversations)
     #[arg(long)]
@@ -263,6 +268,43 @@ pub struct GetArgs {
     pub json: bool,
     #[command(flatten)]
     pub ws: WorkspaceArg,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// chatgpt, claude, claude-mem, claude-mem-lite, basic-memory or mcp-memory (leave it out to list what is on this machine)
+    #[arg(value_parser = parse_source)]
+    pub source: Option<crate::platform::imports::Kind>,
+    /// The export (.zip, its folder or its .json), database, config.json or file (default: where the tool keeps it)
+    pub path: Option<PathBuf>,
+    /// Show what would be imported (counts and a sample) and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the report as JSON
+    #[arg(long)]
+    pub json: bool,
+    /// What you told the other tool about yourself: ask before adding it to _me/ (in a terminal), add it, or skip it
+    #[arg(long, value_enum, default_value = "ask")]
+    pub identity: IdentityArg,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+/// What `pms import` does with what the user told another tool about themselves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum IdentityArg {
+    /// Show each addition to _me/ and ask (without a terminal: list them, write nothing)
+    Ask,
+    /// Add them (your yes, given ahead)
+    Add,
+    /// Leave them out
+    Skip,
+}
+
+fn parse_source(s: &str) -> Result<crate::platform::imports::Kind, String> {
+    crate::platform::imports::Kind::parse(s).ok_or_else(|| {
+        format!("unknown source {s:?} (chatgpt, claude, claude-mem, claude-mem-lite, basic-memory, mcp-memory)")
+    })
 }
 
 #[derive(Debug, Args)]

@@ -1,6 +1,6 @@
 //! How a long step reports its progress without knowing who watches: the
-//! indexing pass (files and bytes), a model download (bytes) and the
-//! embedding pass (chunks). `pms index` and `pms embeddings` draw indicatif
+//! indexing pass (files and bytes), a model download (bytes), the
+//! embedding pass (chunks) and an import's two passes (bytes). `pms index` and `pms embeddings` draw indicatif
 //! bars; tests, benchmarks, the hooks' background runs and the MCP server
 //! pass [`Quiet`].
 
@@ -13,6 +13,11 @@ pub enum Step {
     Downloading { bytes: u64 },
     /// Chunks to embed.
     Embedding { chunks: u64 },
+    /// An import checking the whole of its input before it writes anything
+    /// (`advance` counts bytes read).
+    Checking { bytes: u64 },
+    /// An import reading its input into the workspace (bytes).
+    Importing { bytes: u64 },
 }
 
 pub trait Progress {

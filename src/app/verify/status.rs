@@ -39,6 +39,8 @@ pub struct Snapshot {
     /// Files killed runs left that the sweep before this command could not
     /// remove (see the `debris` check).
     pub debris: DebrisState,
+    /// Other tools' memory: found on this machine, imported, or both.
+    pub imports: Vec<crate::app::import::SourceState>,
 }
 
 #[derive(Debug, Serialize)]
@@ -188,6 +190,7 @@ impl Snapshot {
                     files: left.into_iter().map(|d| d.path).collect(),
                 }
             },
+            imports: crate::app::import::overview(ctx),
         }
     }
 }

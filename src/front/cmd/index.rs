@@ -185,6 +185,12 @@ impl Bars {
                 "  {bar:30} {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} eta {eta}"
             }
             Step::Embedding { .. } => "  {bar:30} {pos}/{len} chunks embedded {per_sec}",
+            Step::Checking { .. } => {
+                "  {bar:30} {binary_bytes}/{binary_total_bytes} checked {binary_bytes_per_sec}"
+            }
+            Step::Importing { .. } => {
+                "  {bar:30} {binary_bytes}/{binary_total_bytes} imported {binary_bytes_per_sec} eta {eta}"
+            }
         };
         ProgressStyle::with_template(template)
             .expect("static template")
@@ -195,7 +201,10 @@ impl Bars {
 impl Progress for Bars {
     fn start(&self, step: Step) {
         let len = match step {
-            Step::Indexing { bytes, .. } | Step::Downloading { bytes } => bytes,
+            Step::Indexing { bytes, .. }
+            | Step::Downloading { bytes }
+            | Step::Checking { bytes }
+            | Step::Importing { bytes } => bytes,
             Step::Embedding { chunks } => chunks,
         };
         self.files_done.set(0);

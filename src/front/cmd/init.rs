@@ -83,6 +83,7 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
     let ws_root = plan.ws.root.clone();
     let summary = apply_with_bar(plan)?;
     print_summary(&env, &ws_root, &summary);
+    offer_imports(&asker, &env, &ws_root, args.no_import)?;
     bootstrap_index(&asker, &env, &ws_root, args.no_index)?;
     print_next(&env, &ws_root, scope, &summary);
     Ok(ExitCode::SUCCESS)
@@ -389,6 +390,49 @@ fn print_next(env: &HostEnv, ws_root: &Path, scope: Scope, summary: &install::In
             "  {n}. Restart the OpenClaw gateway (`openclaw gateway restart`) so it loads the pms plugin."
         );
     }
+}
+
+/// The memory other tools keep on this machine (claude-mem's database, a
+/// ChatGPT export in Downloads, ...), offered in one question, yes by
+/// default: a new workspace need not start empty. With --yes it is
+/// imported, but nothing is added to `_me/` (that needs the user's own yes,
+/// which `pms import` asks for in a terminal).
+fn offer_imports(asker: &Asker, env: &HostEnv, ws_root: &Path, skip: bool) -> Result<()> {
+    if skip {
+        return Ok(());
+    }
+    let ctx = Context::for_workspace(
+        env.clone(),
+        crate::platform::workspace::Workspace::new(ws_root),
+    );
+    let found: Vec<(crate::platform::imports::Kind, PathBuf)> = crate::app::import::overview(&ctx)
+        .into_iter()
+        .filter(|s| s.waiting())
+        .filter_map(|s| Some((s.source, s.found?.path)))
+        .collect();
+    if found.is_empty() {
+        return Ok(());
+    }
+    let list: Vec<String> = found
+        .iter()
+        .map(|(k, p)| format!("{} ({})", k.title(), env.display(p)))
+        .collect();
+    println!();
+    let question = format!(
+        "Found memory from other tools: {}. Import it into pms?",
+        list.join(", ")
+    );
+    if !asker.confirm(&question, true)? {
+        println!("  Skipped; `pms import` lists them any time.");
+        return Ok(());
+    }
+    // With --yes nothing goes into `_me/`: that needs the user's own yes.
+    let settle = if asker.interactive {
+        super::import::Settle::AskEach
+    } else {
+        super::import::Settle::LeaveProposed
+    };
+    super::import::import_found(&ctx, &found, settle)
 }
 
 /// The first index run: the user's existing Claude Code history becomes

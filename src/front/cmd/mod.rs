@@ -39,6 +39,7 @@ pub mod doctor;
 pub mod embeddings;
 pub mod get;
 pub mod hook;
+pub mod import;
 pub mod index;
 pub mod init;
 pub mod lessons;

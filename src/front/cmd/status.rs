@@ -131,6 +131,9 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<ExitCode> {
             ""
         }
     );
+    for i in &s.imports {
+        println!("{:<10} {}", "Import", super::import::describe(env, i));
+    }
     if let Some(first) = s.debris.files.first() {
         println!(
             "Debris     {} {} file(s), {:.1} MB, left by interrupted runs and not removable, e.g. {} (pms verify says more)",

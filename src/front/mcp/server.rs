@@ -25,10 +25,10 @@ use crate::platform::workspace::context::Context;
 /// Shown to the agent with the tool names (Claude Code defers MCP tool
 /// schemas, so this is what tells it when to reach for them). Under 2 KB.
 pub const INSTRUCTIONS: &str = "pms is the user's personal memory: their notes and domain rules, confirmed lessons, \
-session summaries, and every past conversation (Claude Code, Codex, OpenClaw). Search it before answering anything about past work, \
+session summaries, and every past conversation (Claude Code, Codex, OpenClaw; ChatGPT and Claude.ai chats imported). Search it before answering anything about past work, \
 decisions, people, preferences or \"what did we do about X\" (including \"yesterday\", \"last week\"), and before \
 redoing work that may have been done. memory_search finds passages (turns of past conversations, parts of files; ask in plain words or as a question), \
-shown together per conversation (cc://, codex:// or openclaw:// URIs) or file (e.g. product/CLAUDE.md) with how many more \
+shown together per conversation (cc://, codex://, openclaw://, chatgpt:// or claude-ai:// URIs) or file (e.g. product/CLAUDE.md) with how many more \
 matched there; memory_search_context opens those, the best passages inside one of them. memory_get reads the original text around a hit by line range: quote it rather than guessing. \
 memory_timeline lists past sessions by day (\"what did I do last week?\") with no query. memory_save keeps a note \
 the user asks you to remember. Session summaries (sessions/*.md) carry a transcript_ref pointing to the full conversation. Learnings staged from past \
@@ -62,7 +62,7 @@ pub struct SearchArgs {
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct ContextArgs {
-    /// The file or conversation to look inside: a path from memory_search (e.g. product/CLAUDE.md) or cc://<project>/<session>.jsonl.
+    /// The file or conversation to look inside: a path from memory_search (e.g. product/CLAUDE.md) or a conversation URI (cc://<project>/<session>.jsonl, chatgpt://<id>.jsonl, ...).
     pub source: String,
     /// Words to look for inside it.
     pub query: String,
@@ -133,7 +133,7 @@ pub struct NoArgs {}
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct GetArgs {
-    /// A workspace path (e.g. _me/lessons.md) or cc://<project>/<session>.jsonl.
+    /// A workspace path (e.g. _me/lessons.md) or a conversation URI from memory_search (cc://<project>/<session>.jsonl, codex://..., chatgpt://<id>.jsonl, ...).
     pub path: String,
     /// First line (1-based; for conversations, the JSONL line numbers shown in hits).
     #[serde(default)]

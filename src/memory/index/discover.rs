@@ -19,13 +19,19 @@
 //! <file>`), and the OpenClaw conversations pms's plugin recorded,
 //! `.pms/openclaw/<agent>/<session>.jsonl` (`openclaw://<agent>/<file>`).
 //! Their project is not in their path: the indexer derives it from the cwd
-//! they record, as Claude Code names its project folders.
+//! they record, as Claude Code names its project folders. The conversations
+//! `pms import` brought from ChatGPT and Claude.ai
+//! ([`imported_conversations`]), `.pms/imports/<source>/<id>.jsonl`
+//! (`chatgpt://<id>.jsonl`, `claude-ai://<id>.jsonl`), are read like them,
+//! with no project (they belong to none), and are no sessions pms saw:
+//! crash recovery never looks at them.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use super::indexer::Source;
+use crate::platform::imports::Kind;
 use crate::platform::workspace::{Workspace, check_memory_file};
 
 /// Deepest folder level of the workspace walked for markdown.
@@ -40,6 +46,8 @@ pub struct AgentLogs {
     pub codex: PathBuf,
     /// pms's records of OpenClaw conversations.
     pub openclaw: PathBuf,
+    /// The conversations `pms import` brought (`<source>/<id>.jsonl`).
+    pub imports: PathBuf,
 }
 
 impl AgentLogs {
@@ -47,18 +55,30 @@ impl AgentLogs {
         AgentLogs {
             codex: env.codex_sessions(),
             openclaw: ws.openclaw_logs(),
+            imports: ws.state_dir().join("imports"),
         }
     }
 
-    /// The file a `codex://` or `openclaw://` address names, if `uri` is one
-    /// (None for any other address; the path is not checked).
+    /// The file a `codex://`, `openclaw://` or imported conversation's
+    /// address (`chatgpt://<id>.jsonl`; `.jsonl` may be left out) names, if
+    /// `uri` is one (None for any other address; the path is not checked).
     pub fn resolve(&self, uri: &str) -> Option<(PathBuf, String)> {
         if let Some(rel) = uri.strip_prefix("codex://") {
-            Some((self.codex.clone(), rel.to_string()))
-        } else {
-            uri.strip_prefix("openclaw://")
-                .map(|rel| (self.openclaw.clone(), rel.to_string()))
+            return Some((self.codex.clone(), rel.to_string()));
         }
+        if let Some(rel) = uri.strip_prefix("openclaw://") {
+            return Some((self.openclaw.clone(), rel.to_string()));
+        }
+        let (scheme, rel) = uri.split_once("://")?;
+        if !Kind::CONVERSATION_SCHEMES.contains(&scheme) || rel.is_empty() {
+            return None;
+        }
+        let rel = if rel.ends_with(".jsonl") {
+            rel.to_string()
+        } else {
+            format!("{rel}.jsonl")
+        };
+        Some((self.imports.join(scheme), rel))
     }
 }
 
@@ -131,6 +151,20 @@ impl Found {
             return None;
         }
         Some(Found::other_agent(format!("openclaw://{rel}"), path, meta))
+    }
+
+    /// An imported conversation: `<root>/<source>/<id>.jsonl`.
+    fn imported(root: &Path, path: &Path, meta: &std::fs::Metadata) -> Option<Found> {
+        check_memory_file(meta).ok()?;
+        let rel = relative(root, path)?;
+        let (scheme, file) = rel.split_once('/')?;
+        if !Kind::CONVERSATION_SCHEMES.contains(&scheme)
+            || file.contains('/')
+            || !file.ends_with(".jsonl")
+        {
+            return None;
+        }
+        Some(Found::other_agent(format!("{scheme}://{file}"), path, meta))
     }
 
     fn other_agent(uri: String, path: &Path, meta: &std::fs::Metadata) -> Found {
@@ -315,6 +349,23 @@ pub fn agent_transcripts(logs: &AgentLogs) -> Vec<Found> {
     out
 }
 
+/// The conversations `pms import` brought (`<imports>/<source>/*.jsonl`).
+pub fn imported_conversations(logs: &AgentLogs) -> Vec<Found> {
+    let mut out = Vec::new();
+    for scheme in Kind::CONVERSATION_SCHEMES {
+        let dir = logs.imports.join(scheme);
+        for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if let Ok(meta) = std::fs::metadata(&p)
+                && let Some(f) = Found::imported(&logs.imports, &p, &meta)
+            {
+                out.push(f);
+            }
+        }
+    }
+    out
+}
+
 /// The address of a transcript file: `codex://…` for a Codex rollout
 /// (`…/YYYY/MM/DD/rollout-*.jsonl`), `openclaw://…` for a recorded
 /// OpenClaw conversation (`…/.pms/openclaw/<agent>/<file>`), else Claude
@@ -337,6 +388,13 @@ pub fn transcript_uri(path: &Path) -> Option<String> {
     }
     if names.len() >= 4 && names[2] == "openclaw" && names[3] == ".pms" {
         return Some(format!("openclaw://{}/{file}", names[1]));
+    }
+    if names.len() >= 4
+        && names[2] == "imports"
+        && names[3] == ".pms"
+        && Kind::CONVERSATION_SCHEMES.contains(&names[1].as_str())
+    {
+        return Some(format!("{}://{file}", names[1]));
     }
     Some(format!("cc://{}/{file}", names.get(1)?))
 }
@@ -364,6 +422,7 @@ pub fn classify(ws: &Workspace, roots: &[PathBuf], logs: &AgentLogs, path: &Path
     if path.extension().is_some_and(|x| x == "jsonl") {
         return Found::codex(&logs.codex, path, &meta)
             .or_else(|| Found::openclaw(&logs.openclaw, path, &meta))
+            .or_else(|| Found::imported(&logs.imports, path, &meta))
             .or_else(|| {
                 roots
                     .iter()
@@ -418,6 +477,7 @@ mod tests {
             .into_iter()
             .chain(transcripts(roots))
             .chain(agent_transcripts(logs))
+            .chain(imported_conversations(logs))
             .collect()
     }
 
@@ -429,6 +489,7 @@ mod tests {
         let logs = AgentLogs {
             codex: dir.path().join("codex/sessions"),
             openclaw: ws.openclaw_logs(),
+            imports: ws.state_dir().join("imports"),
         };
         for rel in [
             "ws/product/a.md",
@@ -445,15 +506,17 @@ mod tests {
             "codex/sessions/2026/11/25/notes.jsonl",
             "codex/sessions/2026/11/rollout-x.jsonl",
             "ws/.pms/openclaw/main/s1.jsonl",
+            "ws/.pms/imports/chatgpt/6781f0a2.jsonl",
+            "ws/.pms/imports/claude-ai/1f0e8b7a.jsonl",
+            "ws/.pms/imports/gemini/x.jsonl",
+            "ws/.pms/imports/chatgpt.json",
         ] {
             let p = dir.path().join(rel);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(&p, "x\n").unwrap();
         }
-        let mut walked: Vec<String> = workspace(&ws)
+        let mut walked: Vec<String> = walked_files(&ws, &roots, &logs)
             .into_iter()
-            .chain(transcripts(&roots))
-            .chain(agent_transcripts(&logs))
             .map(|f| f.uri)
             .collect();
         walked.sort();
@@ -463,6 +526,8 @@ mod tests {
                 "a/b/c/d/e.md",
                 "cc://-p/s1.jsonl",
                 "cc://-p/s1/subagents/agent-1.jsonl",
+                "chatgpt://6781f0a2.jsonl",
+                "claude-ai://1f0e8b7a.jsonl",
                 "codex://2026/11/25/rollout-2026-11-25T08-03-48-01a211bb-79d6-7f93-ba77-17680efe70eb.jsonl",
                 "openclaw://main/s1.jsonl",
                 "product/a.md",
@@ -475,6 +540,7 @@ mod tests {
             "projects/-p/s1/tool-results/t.jsonl",
             "projects/-p/memory/m.jsonl",
             "codex/sessions/2026/11/25/notes.jsonl",
+            "ws/.pms/imports/gemini/x.jsonl",
         ] {
             assert!(
                 classify(&ws, &roots, &logs, &dir.path().join(rel)).is_none(),

@@ -25,7 +25,7 @@ use crate::memory::words::terms::{index_body, index_unigrams};
 use crate::platform::agents::transcript::{self, ReadOptions, Turn};
 use crate::platform::host::durable;
 use crate::platform::host::env::HostEnv;
-use crate::platform::progress::{Progress, Quiet, Step};
+use crate::platform::progress::{Progress, Step};
 use crate::platform::redact::redact;
 use crate::platform::workspace::Workspace;
 use crate::platform::workspace::config::Config;
@@ -134,9 +134,9 @@ pub fn run(
     let roots = transcript_roots(env, cfg);
     let mut found = discover::workspace(ws);
     found.extend(discover::transcripts(&roots));
-    found.extend(discover::agent_transcripts(&discover::AgentLogs::of(
-        env, ws,
-    )));
+    let logs = discover::AgentLogs::of(env, ws);
+    found.extend(discover::agent_transcripts(&logs));
+    found.extend(discover::imported_conversations(&logs));
     if crate::platform::agents::claude::auto_memory::enabled(env) {
         found.extend(discover::auto_memory(&roots));
     }
@@ -152,6 +152,7 @@ pub fn run_paths(
     env: &HostEnv,
     cfg: &Config,
     paths: &[PathBuf],
+    progress: &dyn Progress,
 ) -> Result<IndexReport, IndexError> {
     let roots = transcript_roots(env, cfg);
     let logs = discover::AgentLogs::of(env, ws);
@@ -162,7 +163,7 @@ pub fn run_paths(
         }
     }
     let uris: Vec<String> = found.iter().map(|f| f.uri.clone()).collect();
-    sync(conn, cfg, found, Some(&uris), &Quiet)
+    sync(conn, cfg, found, Some(&uris), progress)
 }
 
 /// Brings the index in step with `found`. With `only`, files not in `found`

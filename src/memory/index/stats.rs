@@ -34,7 +34,7 @@ pub struct HistoryStats {
 
 pub fn history(conn: &Connection) -> rusqlite::Result<HistoryStats> {
     let (sessions, projects, first, last) = conn.query_row(
-        "SELECT COUNT(*), COUNT(DISTINCT project), MIN(first_ts), MAX(last_ts) FROM files
+        "SELECT COUNT(*), COUNT(DISTINCT NULLIF(project, '')), MIN(first_ts), MAX(last_ts) FROM files
          WHERE source = 'transcript' AND uri NOT LIKE '%/subagents/%'",
         [],
         |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
