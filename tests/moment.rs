@@ -366,6 +366,7 @@ fn dev_set_tuning_and_held_out_halves() {
     let home = home_for(&set);
     let mut misses = Vec::new();
     let tuning = measure(&home, &set, Some(true), &mut misses);
+    misses.push("(held-out half from here)".into());
     let held_out = measure(&home, &set, Some(false), &mut misses);
     eprintln!("{}", tuning.line("moment dev, tuning half"));
     eprintln!("{}", held_out.line("moment dev, held-out half"));

@@ -6,7 +6,7 @@
 //!
 //! Inside, the arrows point from `sessions` to `lessons`, `search` and
 //! `index`, from those to `embed` and `words`, never back; `recall` reads
-//! the index and the summaries' text (it names no other memory folder).
+//! the index, the summaries' text and `words`.
 
 pub mod embed;
 pub mod index;

@@ -50,7 +50,8 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
     let here = input
         .transcript()
         .and_then(crate::memory::index::discover::transcript_uri);
-    let Some(fix) = errors::recall(&conn, &sig, &sid, here.as_deref())? else {
+    let window = ctx.cfg.index.tool_result_chars;
+    let Some(fix) = errors::recall(&conn, &output, window, &sid, here.as_deref())? else {
         return Ok(None);
     };
     let text = render(&fix);

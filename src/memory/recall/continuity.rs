@@ -21,7 +21,7 @@ const MAX_ITEMS: usize = 8;
 
 /// Words that say an item was done.
 static CLOSED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?-u:\b)(?:done|finished|implemented|added|adds|in now|is in|are in|landed|merged|shipped|fixed|resolved|closed|completed|wired|rotated|removed|migrated|switched|upgraded|bumped|deployed|released|works now|no longer|took care|taken care|in place)(?-u:\b)").expect("valid")
+    Regex::new(r"(?i)(?-u:\b)(?:done|finished|implemented|added|adds|in now|is in|are in|landed|merged|shipped|fixed|resolved|closed|completed|wired|rotated|removed|migrated|switched|upgraded|bumped|deployed|released|works now|no longer|took care|taken care|in place)(?-u:\b)|(?-u:\b)(?:is|are|was|were|got) [a-z]+ed now(?-u:\b)").expect("valid")
 });
 
 /// Words of an item that say it is one, not what it is.
@@ -240,14 +240,7 @@ fn key_words(item: &str) -> BTreeSet<String> {
 }
 
 fn stem(w: &str) -> String {
-    for suffix in ["ing", "ed", "es", "s"] {
-        if let Some(base) = w.strip_suffix(suffix)
-            && base.len() >= 4
-        {
-            return base.to_string();
-        }
-    }
-    w.to_string()
+    crate::memory::words::stem(w)
 }
 
 /// Whether a later session says the item is done: one of its lines says

@@ -40,16 +40,25 @@ pub struct PastFix {
     pub steps: Vec<Step>,
 }
 
-/// The best past fix for `sig` in conversations other than `exclude`
+/// The best past fix for the error `output` (`window`: the characters of a
+/// tool result the index keeps) in conversations other than `exclude`
 /// (the current session's id and transcript address), or None when no past
 /// error is [`STRONG`]ly alike or nothing was done after it.
 pub fn recall(
     conn: &Connection,
-    sig: &Signature,
+    output: &str,
+    window: usize,
     exclude_session: &str,
     exclude_uri: Option<&str>,
 ) -> rusqlite::Result<Option<PastFix>> {
-    let Some(query) = fts_query(conn, sig)? else {
+    let Some(sig) = Signature::of(output) else {
+        return Ok(None);
+    };
+    // compared as the index holds the past one: cut the same way
+    let Some(cut) = Signature::of_window(output, window) else {
+        return Ok(None);
+    };
+    let Some(query) = fts_query(conn, &sig)? else {
         return Ok(None);
     };
     let mut stmt = conn.prepare_cached(
@@ -80,7 +89,7 @@ pub fn recall(
         let Some(past) = Signature::of(&unlabelled(&c.text)) else {
             continue;
         };
-        let likeness = sig.likeness(&past);
+        let likeness = cut.likeness(&past);
         if likeness >= STRONG {
             candidates.push((likeness, c));
         }

@@ -13,7 +13,7 @@ use regex::Regex;
 /// `sessions::summary`: Unicode ones fall back to the slowest engine).
 static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)((?-u:\b)(?:error|errors|err!|fatal|failed|failure|exception|panicked|traceback|cannot|could not|couldn't|can't|unable|not found|no such|denied|refused|undefined|unresolved|unrecognized|unknown|missing|invalid|mismatch|mismatched|timed out|timeout|segmentation fault|core dumped|killed|aborted|conflict|unsatisfiable|not permitted|does not exist|doesn't exist|is not|are not|expected)(?-u:\b)|(?-u:\b)[a-z]+(?:error|exception)(?-u:\b)|(?-u:\b)e\d{3,5}(?-u:\b)|(?-u:\b)ts\d{4}(?-u:\b))",
+        r"(?i)((?-u:\b)(?:error|errors|err!|fatal|failed|failure|exception|panicked|traceback|cannot|could not|couldn't|can't|unable|not found|no such|denied|refused|undefined|unresolved|unrecognized|unknown|missing|invalid|mismatch|mismatched|timed out|timeout|segmentation fault|core dumped|killed|aborted|conflict|unsatisfiable|not permitted|does not exist|doesn't exist|is not|are not|expected|[a-z]*backoff|oomkilled|evicted|errimagepull)(?-u:\b)|(?-u:\b)[a-z]+(?:error|exception)(?-u:\b)|(?-u:\b)e\d{3,5}(?-u:\b)|(?-u:\b)ts\d{4}(?-u:\b))",
     )
     .expect("valid")
 });
@@ -44,8 +44,12 @@ static HEX: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)(?-u:\b)(?:0x[0-9a-f]+|[0-9a-f]*[0-9][0-9a-f]*[a-f][0-9a-f]*|[0-9a-f]*[a-f][0-9a-f]*[0-9][0-9a-f]*)(?-u:\b)")
         .expect("valid")
 });
-static NUMBER: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?-u:\b)\d+(?-u:\b)").expect("valid"));
+static MIXED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)(?-u:\b)[a-z0-9]{5,}(?-u:\b)").expect("valid"));
+/// A number, with a short unit stuck to it (`10m`, `512Mi`, `14ms`).
+static NUMBER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?-u:\b)\d+(?:[a-z]{1,3})?(?-u:\b)").expect("valid")
+});
 static SPACES: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\s+").expect("valid"));
 
 /// Most error lines kept: the first few say what failed; the rest repeat it.
@@ -80,11 +84,22 @@ impl Signature {
     /// what failed (a bare "Exit code 1"): nothing to recognise it by.
     pub fn of(output: &str) -> Option<Signature> {
         let mut lines: Vec<ErrorLine> = Vec::new();
-        for raw in bounded(output).lines() {
-            let raw = raw.trim();
+        let text = bounded(output);
+        let all: Vec<&str> = text.lines().map(str::trim).collect();
+        for (i, raw) in all.iter().enumerate() {
             if raw.is_empty() || raw.len() > 600 || !ERROR_LINE.is_match(raw) {
                 continue;
             }
+            // "thread 'main' panicked at src/main.rs:4:5:" says what
+            // failed on the next line: the two are one line of the error.
+            let joined;
+            let raw = match all.get(i + 1) {
+                Some(next) if raw.ends_with(':') && !next.is_empty() && next.len() <= 600 => {
+                    joined = format!("{raw} {next}");
+                    joined.as_str()
+                }
+                _ => raw,
+            };
             let text = normalise(raw);
             if GENERIC.is_match(&text) {
                 continue;
@@ -118,26 +133,42 @@ impl Signature {
             .collect()
     }
 
-    /// How alike `past` is to this error, 0 to 1: its best line's likeness
-    /// to one of ours (two errors of one kind share the kind's words but
-    /// not the name that failed), times the share of the past error's words
-    /// found here (the past one may have been cut by the index; ours is
-    /// whole).
+    /// How alike `past` is to this error, 0 to 1: how well each line of one
+    /// finds its match in the other (weighted by its words, both ways: two
+    /// errors of one kind share their generic lines but not the line that
+    /// names what failed), times the likeness of their words as a whole.
+    /// Compare signatures of outputs cut the same way (see
+    /// [`Signature::of_window`]): the index keeps only the start of a result.
     pub fn likeness(&self, past: &Signature) -> f64 {
-        let mut best_line: f64 = 0.0;
-        for p in &past.lines {
-            for l in &self.lines {
-                best_line = best_line.max(jaccard(&p.words, &l.words));
-            }
-        }
         let ours = self.words();
         let theirs = past.words();
-        if theirs.is_empty() {
-            return 0.0;
-        }
-        let shared = theirs.intersection(&ours).count() as f64;
-        best_line * (shared / theirs.len() as f64)
+        let whole = jaccard(&ours, &theirs);
+        whole * line_agreement(&self.lines, &past.lines).min(line_agreement(&past.lines, &self.lines))
     }
+
+    /// The signature of `output` as the index keeps it: its first
+    /// `chars` characters (`index.tool_result_chars`), else of all of it
+    /// when that start says nothing.
+    pub fn of_window(output: &str, chars: usize) -> Option<Signature> {
+        let cut = crate::platform::agents::transcript::truncate(output.trim(), chars);
+        Signature::of(&cut).or_else(|| Signature::of(output))
+    }
+}
+
+/// How well the lines of `a` find a like line in `b`, each weighted by its
+/// words.
+fn line_agreement(a: &[ErrorLine], b: &[ErrorLine]) -> f64 {
+    let mut sum = 0.0;
+    let mut weight = 0.0;
+    for l in a {
+        let best = b
+            .iter()
+            .map(|m| jaccard(&l.words, &m.words))
+            .fold(0.0, f64::max);
+        sum += best * l.words.len() as f64;
+        weight += l.words.len() as f64;
+    }
+    if weight == 0.0 { 0.0 } else { sum / weight }
 }
 
 fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
@@ -187,6 +218,17 @@ pub fn normalise(line: &str) -> String {
             m.to_string()
         }
     });
+    let s = MIXED.replace_all(&s, |c: &regex::Captures| {
+        let m = &c[0];
+        // letters and digits taking turns more than once (`x2k9p`, a pod's
+        // suffix) are a generated name; `e0432` and `sha512` are not
+        let turns = m
+            .as_bytes()
+            .windows(2)
+            .filter(|w| w[0].is_ascii_digit() != w[1].is_ascii_digit())
+            .count();
+        if turns >= 3 { "<id>".to_string() } else { m.to_string() }
+    });
     let s = NUMBER.replace_all(&s, "<n>");
     SPACES
         .replace_all(s.trim(), " ")
@@ -213,7 +255,7 @@ mod tests {
             normalise(
                 "  --> /home/maya/code/ledger/src/db/accounts.rs:47:18 at 0x7ffd3a2b in 1234ms"
             ),
-            "--> <path> at <hex> in <n>ms"
+            "--> <path> at <hex> in <n>"
         );
         assert_eq!(
             normalise("request 3f2a9c1e-1b2c-4d5e-8f90-1234567890ab failed: deadbeef12"),
@@ -233,6 +275,14 @@ mod tests {
         assert_eq!(a.key(), b.key());
         assert!(a.likeness(&b) > 0.9, "{}", a.likeness(&b));
         assert!(a.likeness(&c) < 0.7, "{}", a.likeness(&c));
+    }
+
+    #[test]
+    fn a_panic_is_told_apart_by_its_message_on_the_next_line() {
+        let a = Signature::of("thread 'main' panicked at src/main.rs:23:10:\ncalled `Result::unwrap()` on an `Err` value: Os { code: 98, kind: AddrInUse }").unwrap();
+        let b = Signature::of("thread 'main' panicked at src/main.rs:40:5:\ncalled `Option::unwrap()` on a `None` value").unwrap();
+        assert!(a.likeness(&b) < 0.5, "{}", a.likeness(&b));
+        assert_eq!(normalise("pod shop-7d9c6b5f4-x2k9p in E0432"), "pod shop-<hex>-<id> in e0432");
     }
 
     #[test]
