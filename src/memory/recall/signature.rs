@@ -138,7 +138,7 @@ impl Signature {
     /// errors of one kind share their generic lines but not the line that
     /// names what failed), times the likeness of their words as a whole.
     /// Compare signatures of outputs cut the same way (see
-    /// [`Signature::of_window`]): the index keeps only the start of a result.
+    /// [`Signature::of_window`]): the index keeps a long result's two ends.
     pub fn likeness(&self, past: &Signature) -> f64 {
         let ours = self.words();
         let theirs = past.words();
@@ -146,11 +146,11 @@ impl Signature {
         whole * line_agreement(&self.lines, &past.lines).min(line_agreement(&past.lines, &self.lines))
     }
 
-    /// The signature of `output` as the index keeps it: its first
-    /// `chars` characters (`index.tool_result_chars`), else of all of it
-    /// when that start says nothing.
+    /// The signature of `output` as the index keeps a failed result
+    /// (`transcript::error_excerpt`: its start and its end; `chars` is
+    /// `index.tool_result_chars`), else of all of it when that says nothing.
     pub fn of_window(output: &str, chars: usize) -> Option<Signature> {
-        let cut = crate::platform::agents::transcript::truncate(output.trim(), chars);
+        let cut = crate::platform::agents::transcript::error_excerpt(output, chars);
         Signature::of(&cut).or_else(|| Signature::of(output))
     }
 }
