@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 use crate::support::TestHome;
 
 #[derive(Deserialize)]
-struct Set {
+pub(crate) struct Set {
     #[serde(default)]
     session: Vec<Session>,
     #[serde(default)]
@@ -91,7 +91,7 @@ fn tuning_half(text: &str) -> bool {
 }
 
 /// A UUID-shaped session id for a set's session id.
-fn uuid_of(id: &str) -> String {
+pub(crate) fn uuid_of(id: &str) -> String {
     let h = xxhash_rust::xxh3::xxh3_128(id.as_bytes());
     let s = format!("{h:032x}");
     format!(
@@ -113,7 +113,7 @@ fn folder_of(project: &str) -> String {
 
 /// Writes the set's past sessions as Claude Code transcripts, summarises
 /// each at its end and indexes them all.
-fn build(home: &TestHome, set: &Set) {
+pub(crate) fn build(home: &TestHome, set: &Set) {
     home.init(&[]);
     for s in &set.session {
         let sid = uuid_of(&s.id);
@@ -172,7 +172,7 @@ fn build(home: &TestHome, set: &Set) {
     home.ok(&["index", "--quiet"]);
 }
 
-fn context(out: &std::process::Output) -> String {
+pub(crate) fn context(out: &std::process::Output) -> String {
     let text = String::from_utf8_lossy(&out.stdout);
     if text.trim().is_empty() {
         return String::new();
@@ -413,4 +413,56 @@ fn blind_set() {
         "{}",
         all.line("blind")
     );
+}
+
+/// A small set in the blind set's format, for behaviour tests.
+pub(crate) fn small_set() -> Set {
+    toml_edit::de::from_str(
+        r#"
+[[session]]
+id = "past"
+project = "/home/ana/shop"
+date = "2026-10-01T09:00:00Z"
+  [[session.turn]]
+  role = "user"
+  text = "cargo build fails on the new laptop"
+  [[session.turn]]
+  role = "tool_call"
+  tool = "Bash"
+  command = "cargo build"
+  [[session.turn]]
+  role = "tool_result"
+  is_error = true
+  text = "error: linking with `cc` failed: exit status: 1\n  = note: /usr/bin/ld: cannot find -lpq: No such file or directory"
+  [[session.turn]]
+  role = "assistant"
+  text = "The linker needs libpq. Installing libpq-dev fixed the link."
+  [[session.turn]]
+  role = "tool_call"
+  tool = "Bash"
+  command = "sudo apt-get install -y libpq-dev"
+  [[session.turn]]
+  role = "tool_call"
+  tool = "Edit"
+  file_path = "/home/ana/shop/src/db/pool.rs"
+  [[session.turn]]
+  role = "user"
+  text = "TODO: add the dead-letter queue for failed webhooks."
+  [[session.turn]]
+  role = "assistant"
+  text = "Noted."
+
+[[session]]
+id = "other"
+project = "/home/ana/web"
+date = "2026-10-02T09:00:00Z"
+  [[session.turn]]
+  role = "user"
+  text = "TODO: rotate the staging keys. Also look at src/db/pool.rs later."
+  [[session.turn]]
+  role = "assistant"
+  text = "Noted."
+"#,
+    )
+    .unwrap()
 }

@@ -47,9 +47,8 @@ static HEX: LazyLock<Regex> = LazyLock::new(|| {
 static MIXED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)(?-u:\b)[a-z0-9]{5,}(?-u:\b)").expect("valid"));
 /// A number, with a short unit stuck to it (`10m`, `512Mi`, `14ms`).
-static NUMBER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?-u:\b)\d+(?:[a-z]{1,3})?(?-u:\b)").expect("valid")
-});
+static NUMBER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)(?-u:\b)\d+(?:[a-z]{1,3})?(?-u:\b)").expect("valid"));
 static SPACES: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\s+").expect("valid"));
 
 /// Most error lines kept: the first few say what failed; the rest repeat it.
@@ -143,7 +142,8 @@ impl Signature {
         let ours = self.words();
         let theirs = past.words();
         let whole = jaccard(&ours, &theirs);
-        whole * line_agreement(&self.lines, &past.lines).min(line_agreement(&past.lines, &self.lines))
+        whole
+            * line_agreement(&self.lines, &past.lines).min(line_agreement(&past.lines, &self.lines))
     }
 
     /// The signature of `output` as the index keeps a failed result
@@ -227,7 +227,11 @@ pub fn normalise(line: &str) -> String {
             .windows(2)
             .filter(|w| w[0].is_ascii_digit() != w[1].is_ascii_digit())
             .count();
-        if turns >= 3 { "<id>".to_string() } else { m.to_string() }
+        if turns >= 3 {
+            "<id>".to_string()
+        } else {
+            m.to_string()
+        }
     });
     let s = NUMBER.replace_all(&s, "<n>");
     SPACES
@@ -282,7 +286,10 @@ mod tests {
         let a = Signature::of("thread 'main' panicked at src/main.rs:23:10:\ncalled `Result::unwrap()` on an `Err` value: Os { code: 98, kind: AddrInUse }").unwrap();
         let b = Signature::of("thread 'main' panicked at src/main.rs:40:5:\ncalled `Option::unwrap()` on a `None` value").unwrap();
         assert!(a.likeness(&b) < 0.5, "{}", a.likeness(&b));
-        assert_eq!(normalise("pod shop-7d9c6b5f4-x2k9p in E0432"), "pod shop-<hex>-<id> in e0432");
+        assert_eq!(
+            normalise("pod shop-7d9c6b5f4-x2k9p in E0432"),
+            "pod shop-<hex>-<id> in e0432"
+        );
     }
 
     #[test]

@@ -69,6 +69,37 @@ pub struct SessionState {
     pub moments: Vec<Moment>,
 }
 
+/// The sessions that recorded moments, the most recently changed first (at
+/// most `max`), each with its moments, for the page.
+pub fn recent_moments(ws: &Workspace, max: usize) -> Vec<(String, Vec<Moment>)> {
+    let Ok(rd) = std::fs::read_dir(ws.session_state_dir()) else {
+        return Vec::new();
+    };
+    let mut files: Vec<(std::time::SystemTime, PathBuf)> = rd
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    files.sort_by_key(|f| std::cmp::Reverse(f.0));
+    let mut out = Vec::new();
+    for (_, path) in files {
+        let Some(st) = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|t| serde_json::from_str::<SessionState>(&t).ok())
+        else {
+            continue;
+        };
+        if st.moments.is_empty() {
+            continue;
+        }
+        out.push((st.session_id, st.moments));
+        if out.len() >= max {
+            break;
+        }
+    }
+    out
+}
+
 /// Moments kept per session.
 pub const MAX_MOMENTS: usize = 20;
 
