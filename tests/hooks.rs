@@ -1114,3 +1114,88 @@ fn a_line_of_half_a_gigabyte_costs_the_hooks_little_memory() {
     // the conversation before the line is still summarised
     assert_eq!(s.home.summaries().len(), 1, "no summary");
 }
+
+/// The memory at the moment of need through the real binary: a failed
+/// command's past fix once per session, a file's history before its first
+/// edit only, the project's open items and not another project's; and each
+/// kind off when its config key says so.
+#[test]
+fn moments_of_need_speak_once_and_each_kind_turns_off() {
+    use crate::moment::{build, context, small_set, uuid_of};
+    let home = TestHome::new();
+    build(&home, &small_set());
+    let past = format!("{}.jsonl", uuid_of("past"));
+    let fail = json!({
+        "session_id": "new-1", "cwd": "/home/ana/shop", "hook_event_name": "PostToolUseFailure",
+        "tool_name": "Bash", "tool_input": {"command": "cargo build --release"},
+        "error": "Exit code 101\nerror: linking with `cc` failed: exit status: 1\n  = note: /usr/bin/ld: cannot find -lpq: No such file or directory",
+    });
+    let out = home.hook("post-tool-use", &fail);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["hookSpecificOutput"]["hookEventName"],
+        "PostToolUseFailure"
+    );
+    let said = context(&out);
+    assert!(said.contains(&past) && said.contains("libpq-dev"), "{said}");
+    assert!(said.chars().count() <= 1500);
+    assert_eq!(
+        context(&home.hook("post-tool-use", &fail)),
+        "",
+        "once per session"
+    );
+    // another error of the same kind (another library) is not the same error
+    let mut other = fail.clone();
+    other["session_id"] = json!("new-2");
+    other["error"] = json!(
+        "Exit code 1\nerror: linking with `cc` failed: exit status: 1\n  = note: /usr/bin/ld: cannot find -lsqlite3: No such file or directory"
+    );
+    assert_eq!(context(&home.hook("post-tool-use", &other)), "");
+
+    let edit = |sid: &str, cwd: &str| {
+        json!({"session_id": sid, "cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": "Edit",
+               "tool_input": {"file_path": format!("{cwd}/src/db/pool.rs"), "old_string": "a", "new_string": "b"}})
+    };
+    let said = context(&home.hook("pre-tool-use", &edit("new-3", "/home/ana/shop")));
+    assert!(
+        said.contains(&past) && said.contains("changed it"),
+        "{said}"
+    );
+    assert!(said.chars().count() <= 800);
+    assert_eq!(
+        context(&home.hook("pre-tool-use", &edit("new-3", "/home/ana/shop"))),
+        "",
+        "the second edit gets nothing"
+    );
+    // the same path in another project names only that project's session
+    let said = context(&home.hook("pre-tool-use", &edit("new-4", "/home/ana/web")));
+    assert!(!said.contains(&past), "{said}");
+    assert!(
+        said.contains(&format!("{}.jsonl", uuid_of("other"))),
+        "{said}"
+    );
+
+    let start = |sid: &str| json!({"session_id": sid, "cwd": "/home/ana/shop", "hook_event_name": "SessionStart", "source": "startup"});
+    let said = context(&home.hook("session-start", &start("new-5")));
+    assert!(said.contains("add the dead-letter queue"), "{said}");
+    assert!(!said.contains("rotate the staging keys"), "{said}");
+    // the page shows what was said, when and why
+    let state = std::fs::read_to_string(home.workspace().join(".pms/state/new-1.json")).unwrap();
+    assert!(state.contains("\"kind\":\"error_recall\""), "{state}");
+
+    let cfg = home.workspace().join("config.toml");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    let text = text
+        .replace("error_recall = true", "error_recall = false")
+        .replace("file_history = true", "file_history = false")
+        .replace("continuity = true", "continuity = false");
+    std::fs::write(&cfg, text).unwrap();
+    let mut again = fail.clone();
+    again["session_id"] = json!("new-6");
+    assert_eq!(context(&home.hook("post-tool-use", &again)), "");
+    assert_eq!(
+        context(&home.hook("pre-tool-use", &edit("new-7", "/home/ana/shop"))),
+        ""
+    );
+    assert!(!context(&home.hook("session-start", &start("new-8"))).contains("dead-letter"));
+}

@@ -24,6 +24,7 @@ mod lessons_cli;
 mod lessons_quality;
 mod mcp_python_client;
 mod mcp_robustness;
+mod moment;
 mod readme;
 mod redaction;
 mod retrieval_quality;

@@ -16,6 +16,11 @@
 //!   session (again after compaction) go to the model as context right
 //!   before the call runs (Claude Code, Codex; OpenClaw has no such field).
 //!
+//! Before the first edit of a file in a session, the past sessions of the
+//! same project that changed or discussed it, one line each with the
+//! conversation's reference, in at most [`HISTORY_CHARS`]
+//! (`hooks.file_history`; nothing for a file with no history).
+//!
 //! Never "allow": that would skip the agent's own permission prompt. Every
 //! error lets the call through (the hook entry logs it and prints nothing).
 
@@ -27,6 +32,7 @@ use super::budget;
 use crate::memory::lessons::action::Action;
 use crate::memory::lessons::guard::GuardMode;
 use crate::memory::lessons::index_file::{self, GuardHit, Matched, Place};
+use crate::memory::recall::files::{self, Touch, TouchKind};
 use crate::memory::sessions::state::SessionState;
 use crate::platform::agents::Agent;
 use crate::platform::agents::hook_io::HookInput;
@@ -42,8 +48,21 @@ pub fn run(ctx: &Context, input: &HookInput, agent: Agent) -> Result<Option<Valu
     };
     let place = Place::of(input.cwd.as_deref());
     let verdict = index_file::for_action(&ctx.ws, &action, place)?;
+    // OpenClaw's before_tool_call cannot carry context: no history there.
+    let history = match (&action, agent) {
+        (_, Agent::OpenClaw) => None,
+        (Action::Edit { path, .. }, _) if ctx.cfg.hooks.file_history => {
+            file_history(ctx, input, path).unwrap_or_else(|e| {
+                super::log(ctx, Event::PreToolUse, &format!("file history: {e}"));
+                None
+            })
+        }
+        _ => None,
+    };
     if verdict.guard.is_none() && verdict.lessons.is_empty() {
-        return Ok(None);
+        return Ok(history.map(|h| {
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": h}})
+        }));
     }
     let sid = input.session_id();
     let shown = SessionState::load(&ctx.ws, &sid).action_lessons;
@@ -65,7 +84,10 @@ pub fn run(ctx: &Context, input: &HookInput, agent: Agent) -> Result<Option<Valu
             );
         }
     }
-    let context = lessons_context(&fresh);
+    let context = match (lessons_context(&fresh), history) {
+        (Some(l), Some(h)) => Some(format!("{l}\n\n{h}")),
+        (l, h) => l.or(h),
+    };
     Ok(match (verdict.guard, agent) {
         (Some(g), Agent::OpenClaw) => Some(json!({"block": true, "blockReason": reason(&g, agent)})),
         (None, Agent::OpenClaw) => None,
@@ -129,4 +151,105 @@ fn lessons_context(fresh: &[&Matched]) -> Option<String> {
         ));
     }
     Some(text.trim_end().to_string())
+}
+
+/// Longest file history, in characters (the budget).
+pub const HISTORY_CHARS: usize = 800;
+
+/// The history of the file at `path` the first time this session edits
+/// it, or None (told before, no index, no history).
+fn file_history(ctx: &Context, input: &HookInput, path: &str) -> Result<Option<String>> {
+    let cwd = input.cwd.as_deref().map(std::path::Path::new);
+    let file = match (std::path::Path::new(path), cwd) {
+        (p, Some(c)) if p.is_relative() => c.join(p),
+        (p, _) => p.to_path_buf(),
+    };
+    let key = file.to_string_lossy().into_owned();
+    let sid = input.session_id();
+    if SessionState::load(&ctx.ws, &sid)
+        .history_files
+        .contains(&key)
+    {
+        return Ok(None);
+    }
+    let db = ctx.ws.db_path();
+    if !db.exists() {
+        return Ok(None);
+    }
+    let root = crate::platform::host::project::root_of(
+        cwd.or_else(|| file.parent())
+            .unwrap_or(std::path::Path::new("/")),
+    );
+    let conn = crate::memory::index::db::open_ro(&db)?;
+    let touches = files::history(&conn, &root, &file, &sid)?;
+    if touches.is_empty() {
+        return Ok(None);
+    }
+    let shown = file
+        .strip_prefix(&root)
+        .map(|r| r.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| key.clone());
+    let text = render_history(&shown, &touches);
+    if let Err(e) = SessionState::update(&ctx.ws, &sid, |st| {
+        crate::memory::sessions::state::extend_unique(
+            &mut st.history_files,
+            std::slice::from_ref(&key),
+        );
+        st.record_moment(
+            "file_history",
+            &format!(
+                "first edit of {shown} in this session; {} past session(s) touched it",
+                touches.len()
+            ),
+            &text,
+        );
+    }) {
+        super::log(
+            ctx,
+            Event::PreToolUse,
+            &format!("saving session state: {e}"),
+        );
+    }
+    Ok(Some(text))
+}
+
+/// The history as the model reads it, within [`HISTORY_CHARS`]: sessions
+/// that do not fit are left out whole.
+pub fn render_history(shown: &str, touches: &[Touch]) -> String {
+    let head = format!(
+        "pms: past sessions in this project touched {} (newest first; what they decided may still hold):",
+        budget::neutralise(shown)
+    );
+    let mut room = HISTORY_CHARS.saturating_sub(
+        head.chars().count() + budget::DATA_OPEN.len() + budget::DATA_CLOSE.len() + 3,
+    );
+    let mut lines = String::new();
+    for t in touches {
+        let what = match t.kind {
+            TouchKind::Changed => "changed it",
+            TouchKind::Discussed => "discussed it",
+        };
+        let reference = format!("({} from line {})", t.conversation.uri, t.conversation.line);
+        let fixed = t.conversation.day().len() + what.len() + reference.len() + 8;
+        let said_room = room.saturating_sub(fixed).min(220);
+        if said_room < 30 && !lines.is_empty() {
+            break;
+        }
+        let said = crate::platform::redact::redact(&budget::neutralise(&t.line)).into_owned();
+        let said =
+            crate::platform::agents::transcript::truncate(&said, said_room.saturating_sub(1));
+        let line = format!("- {} {what}: {said} {reference}\n", t.conversation.day());
+        let n = line.chars().count();
+        if n > room {
+            break;
+        }
+        room -= n;
+        lines.push_str(&line);
+    }
+    format!(
+        "{head}\n{}\n{}{}",
+        budget::DATA_OPEN,
+        lines,
+        budget::DATA_CLOSE
+    )
 }

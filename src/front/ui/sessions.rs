@@ -57,6 +57,7 @@ pub fn timeline(app: &App, req: &Req) -> Reply {
         .t(around_text.unwrap_or(""))
         .s("\"></div><div class=\"narrow\"><button>Show</button></div></div></form>");
 
+    moments(app, &mut h);
     let sessions: usize = found.iter().map(|d| d.sessions.len()).sum();
     h.s("<p class=\"muted\">").n(sessions).s(" session(s)");
     if sessions >= MAX_SESSIONS {
@@ -105,6 +106,49 @@ pub fn timeline(app: &App, req: &Req) -> Reply {
             .s("\">← Earlier</a></div>");
     }
     app.page(Tab::Sessions, "Sessions", &h)
+}
+
+/// Sessions with the most recent moments shown.
+const MOMENT_SESSIONS: usize = 8;
+
+/// "At the moment of need": what pms told the agent unasked in the last
+/// sessions (a past fix, a file's history, the project's open items), when
+/// and why, and which kinds are on.
+fn moments(app: &App, h: &mut Html) {
+    let hooks = &app.ctx.cfg.hooks;
+    h.s("<section><h2>At the moment of need</h2><p class=\"muted\">");
+    for (key, on) in [
+        ("error_recall", hooks.error_recall),
+        ("file_history", hooks.file_history),
+        ("continuity", hooks.continuity),
+    ] {
+        h.s("<code>hooks.")
+            .t(key)
+            .s("</code> ")
+            .t(if on { "on" } else { "off" })
+            .s(" · ");
+    }
+    h.s("turn one off in config.toml.</p>");
+    let recent = crate::memory::sessions::state::recent_moments(&app.ctx.ws, MOMENT_SESSIONS);
+    if recent.is_empty() {
+        h.s("<p>Nothing said at a moment of need yet.</p>");
+    }
+    for (session, moments) in recent {
+        h.s("<h3>Session <code>").t(&session).s("</code></h3><ul>");
+        for m in moments.iter().rev() {
+            h.s("<li><span class=\"time\">")
+                .t(m.at.replace('T', " ").trim_end_matches('Z'))
+                .s("</span> <span class=\"badge\">")
+                .t(&m.kind)
+                .s("</span> ")
+                .t(&m.why)
+                .s("<details><summary>what was said</summary><pre>")
+                .t(&m.text)
+                .s("</pre></details></li>");
+        }
+        h.s("</ul>");
+    }
+    h.s("</section>");
 }
 
 /// "10:02–10:47", or with the end's date when it ended on another day.

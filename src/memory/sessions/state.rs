@@ -55,6 +55,78 @@ pub struct SessionState {
     /// compaction, which drops them from the context, clears the list).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub action_lessons: Vec<String>,
+    /// Errors whose past fix was told in this session (their signature
+    /// keys): each is told once; compaction clears the list.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recalled_errors: Vec<String>,
+    /// Files whose history was told before their first edit in this
+    /// session; compaction clears the list.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub history_files: Vec<String>,
+    /// What pms said at the moment of need in this session, newest last
+    /// (at most [`MAX_MOMENTS`]), for the page.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub moments: Vec<Moment>,
+}
+
+/// The sessions that recorded moments, the most recently changed first (at
+/// most `max`), each with its moments, for the page.
+pub fn recent_moments(ws: &Workspace, max: usize) -> Vec<(String, Vec<Moment>)> {
+    let Ok(rd) = std::fs::read_dir(ws.session_state_dir()) else {
+        return Vec::new();
+    };
+    let mut files: Vec<(std::time::SystemTime, PathBuf)> = rd
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    files.sort_by_key(|f| std::cmp::Reverse(f.0));
+    let mut out = Vec::new();
+    for (_, path) in files {
+        let Some(st) = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|t| serde_json::from_str::<SessionState>(&t).ok())
+        else {
+            continue;
+        };
+        if st.moments.is_empty() {
+            continue;
+        }
+        out.push((st.session_id, st.moments));
+        if out.len() >= max {
+            break;
+        }
+    }
+    out
+}
+
+/// Moments kept per session.
+pub const MAX_MOMENTS: usize = 20;
+
+/// One injection at the moment of need: when, which kind, why, and what.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Moment {
+    pub at: String,
+    /// `error_recall`, `file_history` or `continuity` (the config keys).
+    pub kind: String,
+    /// What set it off (the error's first line, the file, the project).
+    pub why: String,
+    /// What was injected (redacted as injected).
+    pub text: String,
+}
+
+impl SessionState {
+    /// Notes an injection for the page, keeping the newest [`MAX_MOMENTS`].
+    pub fn record_moment(&mut self, kind: &str, why: &str, text: &str) {
+        self.moments.push(Moment {
+            at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            kind: kind.to_string(),
+            why: why.to_string(),
+            text: text.to_string(),
+        });
+        let excess = self.moments.len().saturating_sub(MAX_MOMENTS);
+        self.moments.drain(..excess);
+    }
 }
 
 /// A learning found in the session: a rule the user or the agent stated,

@@ -70,6 +70,24 @@ pub const KEYS: &[KeyDoc] = &[
         doc: "Prompts shorter than this (\"ok\", \"thanks\") get only the format rules.",
     },
     KeyDoc {
+        table: "hooks",
+        key: "error_recall",
+        default: "true",
+        doc: "When a command fails with an error met in an earlier session, tell the agent what was done next there (the fix), with a reference to that conversation. Once per error per session; nothing unless the same error was met.",
+    },
+    KeyDoc {
+        table: "hooks",
+        key: "file_history",
+        default: "true",
+        doc: "Before the first edit of a file in a session, tell the agent which past sessions in the same project changed or discussed it (date, one line each, a reference).",
+    },
+    KeyDoc {
+        table: "hooks",
+        key: "continuity",
+        default: "true",
+        doc: "At session start, carry the open items and decisions of the last sessions in the same project (an item a later session closed is left out).",
+    },
+    KeyDoc {
         table: "sessions",
         key: "summaries_kept",
         default: "30",
@@ -276,6 +294,9 @@ pub struct HooksConfig {
     pub lesson_score_floor: f64,
     pub lesson_hint_floor: f64,
     pub trivial_prompt_chars: usize,
+    pub error_recall: bool,
+    pub file_history: bool,
+    pub continuity: bool,
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -315,6 +336,9 @@ impl Default for HooksConfig {
             lesson_score_floor: 5.0,
             lesson_hint_floor: 3.5,
             trivial_prompt_chars: 12,
+            error_recall: true,
+            file_history: true,
+            continuity: true,
         }
     }
 }

@@ -224,15 +224,14 @@ fn user_text(
                             .map(String::as_str)
                             .unwrap_or("tool");
                         let body = parts_text(b.get("content").unwrap_or(&Value::Null));
-                        let label = if b.get("is_error").and_then(Value::as_bool) == Some(true) {
-                            "error"
+                        let failed = b.get("is_error").and_then(Value::as_bool) == Some(true);
+                        let kept = if failed {
+                            super::error_excerpt(&body, result_chars)
                         } else {
-                            "result"
-                        };
-                        results.push(format!(
-                            "[{label} {name}] {}",
                             truncate(body.trim(), result_chars)
-                        ));
+                        };
+                        let label = if failed { "error" } else { "result" };
+                        results.push(format!("[{label} {name}] {kept}"));
                     }
                     _ => {}
                 }

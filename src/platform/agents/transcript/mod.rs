@@ -228,6 +228,26 @@ pub fn parts_text(content: &Value) -> String {
     }
 }
 
+/// Characters kept of a failed tool's output at each end, at least: an
+/// error says what it is near its start or its end (a build log's last
+/// lines, a traceback's last line), and pms recalls past fixes by it.
+pub const ERROR_END_CHARS: usize = 1_000;
+
+/// What the index keeps of a failed tool's output: all of it up to twice
+/// [`ERROR_END_CHARS`] (or `result_chars`, if larger), else its start and
+/// its end with `…` between.
+pub fn error_excerpt(body: &str, result_chars: usize) -> String {
+    let body = body.trim();
+    let end = ERROR_END_CHARS.max(result_chars / 2);
+    let n = body.chars().count();
+    if n <= 2 * end {
+        return body.to_string();
+    }
+    let head: String = body.chars().take(end).collect();
+    let tail: String = body.chars().skip(n - end).collect();
+    format!("{head}\n…\n{tail}")
+}
+
 /// At most `max` characters, cut at a character boundary, with `…` when cut.
 pub fn truncate(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {

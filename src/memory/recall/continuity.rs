@@ -1,0 +1,278 @@
+//! Where the last sessions in a project left off: the open items and
+//! decisions their summaries (`sessions/*.md`, written at session end)
+//! recorded, newest first, without the items a later session in the same
+//! project closed ("the dead-letter queue is in now").
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::platform::workspace::Workspace;
+
+/// Sessions of the project whose items are carried.
+pub const SESSIONS: usize = 3;
+/// Summaries read at most, newest first (each is a few KB; 60 read in about
+/// a millisecond).
+const SCANNED: usize = 60;
+/// Items of each kind carried at most.
+const MAX_ITEMS: usize = 8;
+
+/// Words that say an item was done.
+static CLOSED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?-u:\b)(?:done|finished|implemented|added|adds|in now|is in|are in|landed|merged|shipped|fixed|resolved|closed|completed|wired|rotated|removed|migrated|switched|upgraded|bumped|deployed|released|works now|no longer|took care|taken care|in place)(?-u:\b)|(?-u:\b)(?:is|are|was|were|got) [a-z]+ed now(?-u:\b)").expect("valid")
+});
+
+/// Words of an item that say it is one, not what it is.
+const ITEM_WORDS: &[&str] = &[
+    "todo",
+    "next",
+    "step",
+    "steps",
+    "later",
+    "follow",
+    "up",
+    "still",
+    "need",
+    "needs",
+    "open",
+    "question",
+    "remaining",
+    "not",
+    "yet",
+    "we",
+    "should",
+    "must",
+    "will",
+    "i",
+    "ll",
+    "the",
+    "a",
+    "an",
+    "to",
+    "of",
+    "in",
+    "on",
+    "for",
+    "and",
+    "or",
+    "it",
+    "that",
+    "this",
+    "is",
+    "be",
+    "with",
+    "add",
+    "decided",
+    "use",
+    "let",
+    "us",
+    "go",
+    "going",
+    "noted",
+    "also",
+    "btw",
+    "for",
+    "so",
+];
+
+/// A summary as continuity needs it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PastSession {
+    pub session_id: String,
+    pub project: String,
+    pub cwd: Option<String>,
+    pub start: Option<String>,
+    pub transcript_ref: Option<String>,
+    pub decisions: Vec<String>,
+    pub open_items: Vec<String>,
+    /// Everything else it says (what was asked and done), for telling
+    /// whether it closed an earlier item.
+    pub said: Vec<String>,
+}
+
+/// An item carried into a new session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Carried {
+    pub kind: ItemKind,
+    pub text: String,
+    pub date: Option<String>,
+    pub transcript_ref: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ItemKind {
+    Open,
+    Decision,
+}
+
+/// The open items and decisions of the last [`SESSIONS`] sessions in the
+/// project rooted at `root`, other than `exclude_session`, minus what a
+/// later session there closed; open items first.
+pub fn carried(ws: &Workspace, root: &Path, exclude_session: &str) -> Vec<Carried> {
+    let sessions = project_sessions(ws, root, exclude_session);
+    let mut out: Vec<Carried> = Vec::new();
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    for (i, s) in sessions.iter().take(SESSIONS).enumerate() {
+        let later = &sessions[..i];
+        for (kind, items) in [
+            (ItemKind::Open, &s.open_items),
+            (ItemKind::Decision, &s.decisions),
+        ] {
+            for item in items {
+                let key = key_words(item);
+                if key.is_empty() || !seen.insert(key.iter().cloned().collect::<Vec<_>>().join(" "))
+                {
+                    continue;
+                }
+                if kind == ItemKind::Open && later.iter().any(|l| closes(l, &key)) {
+                    continue;
+                }
+                if out.iter().filter(|c| c.kind == kind).count() >= MAX_ITEMS {
+                    continue;
+                }
+                out.push(Carried {
+                    kind,
+                    text: item.clone(),
+                    date: s.start.clone(),
+                    transcript_ref: s.transcript_ref.clone(),
+                });
+            }
+        }
+    }
+    out.sort_by_key(|c| c.kind == ItemKind::Decision);
+    out
+}
+
+/// The project's sessions, newest first (summary names start with the time).
+fn project_sessions(ws: &Workspace, root: &Path, exclude_session: &str) -> Vec<PastSession> {
+    let Ok(rd) = std::fs::read_dir(ws.sessions_dir()) else {
+        return Vec::new();
+    };
+    let mut names: Vec<std::path::PathBuf> = rd
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    names.sort();
+    names.reverse();
+    let mut out: Vec<PastSession> = Vec::new();
+    for path in names.into_iter().take(SCANNED) {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let s = parse(&text);
+        if s.session_id == exclude_session
+            || !super::same_project(root, s.cwd.as_deref(), &s.project)
+        {
+            continue;
+        }
+        out.push(s);
+    }
+    // By start time, not by name alone: a checkpoint keeps its first name.
+    out.sort_by(|a, b| b.start.cmp(&a.start));
+    out
+}
+
+/// Reads a summary (what `sessions::summary::render` writes).
+pub fn parse(text: &str) -> PastSession {
+    let mut s = PastSession::default();
+    let mut lines = text.lines();
+    if lines.next().map(str::trim) == Some("---") {
+        for line in lines.by_ref() {
+            if line.trim() == "---" {
+                break;
+            }
+            let Some((k, v)) = line.split_once(':') else {
+                continue;
+            };
+            let v = v.trim().to_string();
+            match k.trim() {
+                "session_id" => s.session_id = v,
+                "project" => s.project = v,
+                "cwd" => s.cwd = Some(v),
+                "start" if !v.is_empty() => s.start = Some(v),
+                "transcript_ref" => s.transcript_ref = Some(v),
+                _ => {}
+            }
+        }
+    }
+    let mut section = "";
+    for line in lines {
+        if let Some(h) = line.strip_prefix("## ") {
+            section = match h.trim() {
+                "Decisions" => "decisions",
+                "Open items" => "open",
+                _ => "said",
+            };
+            continue;
+        }
+        let Some(item) = line.strip_prefix("- ") else {
+            continue;
+        };
+        let item = item.trim();
+        if item.is_empty() || item == "(none recorded)" {
+            continue;
+        }
+        // "(L12)" at the end of an asked/done line is where it was said
+        let item = match item.rfind(" (L") {
+            Some(i) if item.ends_with(')') => &item[..i],
+            _ => item,
+        };
+        match section {
+            "decisions" => s.decisions.push(item.to_string()),
+            "open" => s.open_items.push(item.to_string()),
+            "said" => s.said.push(item.to_string()),
+            _ => {}
+        }
+    }
+    s
+}
+
+/// The words that say what an item is about.
+fn key_words(item: &str) -> BTreeSet<String> {
+    item.split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .filter(|w| w.len() >= 3 && !ITEM_WORDS.contains(&w.as_str()))
+        .map(|w| stem(&w))
+        .collect()
+}
+
+fn stem(w: &str) -> String {
+    crate::memory::words::stem(w)
+}
+
+/// Whether a later session says the item is done: one of its lines says
+/// so and shares most of the item's words.
+fn closes(later: &PastSession, key: &BTreeSet<String>) -> bool {
+    later
+        .said
+        .iter()
+        .chain(&later.decisions)
+        .chain(&later.open_items)
+        .filter(|l| CLOSED.is_match(l))
+        .any(|l| {
+            let words = key_words(l);
+            let shared = key.intersection(&words).count();
+            shared >= 2.min(key.len()) && shared * 5 >= key.len() * 3
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_later_session_that_says_it_is_done_closes_an_item() {
+        let later = PastSession {
+            said: vec!["The dead-letter queue is in now, wired to the retry worker.".into()],
+            ..PastSession::default()
+        };
+        assert!(closes(
+            &later,
+            &key_words("TODO: add the dead-letter queue")
+        ));
+        assert!(!closes(&later, &key_words("TODO: rotate the staging keys")));
+    }
+}

@@ -1,0 +1,214 @@
+//! The same error met in an earlier session, and what was done next there.
+//!
+//! The index holds each tool result of every past conversation as a chunk
+//! (`role = 'tool'`, `[error Bash] …` when it failed). A failing command's
+//! output becomes a [`Signature`]; its rarest words find candidate results
+//! through FTS5, each candidate's own signature is compared with ours
+//! ([`Signature::likeness`]), and the best one past [`STRONG`] gives the
+//! turns that followed it in its conversation: the fix.
+
+use std::collections::HashSet;
+
+use rusqlite::{Connection, params};
+
+use super::signature::Signature;
+use super::{Conversation, Step};
+
+/// Least likeness of a past error to count as the same error. Chosen on the
+/// tuning half of tests/data/moment_dev.toml (see tests/moment.rs for the
+/// figures): two errors of one kind that name different things (another
+/// module, another table) score about 0.5; the same error in another
+/// checkout 0.8 and more.
+pub const STRONG: f64 = 0.72;
+
+/// Words of the signature searched for, rarest first.
+const QUERY_WORDS: usize = 10;
+/// Candidate chunks read from FTS5 (about a millisecond for 300 on a
+/// 100k-chunk index).
+const CANDIDATES: i64 = 300;
+/// Turns read after the error.
+const FOLLOWING: i64 = 14;
+
+/// A past error like the one just met, and what followed it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PastFix {
+    pub conversation: Conversation,
+    /// The past error's first line, as it was met.
+    pub error_line: String,
+    pub likeness: f64,
+    /// What was done next, in order.
+    pub steps: Vec<Step>,
+}
+
+/// The best past fix for the error `output` (`window`: the characters of a
+/// tool result the index keeps) in conversations other than `exclude`
+/// (the current session's id and transcript address), or None when no past
+/// error is [`STRONG`]ly alike or nothing was done after it.
+pub fn recall(
+    conn: &Connection,
+    output: &str,
+    window: usize,
+    exclude_session: &str,
+    exclude_uri: Option<&str>,
+) -> rusqlite::Result<Option<PastFix>> {
+    let Some(sig) = Signature::of(output) else {
+        return Ok(None);
+    };
+    // compared as the index holds the past one: cut the same way
+    let Some(cut) = Signature::of_window(output, window) else {
+        return Ok(None);
+    };
+    let Some(query) = fts_query(conn, &sig)? else {
+        return Ok(None);
+    };
+    let mut stmt = conn.prepare_cached(
+        "SELECT c.id, c.file_id, c.line_end, c.ts, c.text, f.uri, f.project, f.cwd, f.session_id, f.first_ts
+         FROM (SELECT rowid AS id, rank FROM transcript_fts WHERE transcript_fts MATCH ?1 ORDER BY rank LIMIT ?2) m
+         JOIN chunks c ON c.id = m.id JOIN files f ON f.id = c.file_id
+         WHERE c.role = 'tool'",
+    )?;
+    let mut candidates: Vec<(f64, Candidate)> = Vec::new();
+    let rows = stmt.query_map(params![query, CANDIDATES], |r| {
+        Ok(Candidate {
+            file_id: r.get(1)?,
+            line_end: r.get::<_, i64>(2)? as u64,
+            ts: r.get(3)?,
+            text: r.get(4)?,
+            uri: r.get(5)?,
+            project: r.get(6)?,
+            cwd: r.get(7)?,
+            session_id: r.get(8)?,
+            first_ts: r.get(9)?,
+        })
+    })?;
+    for c in rows {
+        let c = c?;
+        if c.session_id.as_deref() == Some(exclude_session) || Some(c.uri.as_str()) == exclude_uri {
+            continue;
+        }
+        let Some(past) = Signature::of(&unlabelled(&c.text)) else {
+            continue;
+        };
+        let likeness = cut.likeness(&past);
+        if likeness >= STRONG {
+            candidates.push((likeness, c));
+        }
+    }
+    // The most alike first; of equals, the newest (the latest fix).
+    candidates.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| b.1.ts.cmp(&a.1.ts)));
+    let mut tried: HashSet<i64> = HashSet::new();
+    for (likeness, c) in candidates {
+        if !tried.insert(c.file_id) {
+            continue;
+        }
+        let steps = following(conn, c.file_id, c.line_end)?;
+        if !steps.iter().any(|s| matches!(s, Step::Said(_))) {
+            continue; // nothing was said after it: no fix to tell
+        }
+        let error_line = unlabelled(&c.text)
+            .lines()
+            .map(str::trim)
+            .find(|l| Signature::of(l).is_some())
+            .unwrap_or_default()
+            .to_string();
+        return Ok(Some(PastFix {
+            conversation: Conversation {
+                uri: c.uri,
+                project: c.project,
+                cwd: c.cwd,
+                date: c.ts.or(c.first_ts),
+                line: c.line_end,
+            },
+            error_line,
+            likeness,
+            steps,
+        }));
+    }
+    Ok(None)
+}
+
+struct Candidate {
+    file_id: i64,
+    line_end: u64,
+    ts: Option<String>,
+    text: String,
+    uri: String,
+    project: String,
+    cwd: Option<String>,
+    session_id: Option<String>,
+    first_ts: Option<String>,
+}
+
+/// A tool chunk's text without the `[error Bash] ` / `[result Bash] `
+/// labels the transcript reader puts before each result.
+fn unlabelled(text: &str) -> String {
+    text.lines()
+        .map(|l| {
+            if let Some(rest) = l.strip_prefix('[')
+                && (rest.starts_with("error ") || rest.starts_with("result "))
+                && let Some(end) = rest.find("] ")
+            {
+                &rest[end + 2..]
+            } else {
+                l
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `"w1" OR "w2" …`: the signature's words the index holds in fewest
+/// chunks (FTS5 splits `serde_json` in two, so such a word is a phrase).
+fn fts_query(conn: &Connection, sig: &Signature) -> rusqlite::Result<Option<String>> {
+    let mut words: Vec<String> = sig
+        .words()
+        .into_iter()
+        .filter(|w| w.len() >= 3 && w.chars().any(char::is_alphabetic))
+        .collect();
+    if words.is_empty() {
+        return Ok(None);
+    }
+    // How many chunks hold each word (the vocabulary table answers one
+    // term at a time from its b-tree).
+    let mut df = conn.prepare_cached("SELECT doc FROM transcript_vocab WHERE term = ?1")?;
+    let mut counted: Vec<(i64, String)> = Vec::new();
+    for w in words.drain(..) {
+        let first = w
+            .split('_')
+            .find(|p| !p.is_empty())
+            .unwrap_or(&w)
+            .to_string();
+        let n: i64 = df.query_row([&first], |r| r.get(0)).unwrap_or(0);
+        if n > 0 {
+            counted.push((n, w));
+        }
+    }
+    counted.sort();
+    let parts: Vec<String> = counted
+        .into_iter()
+        .take(QUERY_WORDS)
+        .map(|(_, w)| {
+            let phrase = w
+                .split('_')
+                .filter(|p| !p.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ");
+            format!("\"{}\"", phrase.replace('"', ""))
+        })
+        .collect();
+    Ok((!parts.is_empty()).then(|| parts.join(" OR ")))
+}
+
+/// What followed line `after` of a conversation: what the agent said and
+/// ran, until the user moved on or [`FOLLOWING`] turns were read.
+fn following(conn: &Connection, file_id: i64, after: u64) -> rusqlite::Result<Vec<Step>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT role, text FROM chunks WHERE file_id = ?1 AND line_start > ?2 ORDER BY line_start LIMIT ?3",
+    )?;
+    let rows: Vec<(Option<String>, String)> = stmt
+        .query_map(params![file_id, after as i64, FOLLOWING], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(super::steps(&rows))
+}

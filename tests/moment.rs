@@ -1,0 +1,468 @@
+//! Memory at the moment of need, measured on labelled sets through the real
+//! binary: past sessions become Claude Code transcripts in a temporary
+//! HOME, `pms hook session-end` writes their summaries and `pms index`
+//! indexes them; then each case runs the hook an agent would run:
+//! - `[[error]]`: `pms hook post-tool-use` with a PostToolUseFailure; the
+//!   past session whose fix should be recalled (its transcript's address in
+//!   the injection), or nothing for an error never met;
+//! - `[[edit]]`: `pms hook pre-tool-use` with an Edit; the past sessions
+//!   named (precision, recall);
+//! - `[[start]]`: `pms hook session-start`; the open items carried and
+//!   those that must not be.
+//!
+//! tests/data/moment_dev.toml (scripts/moment_dev.py) is split into a tuning
+//! and a held-out half by a hash of each case; tests/data/moment_blind.toml
+//! was written by someone who never saw the code and is only measured.
+//! Run: `cargo test --test tests moment -- --nocapture` prints the figures.
+
+use std::collections::BTreeSet;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::support::TestHome;
+
+#[derive(Deserialize)]
+pub(crate) struct Set {
+    #[serde(default)]
+    session: Vec<Session>,
+    #[serde(default)]
+    error: Vec<ErrorCase>,
+    #[serde(default)]
+    edit: Vec<EditCase>,
+    #[serde(default)]
+    start: Vec<StartCase>,
+}
+
+#[derive(Deserialize)]
+struct Session {
+    id: String,
+    project: String,
+    date: String,
+    turn: Vec<Turn>,
+}
+
+#[derive(Deserialize)]
+struct Turn {
+    role: String,
+    #[serde(default)]
+    text: String,
+    #[serde(default)]
+    tool: String,
+    #[serde(default)]
+    command: String,
+    #[serde(default)]
+    file_path: String,
+    #[serde(default)]
+    is_error: bool,
+}
+
+#[derive(Deserialize)]
+struct ErrorCase {
+    project: String,
+    command: String,
+    output: String,
+    expect: String,
+}
+
+#[derive(Deserialize)]
+struct EditCase {
+    project: String,
+    file_path: String,
+    expect: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct StartCase {
+    project: String,
+    expect_items: Vec<String>,
+    reject_items: Vec<String>,
+}
+
+fn load(name: &str) -> Set {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/").to_string() + name;
+    toml_edit::de::from_str(&std::fs::read_to_string(&path).unwrap())
+        .unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The tuning half: a hash of the case decides.
+fn tuning_half(text: &str) -> bool {
+    xxhash_rust::xxh3::xxh3_64(text.as_bytes()).is_multiple_of(2)
+}
+
+/// A UUID-shaped session id for a set's session id.
+pub(crate) fn uuid_of(id: &str) -> String {
+    let h = xxhash_rust::xxh3::xxh3_128(id.as_bytes());
+    let s = format!("{h:032x}");
+    format!(
+        "{}-{}-4{}-8{}-{}",
+        &s[..8],
+        &s[8..12],
+        &s[13..16],
+        &s[17..20],
+        &s[20..32]
+    )
+}
+
+fn folder_of(project: &str) -> String {
+    project
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+/// Writes the set's past sessions as Claude Code transcripts, summarises
+/// each at its end and indexes them all.
+pub(crate) fn build(home: &TestHome, set: &Set) {
+    home.init(&[]);
+    for s in &set.session {
+        let sid = uuid_of(&s.id);
+        let dir = home.path(&format!(".claude/projects/{}", folder_of(&s.project)));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("{sid}.jsonl"));
+        let start = chrono::DateTime::parse_from_rfc3339(&s.date).unwrap();
+        let mut lines = Vec::new();
+        let mut last_tool = String::new();
+        for (i, t) in s.turn.iter().enumerate() {
+            let ts = (start + chrono::Duration::seconds(30 * i as i64))
+                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+            let base = json!({"uuid": format!("{}-{i}", s.id), "sessionId": sid, "cwd": s.project, "timestamp": ts});
+            let mut line = base.clone();
+            match t.role.as_str() {
+                "user" => {
+                    line["type"] = json!("user");
+                    line["message"] = json!({"role": "user", "content": t.text});
+                }
+                "assistant" => {
+                    line["type"] = json!("assistant");
+                    line["message"] = json!({"id": format!("msg_{i}"), "role": "assistant", "content": [{"type": "text", "text": t.text}]});
+                }
+                "tool_call" => {
+                    last_tool = format!("toolu_{}_{i}", s.id);
+                    let input = match t.tool.as_str() {
+                        "Bash" => json!({"command": t.command}),
+                        "Edit" => {
+                            json!({"file_path": t.file_path, "old_string": "a", "new_string": "b"})
+                        }
+                        _ => json!({"file_path": t.file_path}),
+                    };
+                    line["type"] = json!("assistant");
+                    line["message"] = json!({"id": format!("msg_{i}"), "role": "assistant", "content": [{"type": "tool_use", "id": last_tool, "name": t.tool, "input": input}]});
+                }
+                "tool_result" => {
+                    let content = if t.is_error {
+                        format!("Exit code 1\n{}", t.text)
+                    } else {
+                        t.text.clone()
+                    };
+                    line["type"] = json!("user");
+                    line["message"] = json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": last_tool, "content": content, "is_error": t.is_error}]});
+                }
+                other => panic!("unknown role {other}"),
+            }
+            lines.push(line.to_string());
+        }
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let out = home.hook(
+            "session-end",
+            &json!({"session_id": sid, "transcript_path": path, "cwd": s.project, "hook_event_name": "SessionEnd", "reason": "other"}),
+        );
+        assert!(out.status.success(), "{out:?}");
+    }
+    home.ok(&["index", "--quiet"]);
+}
+
+pub(crate) fn context(out: &std::process::Output) -> String {
+    let text = String::from_utf8_lossy(&out.stdout);
+    if text.trim().is_empty() {
+        return String::new();
+    }
+    let v: Value = serde_json::from_str(text.trim()).unwrap();
+    v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}
+
+/// The set's session ids whose transcripts `text` names.
+fn named(set: &Set, text: &str) -> BTreeSet<String> {
+    set.session
+        .iter()
+        .filter(|s| text.contains(&format!("{}.jsonl", uuid_of(&s.id))))
+        .map(|s| s.id.clone())
+        .collect()
+}
+
+#[derive(Default, Debug)]
+struct Figures {
+    fix_found: (usize, usize),
+    silent_unseen: (usize, usize),
+    history_right: usize,
+    history_named: usize,
+    history_expected: usize,
+    history_silent_none: (usize, usize),
+    items_carried: (usize, usize),
+    items_rejected: (usize, usize),
+}
+
+fn ratio((a, b): (usize, usize)) -> f64 {
+    if b == 0 { 1.0 } else { a as f64 / b as f64 }
+}
+
+impl Figures {
+    fn line(&self, label: &str) -> String {
+        format!(
+            "{label}: fix found {}/{} ({:.2}), nothing on unseen {}/{} ({:.2}); file history precision {:.2} recall {:.2} ({} named), silent on files without history {}/{}; continuity items carried {}/{}, wrong items kept out {}/{}",
+            self.fix_found.0,
+            self.fix_found.1,
+            ratio(self.fix_found),
+            self.silent_unseen.0,
+            self.silent_unseen.1,
+            ratio(self.silent_unseen),
+            ratio((self.history_right, self.history_named)),
+            ratio((self.history_right, self.history_expected)),
+            self.history_named,
+            self.history_silent_none.0,
+            self.history_silent_none.1,
+            self.items_carried.0,
+            self.items_carried.1,
+            self.items_rejected.0,
+            self.items_rejected.1,
+        )
+    }
+}
+
+/// Whether every word of `phrase` (three letters or more) is in `text`.
+fn carries(text: &str, phrase: &str) -> bool {
+    let text = text.to_lowercase();
+    phrase
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() >= 3)
+        .all(|w| text.contains(w))
+}
+
+/// Runs every case of `set` (of the half `half`, or all) and counts.
+fn measure(home: &TestHome, set: &Set, half: Option<bool>, misses: &mut Vec<String>) -> Figures {
+    let mut f = Figures::default();
+    let in_half = |key: &str| half.is_none_or(|h| tuning_half(key) == h);
+    for (i, c) in set.error.iter().enumerate() {
+        if !in_half(&c.output) {
+            continue;
+        }
+        let sid = uuid_of(&format!("new-error-{i}"));
+        let out = home.hook(
+            "post-tool-use",
+            &json!({
+                "session_id": sid, "cwd": c.project, "hook_event_name": "PostToolUseFailure",
+                "transcript_path": home.path(&format!(".claude/projects/{}/{sid}.jsonl", folder_of(&c.project))),
+                "tool_name": "Bash", "tool_input": {"command": c.command},
+                "error": format!("Exit code 1\n{}", c.output),
+            }),
+        );
+        let got = named(set, &context(&out));
+        if c.expect.is_empty() {
+            f.silent_unseen.1 += 1;
+            if got.is_empty() {
+                f.silent_unseen.0 += 1;
+            } else {
+                misses.push(format!(
+                    "unseen error recalled {got:?}: {}",
+                    c.output.lines().next().unwrap_or("")
+                ));
+            }
+        } else {
+            f.fix_found.1 += 1;
+            if got.contains(&c.expect) {
+                f.fix_found.0 += 1;
+            } else {
+                misses.push(format!(
+                    "fix of {} not found (got {got:?}): {}",
+                    c.expect,
+                    c.output.lines().next().unwrap_or("")
+                ));
+            }
+        }
+    }
+    for (i, c) in set.edit.iter().enumerate() {
+        if !in_half(&c.file_path) {
+            continue;
+        }
+        let sid = uuid_of(&format!("new-edit-{i}"));
+        let out = home.hook(
+            "pre-tool-use",
+            &json!({
+                "session_id": sid, "cwd": c.project, "hook_event_name": "PreToolUse",
+                "tool_name": "Edit",
+                "tool_input": {"file_path": c.file_path, "old_string": "x", "new_string": "y"},
+            }),
+        );
+        let got = named(set, &context(&out));
+        let want: BTreeSet<String> = c.expect.iter().cloned().collect();
+        if want.is_empty() {
+            f.history_silent_none.1 += 1;
+            if got.is_empty() {
+                f.history_silent_none.0 += 1;
+            }
+        }
+        f.history_named += got.len();
+        f.history_expected += want.len();
+        f.history_right += got.intersection(&want).count();
+        if got != want {
+            misses.push(format!(
+                "history of {}: got {got:?}, want {want:?}",
+                c.file_path
+            ));
+        }
+    }
+    for (i, c) in set.start.iter().enumerate() {
+        if !in_half(&format!("{}{i}", c.project)) {
+            continue;
+        }
+        let sid = uuid_of(&format!("new-start-{i}"));
+        let out = home.hook(
+            "session-start",
+            &json!({"session_id": sid, "cwd": c.project, "hook_event_name": "SessionStart", "source": "startup"}),
+        );
+        let text = context(&out);
+        let section = text
+            .split("## Where the last sessions in this project left off")
+            .nth(1)
+            .map(|s| s.split("\n## ").next().unwrap_or(""))
+            .unwrap_or("");
+        for item in &c.expect_items {
+            f.items_carried.1 += 1;
+            if carries(section, item) {
+                f.items_carried.0 += 1;
+            } else {
+                misses.push(format!("{}: open item not carried: {item}", c.project));
+            }
+        }
+        for item in &c.reject_items {
+            f.items_rejected.1 += 1;
+            if !carries(section, item) {
+                f.items_rejected.0 += 1;
+            } else {
+                misses.push(format!(
+                    "{}: item carried that must not be: {item}",
+                    c.project
+                ));
+            }
+        }
+    }
+    f
+}
+
+fn home_for(set: &Set) -> TestHome {
+    let home = TestHome::new();
+    build(&home, set);
+    home
+}
+
+#[test]
+fn dev_set_tuning_and_held_out_halves() {
+    let _cpu = crate::support::cpu_heavy();
+    let set = load("moment_dev.toml");
+    let home = home_for(&set);
+    let mut misses = Vec::new();
+    let tuning = measure(&home, &set, Some(true), &mut misses);
+    misses.push("(held-out half from here)".into());
+    let held_out = measure(&home, &set, Some(false), &mut misses);
+    eprintln!("{}", tuning.line("moment dev, tuning half"));
+    eprintln!("{}", held_out.line("moment dev, held-out half"));
+    for m in &misses {
+        eprintln!("  miss: {m}");
+    }
+    for (label, f) in [("tuning", &tuning), ("held-out", &held_out)] {
+        assert!(ratio(f.fix_found) >= 0.8, "{label}: {}", f.line(label));
+        assert!(ratio(f.silent_unseen) >= 0.95, "{label}: {}", f.line(label));
+        assert!(
+            ratio((f.history_right, f.history_named)) >= 0.9,
+            "{label}: {}",
+            f.line(label)
+        );
+        assert_eq!(
+            f.items_rejected.0,
+            f.items_rejected.1,
+            "{label}: {}",
+            f.line(label)
+        );
+        assert_eq!(
+            f.items_carried.0,
+            f.items_carried.1,
+            "{label}: {}",
+            f.line(label)
+        );
+    }
+}
+
+/// The blind set, measured whole. Its misses are not printed: it was
+/// written to be measured against, not tuned on.
+#[test]
+fn blind_set() {
+    let _cpu = crate::support::cpu_heavy();
+    let set = load("moment_blind.toml");
+    let home = home_for(&set);
+    let mut misses = Vec::new();
+    let all = measure(&home, &set, None, &mut misses);
+    eprintln!("{}", all.line("moment blind"));
+    // Floors below the goals: a regression shows, the figure is reported.
+    assert!(ratio(all.silent_unseen) >= 0.8, "{}", all.line("blind"));
+    assert!(
+        ratio((all.history_right, all.history_named)) >= 0.7,
+        "{}",
+        all.line("blind")
+    );
+}
+
+/// A small set in the blind set's format, for behaviour tests.
+pub(crate) fn small_set() -> Set {
+    toml_edit::de::from_str(
+        r#"
+[[session]]
+id = "past"
+project = "/home/ana/shop"
+date = "2026-10-01T09:00:00Z"
+  [[session.turn]]
+  role = "user"
+  text = "cargo build fails on the new laptop"
+  [[session.turn]]
+  role = "tool_call"
+  tool = "Bash"
+  command = "cargo build"
+  [[session.turn]]
+  role = "tool_result"
+  is_error = true
+  text = "error: linking with `cc` failed: exit status: 1\n  = note: /usr/bin/ld: cannot find -lpq: No such file or directory"
+  [[session.turn]]
+  role = "assistant"
+  text = "The linker needs libpq. Installing libpq-dev fixed the link."
+  [[session.turn]]
+  role = "tool_call"
+  tool = "Bash"
+  command = "sudo apt-get install -y libpq-dev"
+  [[session.turn]]
+  role = "tool_call"
+  tool = "Edit"
+  file_path = "/home/ana/shop/src/db/pool.rs"
+  [[session.turn]]
+  role = "user"
+  text = "TODO: add the dead-letter queue for failed webhooks."
+  [[session.turn]]
+  role = "assistant"
+  text = "Noted."
+
+[[session]]
+id = "other"
+project = "/home/ana/web"
+date = "2026-10-02T09:00:00Z"
+  [[session.turn]]
+  role = "user"
+  text = "TODO: rotate the staging keys. Also look at src/db/pool.rs later."
+  [[session.turn]]
+  role = "assistant"
+  text = "Noted."
+"#,
+    )
+    .unwrap()
+}
