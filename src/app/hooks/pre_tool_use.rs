@@ -183,6 +183,15 @@ fn file_history(ctx: &Context, input: &HookInput, path: &str) -> Result<Option<S
     let conn = crate::memory::index::db::open_ro(&db)?;
     let touches = files::history(&conn, &root, &file, &sid)?;
     if touches.is_empty() {
+        // only the first edit asks: later ones of this file skip the query
+        if let Err(e) = SessionState::update(&ctx.ws, &sid, |st| {
+            crate::memory::sessions::state::extend_unique(
+                &mut st.history_files,
+                std::slice::from_ref(&key),
+            )
+        }) {
+            super::log(ctx, Event::PreToolUse, &format!("saving session state: {e}"));
+        }
         return Ok(None);
     }
     let shown = file
