@@ -54,6 +54,9 @@ pub const SECOND_HOP: Hop = Hop {
 /// rarest are what link two turns; a word in more than this is no link).
 const DF_CAP: i64 = 500;
 
+/// Words of a hit whose chunk counts are looked up, at most.
+const BRIDGE_LOOKUPS: usize = 16;
+
 /// Candidates of one second-hop search.
 const HOP_POOL: i64 = 50;
 
@@ -153,39 +156,34 @@ fn best_link(
         }
         candidates.push(i);
     }
-    // How many chunks hold each word, from FTS5's vocabulary in one lookup
-    // (a concept: its most common one-word form), rather than a count
-    // query per word: a turn has dozens of words, and over 1.1M chunks
-    // every query counts (`cargo bench --bench vector_file` prints hybrid
-    // search with and without the second hop).
-    let terms: Vec<&String> = candidates
-        .iter()
-        .flat_map(|i| words.concepts[*i].forms.iter())
-        .filter(|f| f.len() == 1)
-        .map(|f| &f[0])
-        .collect();
-    let vocab = if transcript {
-        "transcript_vocab"
-    } else {
+    // Each candidate costs a count query, and a long turn holds a hundred
+    // words: the longest BRIDGE_LOOKUPS are looked up (long words are the
+    // rarer ones; the set's figures were the same with every word).
+    candidates.sort_by_key(|i| {
+        (
+            std::cmp::Reverse(words.concepts[*i].shown.chars().count()),
+            *i,
+        )
+    });
+    candidates.truncate(BRIDGE_LOOKUPS);
+    // How many chunks hold each word, counted up to DF_CAP: a count query
+    // per word that stops at the cap. FTS5's vocabulary gives exact counts
+    // in one lookup, but reads a common word's whole doclist to count it:
+    // over 1.1M chunks hybrid search took p50 449 ms with it, 160 ms
+    // without the hop (`cargo bench --bench vector_file`, machine loaded).
+    if !transcript {
         return Ok(None);
-    };
-    let df: HashMap<String, i64> = super::keyword::rows_for_terms(
-        conn,
-        &format!("SELECT term, doc FROM {vocab}"),
-        &terms,
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )
-    .unwrap_or_default();
+    }
     let mut bridge: Vec<(usize, i64)> = Vec::new();
     for i in candidates {
-        let n = words.concepts[i]
-            .forms
-            .iter()
-            .filter(|f| f.len() == 1)
-            .filter_map(|f| df.get(&f[0]))
-            .max()
-            .copied()
-            .unwrap_or(0);
+        let Some(expr) = words.or_expr(&[i]) else {
+            continue;
+        };
+        let n: i64 = conn
+            .prepare_cached(&format!(
+                "SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ?1 LIMIT ?2)"
+            ))?
+            .query_row(rusqlite::params![expr, DF_CAP], |r| r.get(0))?;
         // in the hit alone it links nothing; in too many, everything
         if (2..DF_CAP).contains(&n) {
             bridge.push((i, n));

@@ -2,8 +2,9 @@
 //!
 //! Each side brings its own candidates: the keyword rounds of
 //! [`super::keyword`] and the chunks whose vectors are nearest the query's
-//! (an exhaustive scan: a few hundred thousand 256-byte vectors take
-//! milliseconds, and an exact scan needs no second index to keep in step).
+//! (from the memory-mapped vector file, index::vector_file, when there is a
+//! current one: sign bits first over a large index, then exact cosines;
+//! otherwise an exact scan of the rows).
 //! Every candidate gets both scores, each normalised to 0..1, and
 //! `score = w * semantic + (1 - w) * keyword` (`embeddings.vector_weight`),
 //! before the source weight, recency and per-file dedup every search gets.
@@ -323,8 +324,16 @@ pub fn hybrid_fused(
         .into_iter()
         .map(|(h, s)| (h.chunk_id, (h, s)))
         .collect();
-    let nearest = match cache {
-        Some(c) if unfiltered(params) => c.nearest(conn, query_vec, pool)?,
+    // The vector file first (memory-mapped, shared by every process), then
+    // the server's copy in memory, then the rows streamed from SQLite.
+    let from_file = if unfiltered(params) {
+        crate::memory::index::vector_file::nearest(conn, query_vec, pool)?
+    } else {
+        None
+    };
+    let nearest = match (from_file, cache) {
+        (Some(found), _) => found,
+        (None, Some(c)) if unfiltered(params) => c.nearest(conn, query_vec, pool)?,
         _ => nearest(conn, params, query_vec, pool)?,
     };
 

@@ -397,7 +397,7 @@ fn frequent_terms(conn: &Connection, q: &Concepts) -> HashMap<String, i64> {
 
 /// The rows of `select` (a query on a table with a `term` column) for
 /// `terms`; `None` when they cannot be read.
-pub(super) fn rows_for_terms<T, C: FromIterator<T>>(
+fn rows_for_terms<T, C: FromIterator<T>>(
     conn: &Connection,
     select: &str,
     terms: &[&String],
