@@ -194,7 +194,9 @@ fn debris_files(home: &TestHome) -> Vec<PathBuf> {
         .filter(|p| {
             p.file_name().is_some_and(|n| {
                 let n = n.to_string_lossy();
-                n.starts_with(".pms-tmp-") || n.starts_with("index.db.rebuild")
+                n.starts_with(".pms-tmp-")
+                    || n.starts_with("index.db.rebuild")
+                    || n == "index.vec.tmp"
             })
         })
         .collect()
@@ -676,6 +678,41 @@ fn scenarios() -> Vec<Scenario> {
             check: |home, _| {
                 let v = home.search_json("usage-based pricing Team");
                 assert_eq!(v["hits"][0]["uri"], "product/notes.md", "{v:#}");
+            },
+        },
+        // With a model: the run writes the vector file (index.vec) after the
+        // vectors, renames it into place and stamps it in index.db.
+        Scenario {
+            name: "index (vector file)",
+            prepare: |home| {
+                assert!(run_init(home, &[]).status.success());
+                std::fs::write(
+                    home.workspace().join("product/notes.md"),
+                    "# Pricing\nUsage-based pricing for the Team plan.\n",
+                )
+                .unwrap();
+                home.ok(&["index", "--quiet"]);
+                let model = crate::support::models::tiny_model(&home.path("tiny-model"));
+                home.ok(&["embeddings", "install", "--from", model.to_str().unwrap()]);
+            },
+            act: |home, env| pms_env(home, &["index", "--quiet"], env),
+            next: |home| {
+                // a search right after the fault answers, in hybrid mode
+                // (from the file or, without one, from index.db)
+                let v = home.search_json("usage-based pricing Team");
+                assert_eq!(v["hits"][0]["uri"], "product/notes.md", "{v:#}");
+                home.ok(&["index", "--quiet"]);
+            },
+            check: |home, _| {
+                let v = home.search_json("usage-based pricing Team");
+                assert_eq!(v["mode"], "hybrid", "{v:#}");
+                assert_eq!(v["hits"][0]["uri"], "product/notes.md", "{v:#}");
+                let db = home.workspace().join(".pms/index.db");
+                let c = rusqlite::Connection::open(&db).unwrap();
+                assert!(
+                    pms::memory::index::vector_file::VectorFile::for_index(&c).is_some(),
+                    "the next run leaves a current vector file"
+                );
             },
         },
         Scenario {

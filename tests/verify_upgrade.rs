@@ -349,7 +349,7 @@ fn upgrading_an_older_workspace_keeps_every_byte_of_user_data() {
         config.contains("default_limit = 10"),
         "new keys added: {config}"
     );
-    assert!(text.contains("index migrated from schema 1 to 3"), "{text}");
+    assert!(text.contains("index migrated from schema 1 to 4"), "{text}");
     assert!(ws.join(".pms/index.db.schema1-backup").exists());
     // and it is idempotent
     let again = stdout(&home.ok(&["upgrade", "--workspace-only"]));

@@ -89,6 +89,11 @@ pub struct VectorOutcome {
     pub elapsed_ms: u128,
     /// A provider that failed: the keyword index is complete regardless.
     pub error: Option<String>,
+    /// The vector file (index::vector_file) written anew: vectors, ms.
+    pub file_written: Option<(usize, u128)>,
+    /// The vector file could not be written (searches stream the vectors
+    /// from index.db meanwhile).
+    pub file_error: Option<String>,
 }
 
 /// Opens the index, brings it in step with every file, embeds the new
@@ -172,9 +177,12 @@ pub fn rebuild(
         Ok(outcome)
     });
     match swapped {
-        Ok(outcome) => {
+        Ok(mut outcome) => {
             health::clear(&path);
             crate::memory::lessons::index_file::refresh_index(&ctx.ws);
+            if let Ok(conn) = db::open_rw(&path) {
+                refresh_vector_file(&conn, &path, &mut outcome.vectors);
+            }
             Ok(outcome)
         }
         Err(e) => {
@@ -231,10 +239,14 @@ fn finish(
     download: ModelDownload,
 ) -> Result<IndexOutcome> {
     // A run stopped to keep the disk's margin embeds nothing more either.
-    let vectors = match report.stopped_for_space {
+    let mut vectors = match report.stopped_for_space {
         None => embed_missing(ctx, conn, progress, download),
         Some(_) => VectorOutcome::default(),
     };
+    // A rebuild's database aside gets its file once swapped in (rebuild).
+    if report.stopped_for_space.is_none() && conn.path() == ctx.ws.db_path().to_str() {
+        refresh_vector_file(conn, &ctx.ws.db_path(), &mut vectors);
+    }
     let reclaimed = db::reclaim(conn).unwrap_or_default();
     let stats = stats::history(conn)?;
     Ok(IndexOutcome {
@@ -243,6 +255,19 @@ fn finish(
         vectors,
         reclaimed,
     })
+}
+
+/// Rewrites the vector file when the index's vectors moved on from it.
+fn refresh_vector_file(conn: &Connection, db: &std::path::Path, out: &mut VectorOutcome) {
+    use crate::memory::index::vector_file::{self, Refresh};
+    match vector_file::refresh(conn, db) {
+        Ok(Refresh::Written {
+            vectors,
+            elapsed_ms,
+        }) => out.file_written = Some((vectors, elapsed_ms)),
+        Ok(_) => {}
+        Err(e) => out.file_error = Some(e.to_string()),
+    }
 }
 
 /// What to tell the user when an index run stopped to keep the disk's

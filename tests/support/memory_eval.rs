@@ -128,6 +128,23 @@ pub fn pms_search_tuned(
     ranked(pms::memory::search::keyword::search_tuned(conn, &cfg.search, &params, tuning).unwrap())
 }
 
+/// Keyword search with a second hop (what the hop would add to it).
+pub fn pms_search_with_hop(
+    conn: &Connection,
+    cfg: &Config,
+    q: &str,
+    hop: &pms::memory::search::hop::Hop,
+) -> Vec<Ranked> {
+    let params = Request {
+        query: q,
+        limit: Some(10),
+        ..Request::default()
+    }
+    .parse(&cfg.search, usize::MAX)
+    .unwrap();
+    ranked(pms::memory::search::keyword::search_with_hop(conn, &cfg.search, &params, hop).unwrap())
+}
+
 pub fn keyword() -> Semantic<'static> {
     Semantic::Off("--keyword".into())
 }
@@ -528,4 +545,94 @@ pub fn groups(set: &MemorySet) -> BTreeMap<String, Vec<&Question>> {
             .push(q);
     }
     g
+}
+
+/// An embedder whose vectors are kept on disk by text, so that a benchmark
+/// run after the first embeds nothing it has embedded before (a transformer
+/// takes minutes over the set). Keyed by the model's id and an xxh3 of the
+/// text; the file lives under CARGO_TARGET_TMPDIR.
+pub struct CachedEmbedder<'a> {
+    inner: &'a dyn pms::memory::embed::Embedder,
+    path: PathBuf,
+    cache: std::sync::Mutex<std::collections::HashMap<u64, Vec<f32>>>,
+    /// Texts embedded by the model (not found in the cache).
+    pub computed: std::sync::atomic::AtomicUsize,
+}
+
+impl<'a> CachedEmbedder<'a> {
+    pub fn new(inner: &'a dyn pms::memory::embed::Embedder) -> CachedEmbedder<'a> {
+        let name: String = inner
+            .id()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("vectors-{name}.bin"));
+        let mut cache = std::collections::HashMap::new();
+        if let Ok(bytes) = std::fs::read(&path) {
+            let mut at = 0;
+            while at + 12 <= bytes.len() {
+                let key = u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+                let n = u32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap()) as usize;
+                at += 12;
+                if at + n * 4 > bytes.len() {
+                    break;
+                }
+                let v = bytes[at..at + n * 4]
+                    .chunks_exact(4)
+                    .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+                    .collect();
+                at += n * 4;
+                cache.insert(key, v);
+            }
+        }
+        CachedEmbedder {
+            inner,
+            path,
+            cache: std::sync::Mutex::new(cache),
+            computed: Default::default(),
+        }
+    }
+}
+
+impl pms::memory::embed::Embedder for CachedEmbedder<'_> {
+    fn id(&self) -> &str {
+        self.inner.id()
+    }
+
+    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, pms::memory::embed::EmbedError> {
+        let keys: Vec<u64> = texts
+            .iter()
+            .map(|t| xxhash_rust::xxh3::xxh3_64(t.as_bytes()))
+            .collect();
+        let missing: Vec<usize> = {
+            let c = self.cache.lock().unwrap();
+            (0..texts.len())
+                .filter(|i| !c.contains_key(&keys[*i]))
+                .collect()
+        };
+        if !missing.is_empty() {
+            let todo: Vec<String> = missing.iter().map(|i| texts[*i].clone()).collect();
+            let vs = self.inner.embed(&todo)?;
+            self.computed
+                .fetch_add(todo.len(), std::sync::atomic::Ordering::Relaxed);
+            let mut out = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&self.path)
+                .unwrap();
+            let mut buf = Vec::new();
+            let mut c = self.cache.lock().unwrap();
+            for (i, v) in missing.iter().zip(vs) {
+                buf.extend_from_slice(&keys[*i].to_le_bytes());
+                buf.extend_from_slice(&(v.len() as u32).to_le_bytes());
+                for x in &v {
+                    buf.extend_from_slice(&x.to_le_bytes());
+                }
+                c.insert(keys[*i], v);
+            }
+            std::io::Write::write_all(&mut out, &buf).unwrap();
+        }
+        let c = self.cache.lock().unwrap();
+        Ok(keys.iter().map(|k| c[k].clone()).collect())
+    }
 }

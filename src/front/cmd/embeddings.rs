@@ -122,10 +122,11 @@ fn install(args: &EmbeddingsArgs, from: Option<&std::path::Path>) -> Result<Exit
         },
         started.elapsed().as_secs_f64()
     );
-    match crate::memory::embed::local::Local::load(&dir, &cfg.model) {
+    match crate::memory::embed::LocalModel::load(&dir, &cfg.model) {
         Ok(m) => println!(
-            "It loads in {} ms and gives {}-dimension vectors. Run `pms index` to embed your memory.",
-            m.load_ms,
+            "It is a {} model, loads in {} ms and gives {}-dimension vectors. Run `pms index` to embed your memory.",
+            m.kind(),
+            m.load_ms(),
             m.dim()
         ),
         Err(e) => bail!("the model was installed but does not load: {e}"),

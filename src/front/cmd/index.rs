@@ -103,6 +103,8 @@ fn json(o: &IndexOutcome) -> serde_json::Value {
             "embedded": v.embedded,
             "elapsed_ms": v.elapsed_ms,
             "error": v.error,
+            "file_written": v.file_written.map(|(n, ms)| serde_json::json!({"vectors": n, "elapsed_ms": ms})),
+            "file_error": v.file_error,
         },
     })
 }
@@ -117,7 +119,15 @@ pub fn print_vectors(v: &VectorOutcome) {
             "Semantic search: {} chunk(s) embedded in {} ms ({}).",
             v.embedded, v.elapsed_ms, v.provider
         ));
-    } else if v.keyword_only {
+    }
+    if let Some(e) = &v.file_error {
+        super::print_fitted(&format!("Semantic search: {e}"));
+    } else if let Some((n, ms)) = v.file_written {
+        super::print_fitted(&format!(
+            "Semantic search: vector file written ({n} vectors, {ms} ms)."
+        ));
+    }
+    if v.keyword_only && v.error.is_none() && v.embedded == 0 {
         super::print_fitted(&format!(
             "Semantic search: off, {}.",
             v.provider.trim_start_matches("keyword only: ")

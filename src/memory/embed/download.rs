@@ -223,23 +223,38 @@ pub fn install(
     finish(staging, dest, result)
 }
 
-/// Installs a model from a folder holding its three files, after checking
-/// that it loads.
+/// Files a sentence-transformers folder may hold beside the three: how its
+/// token vectors are pooled and how many tokens it reads (embed::bert reads
+/// them; without them it pools by mean over 256 tokens, as all-MiniLM-L6-v2
+/// does).
+const OPTIONAL_FILES: [&str; 2] = ["sentence_bert_config.json", "1_Pooling/config.json"];
+
+/// Installs a model from a folder holding its three files (a Model2Vec
+/// static model or a BERT sentence encoder such as all-MiniLM-L6-v2), after
+/// checking that it loads.
 pub fn install_from(folder: &Path, model: &str, dest: &Path) -> Result<Installed, EmbedError> {
     if !local::is_installed(folder) {
         return Err(EmbedError::Install(format!(
-            "{} does not hold a Model2Vec model (it needs {}).",
+            "{} does not hold a Model2Vec or BERT model (it needs {}).",
             folder.display(),
             FILES.join(", ")
         )));
     }
-    local::Local::load(folder, model)?;
+    super::LocalModel::load(folder, model)?;
     let staging = staging_dir(dest)?;
     let result = (|| {
         let mut files = Vec::new();
-        for name in FILES {
+        let optional = OPTIONAL_FILES
+            .into_iter()
+            .filter(|name| folder.join(name).is_file());
+        for name in FILES.into_iter().chain(optional) {
             let from = folder.join(name);
             let to = staging.join(name);
+            if let Some(dir) = to.parent() {
+                std::fs::create_dir_all(dir).map_err(|source| {
+                    EmbedError::Io(crate::platform::host::error::FileError::new(dir, source))
+                })?;
+            }
             let bytes = std::fs::read(&from).map_err(|source| {
                 EmbedError::Io(crate::platform::host::error::FileError::new(
                     from.clone(),
@@ -337,7 +352,8 @@ mod tests {
         let dest = dir.path().join("models/m");
         let err = install_from(dir.path(), "m", &dest).unwrap_err();
         assert!(
-            err.to_string().contains("does not hold a Model2Vec model"),
+            err.to_string()
+                .contains("does not hold a Model2Vec or BERT model"),
             "{err}"
         );
         assert!(!dest.exists());

@@ -18,6 +18,7 @@
 //! seconds depending on its vocabulary, which is why the per-prompt hook
 //! never embeds: only the indexer, `pms search` and `pms serve` do.
 
+pub mod bert;
 pub mod download;
 pub mod local;
 pub mod openai;
@@ -121,8 +122,8 @@ impl Plan {
             } => Err(format!(
                 "the local model {model} is not installed (run `pms embeddings install`)"
             )),
-            Plan::Local { model, dir, .. } => local::Local::load(dir, model)
-                .map(|m| Box::new(m) as Box<dyn Embedder>)
+            Plan::Local { model, dir, .. } => LocalModel::load(dir, model)
+                .map(|m| m.boxed())
                 .map_err(|e| e.to_string()),
             Plan::OpenAi {
                 url,
@@ -146,6 +147,71 @@ impl Plan {
                 if *installed { "" } else { ", not installed" }
             ),
             Plan::OpenAi { url, model, .. } => format!("openai-compatible {model} at {url}"),
+        }
+    }
+}
+
+/// A model run in process: a Model2Vec static model or a BERT encoder,
+/// told apart by the folder's config.json.
+pub enum LocalModel {
+    Static(local::Local),
+    /// Boxed: its tokenizer and weight table are large next to a static
+    /// model's handle.
+    Bert(Box<bert::Bert>),
+}
+
+impl LocalModel {
+    pub fn load(dir: &Path, name: &str) -> Result<LocalModel, EmbedError> {
+        if bert::is_bert(dir) {
+            bert::Bert::load(dir, name).map(|b| LocalModel::Bert(Box::new(b)))
+        } else {
+            local::Local::load(dir, name).map(LocalModel::Static)
+        }
+    }
+
+    pub fn dim(&self) -> usize {
+        match self {
+            LocalModel::Static(m) => m.dim(),
+            LocalModel::Bert(m) => m.dim(),
+        }
+    }
+
+    /// How long loading took.
+    pub fn load_ms(&self) -> u128 {
+        match self {
+            LocalModel::Static(m) => m.load_ms,
+            LocalModel::Bert(m) => m.load_ms,
+        }
+    }
+
+    /// What kind of model it is, for people.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LocalModel::Static(_) => "static (Model2Vec)",
+            LocalModel::Bert(_) => "transformer (BERT)",
+        }
+    }
+
+    pub fn boxed(self) -> Box<dyn Embedder> {
+        match self {
+            LocalModel::Static(m) => Box::new(m),
+            LocalModel::Bert(m) => m,
+        }
+    }
+}
+
+impl Embedder for LocalModel {
+    fn id(&self) -> &str {
+        match self {
+            LocalModel::Static(m) => m.id(),
+            LocalModel::Bert(m) => m.id(),
+        }
+    }
+
+    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        match self {
+            LocalModel::Static(m) => m.embed(texts),
+            LocalModel::Bert(m) => m.embed(texts),
         }
     }
 }

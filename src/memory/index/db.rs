@@ -13,7 +13,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use crate::platform::host::durable;
 
-pub const SCHEMA_VERSION: i32 = 3;
+pub const SCHEMA_VERSION: i32 = 4;
 
 /// Forward-only migrations: (version reached, SQL). Run in order, in one
 /// transaction, after a backup copy of the file (`pms upgrade`, `pms index`).
@@ -22,6 +22,10 @@ const MIGRATIONS: &[(i32, &str)] = &[
     (2, "ALTER TABLE files ADD COLUMN indexed_at TEXT;"),
     // 3: chunk embeddings (created by SCHEMA, which every migration re-applies)
     (3, ""),
+    // 4: the trigger that un-stamps the vector file (index::vector_file) when
+    // a chunk id it holds is used again (created by SCHEMA); the file itself
+    // is written by the next index run
+    (4, ""),
 ];
 
 const SCHEMA: &str = r#"
@@ -97,6 +101,14 @@ CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
+-- The vector file (index::vector_file) holds vectors up to chunk id
+-- meta.vector_file_max: a vector stored again at or below it (a chunk id
+-- used again, a re-embedding) makes the file stale, in the same transaction.
+CREATE TRIGGER IF NOT EXISTS vector_file_stale_on_reuse AFTER INSERT ON chunk_vectors
+WHEN new.chunk_id <= (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'vector_file_max')
+BEGIN
+    DELETE FROM meta WHERE key IN ('vector_file', 'vector_file_max');
+END;
 "#;
 
 #[derive(Debug, thiserror::Error)]
@@ -599,6 +611,45 @@ mod tests {
         assert_eq!(uri, "a.md", "data kept");
         assert!(dir.path().join("index.db.schema1-backup").exists());
         assert_eq!(version_of(&dir.path().join("index.db.schema1-backup")), 1);
+    }
+
+    #[test]
+    fn schema_3_gains_the_vector_file_trigger_and_keeps_its_vectors() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("index.db");
+        let c = open_rw(&p).unwrap();
+        c.execute_batch("DROP TRIGGER vector_file_stale_on_reuse;")
+            .unwrap();
+        c.execute(
+            "INSERT INTO chunk_vectors(chunk_id, vec) VALUES (5, x'0102')",
+            [],
+        )
+        .unwrap();
+        c.pragma_update(None, "user_version", 3).unwrap();
+        drop(c);
+        let c = open_rw(&p).unwrap();
+        assert_eq!(version_of(&p), SCHEMA_VERSION);
+        let n: i64 = c
+            .query_row("SELECT count(*) FROM chunk_vectors", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 1, "vectors kept");
+        // the trigger works: a vector stored at or below the file's
+        // largest id removes the stamp
+        set_meta(&c, "vector_file", "abc").unwrap();
+        set_meta(&c, "vector_file_max", "5").unwrap();
+        c.execute(
+            "INSERT INTO chunk_vectors(chunk_id, vec) VALUES (6, x'01')",
+            [],
+        )
+        .unwrap();
+        assert_eq!(get_meta(&c, "vector_file").as_deref(), Some("abc"));
+        c.execute(
+            "INSERT INTO chunk_vectors(chunk_id, vec) VALUES (4, x'01')",
+            [],
+        )
+        .unwrap();
+        assert_eq!(get_meta(&c, "vector_file"), None);
+        assert_eq!(get_meta(&c, "vector_file_max"), None);
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! (workspace knowledge, session summaries, Claude Code transcripts).
 //! `db` owns the schema, `text` the CJK-aware tokenising, `chunk` the
 //! markdown chunking, `discover` which files are
-//! indexed, `indexer` the incremental sync, `stats` the counts others report, `vectors` the chunk embeddings for semantic recall,
+//! indexed, `indexer` the incremental sync, `stats` the counts others report, `vectors` the chunk embeddings for semantic recall, `vector_file`
+//! the memory-mapped copy of them searches scan,
 //! `health` whether the database is whole (and the note that it is not).
 
 pub mod chunk;
@@ -11,4 +12,5 @@ pub mod discover;
 pub mod health;
 pub mod indexer;
 pub mod stats;
+pub mod vector_file;
 pub mod vectors;

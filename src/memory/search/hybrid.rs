@@ -2,8 +2,9 @@
 //!
 //! Each side brings its own candidates: the keyword rounds of
 //! [`super::keyword`] and the chunks whose vectors are nearest the query's
-//! (an exhaustive scan: a few hundred thousand 256-byte vectors take
-//! milliseconds, and an exact scan needs no second index to keep in step).
+//! (from the memory-mapped vector file, index::vector_file, when there is a
+//! current one: sign bits first over a large index, then exact cosines;
+//! otherwise an exact scan of the rows).
 //! Every candidate gets both scores, each normalised to 0..1, and
 //! `score = w * semantic + (1 - w) * keyword` (`embeddings.vector_weight`),
 //! before the source weight, recency and per-file dedup every search gets.
@@ -237,7 +238,39 @@ pub fn search(
         Ok(_) => return keyword_only("the embedding provider returned no vector".into()),
         Err(e) => return keyword_only(format!("embedding the query failed: {e}")),
     };
-    hybrid(conn, cfg, params, &query_vec, weight, cache)
+    hybrid_fused(
+        conn,
+        cfg,
+        params,
+        &query_vec,
+        fusion_for(embedder.id(), weight),
+        cache,
+        &super::hop::SECOND_HOP,
+    )
+}
+
+/// The weights a transformer model's vectors get: 0.75 on notes, 0.2 on
+/// conversation turns. Tuned with all-MiniLM-L6-v2 on the tuning half of
+/// the long-memory set (`PMS_BENCH_SWEEP=persource cargo bench --bench
+/// memory`): notes gain most from meaning (a paraphrase shares few words
+/// with its note), while a turn's own words and its conversation's lift
+/// (keyword re-scoring) stay the better guide among ten thousand turns.
+pub const TRANSFORMER_FUSION: Fusion = Fusion::PerSource {
+    structured: 0.75,
+    transcript: 0.2,
+};
+
+/// How a provider's vectors are fused: [`TRANSFORMER_FUSION`] for a
+/// transformer run in process (id `bert:`), `embeddings.vector_weight`
+/// on both sources for a static model or an API (their figures were
+/// measured that way; a static model's vectors hurt conversations at any
+/// higher weight).
+pub fn fusion_for(embedder_id: &str, weight: f64) -> Fusion {
+    if embedder_id.starts_with("bert:") {
+        TRANSFORMER_FUSION
+    } else {
+        Fusion::Weighted(weight)
+    }
 }
 
 /// How keyword and vector rankings are combined.
@@ -245,6 +278,9 @@ pub fn search(
 pub enum Fusion {
     /// `w * semantic + (1 - w) * keyword`, both normalised to 0..1.
     Weighted(f64),
+    /// Weighted, with one weight for notes (knowledge, summaries, memory)
+    /// and another for conversation turns.
+    PerSource { structured: f64, transcript: f64 },
     /// Reciprocal rank fusion: `1/(k + keyword rank) + 1/(k + vector rank)`
     /// (k = 60), a rank missing on one side counting nothing there.
     ReciprocalRank,
@@ -266,11 +302,11 @@ pub fn hybrid(
         query_vec,
         Fusion::Weighted(weight),
         cache,
-        &super::keyword::TUNING,
+        &super::hop::OFF,
     )
 }
 
-/// [`hybrid`] with a chosen fusion and keyword tuning (for the benchmarks).
+/// [`hybrid`] with a chosen fusion and second hop.
 pub fn hybrid_fused(
     conn: &Connection,
     cfg: &SearchConfig,
@@ -278,8 +314,9 @@ pub fn hybrid_fused(
     query_vec: &[f32],
     fusion: Fusion,
     cache: Option<&VectorCache>,
-    tuning: &super::keyword::Tuning,
+    hop: &super::hop::Hop,
 ) -> rusqlite::Result<SearchOutcome> {
+    let tuning = &super::keyword::TUNING;
     let k = super::keyword::keyword_scored(conn, cfg, params, tuning)?;
     let pool = tuning.pool.max(params.limit * 4);
     let keyword: HashMap<i64, (Hit, f64)> = k
@@ -287,8 +324,16 @@ pub fn hybrid_fused(
         .into_iter()
         .map(|(h, s)| (h.chunk_id, (h, s)))
         .collect();
-    let nearest = match cache {
-        Some(c) if unfiltered(params) => c.nearest(conn, query_vec, pool)?,
+    // The vector file first (memory-mapped, shared by every process), then
+    // the server's copy in memory, then the rows streamed from SQLite.
+    let from_file = if unfiltered(params) {
+        crate::memory::index::vector_file::nearest(conn, query_vec, pool)?
+    } else {
+        None
+    };
+    let nearest = match (from_file, cache) {
+        (Some(found), _) => found,
+        (None, Some(c)) if unfiltered(params) => c.nearest(conn, query_vec, pool)?,
         _ => nearest(conn, params, query_vec, pool)?,
     };
 
@@ -329,6 +374,20 @@ pub fn hybrid_fused(
             .into_iter()
             .map(|(h, kw, sem)| (h, w * sem + (1.0 - w) * kw))
             .collect(),
+        Fusion::PerSource {
+            structured,
+            transcript,
+        } => both
+            .into_iter()
+            .map(|(h, kw, sem)| {
+                let w = if h.source == "transcript" {
+                    transcript
+                } else {
+                    structured
+                };
+                (h, w * sem + (1.0 - w) * kw)
+            })
+            .collect(),
         Fusion::ReciprocalRank => {
             let rank_of = |key: &dyn Fn(&(Hit, f64, f64)) -> f64| -> HashMap<i64, usize> {
                 let mut v: Vec<(i64, f64)> = both
@@ -356,6 +415,7 @@ pub fn hybrid_fused(
         }
     };
     scored.retain(|(_, s)| *s > 0.0);
+    super::hop::second_hop(conn, params, &k.concepts, &mut scored, hop)?;
     let matched = if k.matched == Matched::Nothing {
         Matched::Semantic
     } else {

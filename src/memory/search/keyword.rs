@@ -74,6 +74,28 @@ pub fn search_tuned(
     ))
 }
 
+/// [`search_tuned`] with a second hop ([`super::hop`]): what keyword search
+/// would give with it, printed by `cargo bench --bench memory` for the
+/// record. Keyword search itself has none, so that its figures stay those
+/// measured when no model is installed.
+pub fn search_with_hop(
+    conn: &Connection,
+    cfg: &SearchConfig,
+    params: &SearchParams,
+    hop: &super::hop::Hop,
+) -> rusqlite::Result<SearchOutcome> {
+    let mut k = keyword_scored(conn, cfg, params, &TUNING)?;
+    super::hop::second_hop(conn, params, &k.concepts, &mut k.scored, hop)?;
+    Ok(finish(
+        k.scored,
+        k.matched,
+        Mode::Keyword,
+        cfg,
+        params,
+        &k.concepts,
+    ))
+}
+
 /// The synonyms in force for `cfg`.
 pub fn synonyms(cfg: &SearchConfig) -> Synonyms {
     Synonyms::new(cfg.synonyms.iter().map(|(k, v)| (k.as_str(), v.as_slice())))

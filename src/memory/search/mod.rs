@@ -24,6 +24,7 @@
 //! finds nothing, single characters at half weight are the last resort.
 
 pub mod fetch;
+pub mod hop;
 pub mod hybrid;
 pub mod keyword;
 pub mod query;
