@@ -190,7 +190,11 @@ fn file_history(ctx: &Context, input: &HookInput, path: &str) -> Result<Option<S
                 std::slice::from_ref(&key),
             )
         }) {
-            super::log(ctx, Event::PreToolUse, &format!("saving session state: {e}"));
+            super::log(
+                ctx,
+                Event::PreToolUse,
+                &format!("saving session state: {e}"),
+            );
         }
         return Ok(None);
     }
