@@ -219,6 +219,31 @@ fn doctor_and_status_describe_the_install() {
     assert!(stdout(&out).contains("Hooks      8/8"), "{}", stdout(&out));
 }
 
+/// Issue 24, item 4: with `claude` not on PATH (this HOME's PATH has none),
+/// doctor's only problem is that warning; its "Next:" step pointed at "by
+/// hand" notes that were not there, after a line of two spaces.
+#[test]
+fn doctor_next_step_points_at_notes_that_are_there() {
+    let home = TestHome::new();
+    home.init(&[]);
+    let text = stdout(&home.run(&["doctor"]));
+    assert!(text.contains("`claude` is not on PATH"), "{text}");
+    assert!(
+        !text.lines().any(|l| !l.is_empty() && l.trim().is_empty()),
+        "a whitespace-only line:\n{text:?}"
+    );
+    let next = text
+        .lines()
+        .find(|l| l.starts_with("Next:"))
+        .unwrap_or_else(|| panic!("no Next: line:\n{text}"));
+    if next.contains("by hand") {
+        assert!(
+            text.contains("by hand: install Claude Code"),
+            "Next points at \"by hand\" notes that are not above:\n{text}"
+        );
+    }
+}
+
 /// Hash of every file under `root` except the ones pms may rewrite.
 fn user_data(root: &Path) -> BTreeMap<String, Vec<u8>> {
     crate::support::snapshot(root)

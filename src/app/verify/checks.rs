@@ -75,7 +75,7 @@ pub fn run_all(env: &HostEnv, ws: Option<&Workspace>, opts: Options) -> Vec<Chec
         out.extend(run_hooks(ws, &binary, &agents));
     }
     for a in agents {
-        out.push(cli(a.as_str(), a.program(), a.cli()));
+        out.push(cli(a, a.cli()));
     }
     out
 }
@@ -290,9 +290,16 @@ fn disk(ws: &Workspace, env: &HostEnv) -> Check {
     }
 }
 
-fn cli(id: &'static str, name: &str, found: Option<PathBuf>) -> Check {
+/// The agent's own program. Without it on PATH pms's wiring is in place but
+/// nothing runs it yet; the hint says how to get it, so that doctor's "by
+/// hand" step is never empty.
+fn cli(agent: Agent, found: Option<PathBuf>) -> Check {
+    let (id, name) = (agent.as_str(), agent.program());
     match found {
-        None => Check::warn(id, format!("`{name}` is not on PATH")),
+        None => Check::warn(id, format!("`{name}` is not on PATH")).hint(format!(
+            "install {} (or add the folder holding `{name}` to PATH); pms's wiring is in place and works from its first session",
+            agent.title()
+        )),
         Some(path) => {
             let version = Command::new(&path)
                 .arg("--version")

@@ -38,7 +38,11 @@ pub fn run(args: &DoctorArgs) -> Result<ExitCode> {
     );
     println!("Checks");
     for line in report.render().lines() {
-        println!("  {line}");
+        if line.is_empty() {
+            println!();
+        } else {
+            println!("  {line}");
+        }
     }
     if let Some(ws) = &ws {
         println!("Recent hook errors ({})", env.display(&ws.hook_log()));
@@ -98,8 +102,12 @@ pub fn run(args: &DoctorArgs) -> Result<ExitCode> {
         println!("Nothing changed. `pms verify --fix` makes the same repairs later.");
     } else if fixable > 0 {
         println!("Next: run `pms verify --fix`.");
-    } else {
+    } else if failing.iter().any(|c| c.hint.is_some()) {
         println!("Next: follow the \"by hand\" notes above (VERIFY.md explains each check).");
+    } else {
+        // Every check that can go wrong carries a hint; this line is for
+        // one that someday does not, rather than pointing at nothing.
+        println!("Next: VERIFY.md explains each check named above and how to fix it.");
     }
     Ok(if report.ok {
         ExitCode::SUCCESS
