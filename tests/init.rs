@@ -718,3 +718,29 @@ fn init_says_how_it_works_with_claude_codes_auto_memory() {
     let said = crate::support::stdout(&out);
     assert!(said.contains("pms reads none of it"), "{said}");
 }
+
+/// Issue 24, item 8: the plan said "claude is not on PATH", and the closing
+/// steps then said "Start Claude Code anywhere (`claude`)". Without the
+/// program the step says to install it first; with it, to start it.
+#[test]
+fn the_closing_step_says_install_first_when_the_agent_is_not_on_path() {
+    let home = TestHome::new();
+    let said = stdout(&home.init(&["--no-index"]));
+    assert!(said.contains("claude is not on PATH"), "{said}");
+    assert!(
+        said.contains("Install Claude Code (`claude` is not on PATH yet), then start Claude Code"),
+        "{said}"
+    );
+    assert!(!said.contains("Start Claude Code"), "{said}");
+
+    let mut found = TestHome::new();
+    let bin = found.path("fakebin");
+    crate::support::write_script(&bin.join("claude"), "#!/bin/sh\nexit 0\n");
+    found.path_prefix.push(bin);
+    let said = stdout(&found.init(&["--no-index", "--agent", "claude"]));
+    assert!(
+        said.contains("2. Start Claude Code anywhere (`claude`)"),
+        "{said}"
+    );
+    assert!(!said.contains("not on PATH yet"), "{said}");
+}

@@ -362,12 +362,16 @@ fn print_next(env: &HostEnv, ws_root: &Path, scope: Scope, summary: &install::In
     );
     let mut n = 2;
     if summary.wiring.claude.is_some() {
+        // The plan said "claude is not on PATH" a few lines up; "start
+        // `claude`" right after it would send the user to a command that
+        // is not there.
+        let start = start_step(Agent::Claude);
         match scope {
             Scope::User => println!(
-                "  {n}. Start Claude Code anywhere (`claude`): it knows who you are from the first message."
+                "  {n}. {start} Claude Code anywhere (`claude`): it knows who you are from the first message."
             ),
             Scope::Workspace => println!(
-                "  {n}. Start Claude Code inside the workspace (`cd {} && claude`).",
+                "  {n}. {start} Claude Code inside the workspace (`cd {} && claude`).",
                 env.display(ws_root)
             ),
         }
@@ -380,14 +384,38 @@ fn print_next(env: &HostEnv, ws_root: &Path, scope: Scope, summary: &install::In
                 c.untrusted
             );
         } else {
-            println!("  {n}. Start `codex`: your memory loads in every session.");
+            println!(
+                "  {n}. {} `codex`: your memory loads in every session.",
+                start_step(Agent::Codex)
+            );
         }
         n += 1;
     }
     if summary.wiring.openclaw.is_some() {
-        println!(
-            "  {n}. Restart the OpenClaw gateway (`openclaw gateway restart`) so it loads the pms plugin."
-        );
+        if Agent::OpenClaw.cli().is_some() {
+            println!(
+                "  {n}. Restart the OpenClaw gateway (`openclaw gateway restart`) so it loads the pms plugin."
+            );
+        } else {
+            println!(
+                "  {n}. Install OpenClaw (`openclaw` is not on PATH yet), then start its gateway: it loads the pms plugin."
+            );
+        }
+    }
+}
+
+/// The verb of a "Start <agent>" step: "Start" when the agent's program is
+/// on PATH, "Install <agent> (`<program>` is not on PATH yet), then start"
+/// when not.
+fn start_step(agent: Agent) -> String {
+    if agent.cli().is_some() {
+        "Start".into()
+    } else {
+        format!(
+            "Install {} (`{}` is not on PATH yet), then start",
+            agent.title(),
+            agent.program()
+        )
     }
 }
 
