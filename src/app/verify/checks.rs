@@ -290,14 +290,14 @@ fn disk(ws: &Workspace, env: &HostEnv) -> Check {
     }
 }
 
-/// The agent's own program. Without it on PATH pms's wiring is in place but
-/// nothing runs it yet; the hint says how to get it, so that doctor's "by
-/// hand" step is never empty.
+/// The agent's own program. Without it on PATH nothing runs pms's wiring;
+/// the hint says how to get it, so that doctor's "by hand" step is never
+/// empty.
 fn cli(agent: Agent, found: Option<PathBuf>) -> Check {
     let (id, name) = (agent.as_str(), agent.program());
     match found {
         None => Check::warn(id, format!("`{name}` is not on PATH")).hint(format!(
-            "install {} (or add the folder holding `{name}` to PATH); pms's wiring is in place and works from its first session",
+            "install {} (or add the folder holding `{name}` to PATH)",
             agent.title()
         )),
         Some(path) => {
