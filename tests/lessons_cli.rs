@@ -47,6 +47,66 @@ fn rules(home: &TestHome) -> Vec<Value> {
     v["rules"].as_array().unwrap().clone()
 }
 
+/// Issue 24, item 1: `pms lessons review --json` was refused ("unexpected
+/// argument") and `pms lessons --json review` ignored the flag. Either
+/// place now gives the report; a subcommand that changes the lessons
+/// refuses the flag instead of dropping it.
+#[test]
+fn json_is_taken_before_or_after_the_subcommand() {
+    let (home, ids) = staged();
+    for args in [
+        &["lessons", "review", "--json"][..],
+        &["lessons", "--json", "review"][..],
+    ] {
+        let out = home.ok(args);
+        let v: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", stdout(&out)));
+        let pending: Vec<&str> = v["pending"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(pending, ids, "{args:?}");
+    }
+    for args in [
+        &["lessons", "test", "npm install", "--json"][..],
+        &["lessons", "--json", "test", "npm install"][..],
+    ] {
+        let out = home.ok(args);
+        let v: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", stdout(&out)));
+        assert!(v["lessons"].is_array(), "{args:?}: {v}");
+    }
+    let before = crate::support::snapshot(&home.workspace().join("_me"));
+    for args in [
+        &["lessons", "add", "Always use pnpm, never npm.", "--json"][..],
+        &["lessons", "--json", "reject", &ids[0]][..],
+    ] {
+        let out = home.run(args);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(
+            stderr(&out).contains("prints one line, not a report")
+                && stderr(&out).contains("Fix: leave out --json"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    assert_eq!(
+        crate::support::snapshot(&home.workspace().join("_me")),
+        before
+    );
+    let v: Value = serde_json::from_slice(&home.ok(&["lessons", "--json"]).stdout).unwrap();
+    assert_eq!(v["pending"].as_array().unwrap().len(), ids.len(), "{v}");
+    let out = home.run(&["embeddings", "install", "--json"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("Fix: leave out --json"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn listing_shows_pending_and_rules() {
     let (home, ids) = staged();

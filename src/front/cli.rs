@@ -278,8 +278,8 @@ pub struct SyncArgs {
 pub struct LessonsArgs {
     #[command(subcommand)]
     pub action: Option<LessonsAction>,
-    /// Print the list as JSON
-    #[arg(long)]
+    /// Print as JSON: the list (also `review --json`, what a review would go through) or `test`'s verdict; before or after the subcommand
+    #[arg(long, global = true)]
     pub json: bool,
     #[command(flatten)]
     pub ws: WorkspaceArg,
@@ -383,9 +383,6 @@ pub enum LessonsAction {
         /// The folder the session would work in (default: the current one)
         #[arg(long, value_name = "DIR")]
         cwd: Option<std::path::PathBuf>,
-        /// Print as JSON
-        #[arg(long)]
-        json: bool,
     },
     /// Move a rule to another file: a domain's CLAUDE.md, or "me" for _me/lessons.md
     Move {

@@ -16,6 +16,9 @@ use crate::platform::workspace::context::Context;
 pub fn run(args: &EmbeddingsArgs) -> Result<ExitCode> {
     match &args.action {
         None | Some(EmbeddingsAction::Status) => status(args),
+        Some(EmbeddingsAction::Install { .. }) if args.json => bail!(
+            "--json: `pms embeddings install` downloads a model and shows its progress, not a report.\n  Fix: leave out --json; `pms embeddings --json` prints the state as JSON afterwards"
+        ),
         Some(EmbeddingsAction::Install { from }) => install(args, from.as_deref()),
     }
 }

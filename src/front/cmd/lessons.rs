@@ -23,8 +23,18 @@ use crate::platform::workspace::context::Context;
 
 pub fn run(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
     let ws = &ctx.ws;
+    if args.json
+        && let Some(name) = args.action.as_ref().and_then(changes_rules)
+    {
+        // A flag taken and then ignored reads as a report that never came.
+        bail!(
+            "--json: `pms lessons {name}` changes the lessons and prints one line, not a report.\n  Fix: leave out --json; `pms lessons --json` prints the lessons and learnings as JSON afterwards"
+        );
+    }
     match &args.action {
         None => list(ctx, args.json),
+        // The report-like side of a review: what it would go through.
+        Some(LessonsAction::Review) if args.json => list(ctx, true),
         Some(LessonsAction::Review) => review(ctx),
         Some(LessonsAction::Accept {
             id,
@@ -171,18 +181,9 @@ pub fn run(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
             println_stripped!("Moved {}", shown(&store::move_to(ws, id, &target)?));
             Ok(ExitCode::SUCCESS)
         }
-        Some(LessonsAction::Test {
-            command,
-            file,
-            cwd,
-            json,
-        }) => test_call(
-            ws,
-            command,
-            file.as_deref(),
-            cwd.as_deref(),
-            *json || args.json,
-        ),
+        Some(LessonsAction::Test { command, file, cwd }) => {
+            test_call(ws, command, file.as_deref(), cwd.as_deref(), args.json)
+        }
         Some(LessonsAction::Retire { id }) => {
             let r = store::retire(ws, id)?;
             println_stripped!(
@@ -192,6 +193,20 @@ pub fn run(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// The subcommand's name when it changes the lessons (and so has no report
+/// to print as JSON); None for the list, review and test.
+fn changes_rules(action: &LessonsAction) -> Option<&'static str> {
+    match action {
+        LessonsAction::Review | LessonsAction::Test { .. } => None,
+        LessonsAction::Accept { .. } => Some("accept"),
+        LessonsAction::Reject { .. } => Some("reject"),
+        LessonsAction::Add { .. } => Some("add"),
+        LessonsAction::Edit { .. } => Some("edit"),
+        LessonsAction::Move { .. } => Some("move"),
+        LessonsAction::Retire { .. } => Some("retire"),
     }
 }
 
