@@ -638,3 +638,51 @@ fn a_reversal_replaces_its_rule_and_scope_and_guard_are_proposed() {
         "{texts:?}"
     );
 }
+
+/// Issue 24, item 3: after `pms lessons add`, `pms verify` warned
+/// "index.fresh 1 workspace file(s) changed" (pms's own write) while
+/// `pms status` said the index ran just now. The lesson is indexed as it is
+/// written; a file the user edited is still reported, also after pms's own
+/// write moved the last index run on.
+#[test]
+fn a_lesson_pms_writes_is_indexed_at_once_and_never_reported_as_stale() {
+    let home = TestHome::new();
+    home.init(&[]);
+    let fresh = |home: &TestHome| {
+        let out = home.run(&["verify", "--json", "--quick"]);
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == "index.fresh")
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(fresh(&home)["status"], "ok", "{}", fresh(&home));
+    home.ok(&[
+        "lessons",
+        "add",
+        "Always use pnpm, never npm: the lockfile is pnpm's.",
+    ]);
+    assert_eq!(fresh(&home)["status"], "ok", "{}", fresh(&home));
+    let hits = crate::support::hit_uris(&home.search_json("pnpm lockfile"));
+    assert!(hits.iter().any(|u| u == "_me/lessons.md"), "{hits:?}");
+
+    let domain = home.workspace().join("product/content-index.md");
+    crate::support::append(&domain, "\nOur release train leaves on Thursdays.\n");
+    home.ok(&[
+        "lessons",
+        "add",
+        "Never deploy on Fridays: nobody is on call.",
+    ]);
+    let check = fresh(&home);
+    assert_eq!(check["status"], "warn", "{check}");
+    assert!(
+        check["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("1 workspace file"),
+        "{check}"
+    );
+}

@@ -201,6 +201,20 @@ pub fn index_paths(ctx: &Context, _lock: &IndexLock, paths: &[PathBuf]) -> Resul
     )
 }
 
+/// Indexes files pms itself just wrote (a lesson added, moved or retired),
+/// so that they are searchable at once and `index.fresh` never reports
+/// pms's own change as staleness. Skipped (false) when there is no index
+/// yet or a run holds the lock: that run, or the next, reads them.
+pub fn index_own_writes(ctx: &Context, paths: &[PathBuf]) -> bool {
+    if !ctx.ws.db_path().is_file() {
+        return false;
+    }
+    match IndexLock::try_acquire(&ctx.ws) {
+        Ok(Some(lock)) => index_paths(ctx, &lock, paths).is_ok(),
+        _ => false,
+    }
+}
+
 /// An index run's failure in the user's terms: SQLite's errors as
 /// [`db::classify`] reads them (a full disk, a lock another process holds,
 /// a read-only file each say what to do).

@@ -106,19 +106,17 @@ pub fn index_freshness(ws: &Workspace) -> Check {
     }
 }
 
-/// Workspace files changed since the last index run.
+/// Workspace files changed since the index last read them.
 pub(crate) fn freshness(ws: &Workspace, conn: &rusqlite::Connection) -> Check {
-    let last = db::get_meta(conn, "last_index")
-        .and_then(|t| chrono::DateTime::parse_from_rfc3339(&t).ok())
-        .map(|t| t.with_timezone(&chrono::Utc));
-    let newer = changed_since(ws, last);
-    match (last, newer) {
-        (None, _) => Check::warn("index.fresh", "never indexed").fixable(Fix::Reindex),
-        (Some(_), 0) => Check::ok(
+    if db::get_meta(conn, "last_index").is_none() {
+        return Check::warn("index.fresh", "never indexed").fixable(Fix::Reindex);
+    }
+    match not_indexed(ws, conn) {
+        0 => Check::ok(
             "index.fresh",
             "no workspace file changed since the last index run",
         ),
-        (Some(_), n) => Check::warn(
+        n => Check::warn(
             "index.fresh",
             format!("{n} workspace file(s) changed since the last index run"),
         )
@@ -126,14 +124,23 @@ pub(crate) fn freshness(ws: &Workspace, conn: &rusqlite::Connection) -> Check {
     }
 }
 
-/// Indexed workspace files modified after `since`.
-pub(crate) fn changed_since(ws: &Workspace, since: Option<chrono::DateTime<chrono::Utc>>) -> usize {
-    let Some(since) = since.and_then(|t| t.timestamp_nanos_opt()) else {
+/// Workspace files whose size or modification time differ from what the
+/// index stored for them, or that it has no row for. Compared per file, not
+/// against the time of the last run: a hook's run over one transcript (or
+/// pms indexing a lesson it just wrote) moves that time on without reading
+/// the files a person edited meanwhile.
+pub(crate) fn not_indexed(ws: &Workspace, conn: &rusqlite::Connection) -> usize {
+    let Ok(mut stmt) = conn.prepare("SELECT size, mtime_ns FROM files WHERE uri = ?1") else {
         return 0;
     };
     crate::memory::index::discover::workspace(ws)
         .iter()
-        .filter(|f| f.mtime_ns > since)
+        .filter(|f| {
+            let stored: Option<(i64, i64)> = stmt
+                .query_row([&f.uri], |r| Ok((r.get(0)?, r.get(1)?)))
+                .ok();
+            stored != Some((f.size as i64, f.mtime_ns))
+        })
         .count()
 }
 

@@ -31,6 +31,21 @@ pub fn run(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
             "--json: `pms lessons {name}` changes the lessons and prints one line, not a report.\n  Fix: leave out --json; `pms lessons --json` prints the lessons and learnings as JSON afterwards"
         );
     }
+    let changes = args.action.as_ref().and_then(changes_rules);
+    let done = act(ctx, args)?;
+    if changes.is_some() && done == ExitCode::SUCCESS {
+        let files: Vec<std::path::PathBuf> = lessons::rule_files(ws)
+            .into_iter()
+            .map(|(path, _, _)| path)
+            .collect();
+        crate::app::upkeep::index_own_writes(ctx, &files);
+    }
+    Ok(done)
+}
+
+/// The subcommand itself.
+fn act(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
+    let ws = &ctx.ws;
     match &args.action {
         None => list(ctx, args.json),
         // The report-like side of a review: what it would go through.
