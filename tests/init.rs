@@ -242,7 +242,7 @@ fn uninstall_gives_back_the_original_settings() {
     home.init(&["--scope", "user"]); // re-running keeps the record of what the first run created
     let out = home.ok(&["uninstall", "--yes"]);
     assert!(
-        stdout(&out).contains("Removed 8 pms hook(s)"),
+        stdout(&out).contains("Removed 8 pms hooks"),
         "{}",
         stdout(&out)
     );

@@ -237,7 +237,7 @@ fn uninstall_asks_keeps_few_backups_and_leaves_the_workspace_findable() {
     p.send("y").unwrap();
     p.flush().unwrap();
     let said = p.exp_eof().unwrap();
-    assert!(said.contains("Removed 8 pms hook(s)"), "{said}");
+    assert!(said.contains("Removed 8 pms hooks"), "{said}");
     assert_eq!(
         user_files(&home),
         original,
@@ -258,7 +258,7 @@ fn uninstall_asks_keeps_few_backups_and_leaves_the_workspace_findable() {
     let mut p = pty(&home, 100, &["uninstall", "--yes"], &[]);
     let said = p.exp_eof().unwrap();
     assert!(!said.contains("Remove pms's hooks"), "{said}");
-    assert!(said.contains("Removed 8 pms hook(s)"), "{said}");
+    assert!(said.contains("Removed 8 pms hooks"), "{said}");
 
     // many runs leave at most the first and the newest three copies of
     // each file, and the first is the file before pms ever changed it

@@ -631,7 +631,7 @@ fn debris_of_killed_runs_is_removed_or_named() {
     assert_eq!(debris["status"], "warn", "{debris}");
     let message = debris["message"].as_str().unwrap();
     assert!(
-        message.contains("1 file(s)") && message.contains(".pms-tmp-999999999-stuck"),
+        message.contains("1 file,") && message.contains(".pms-tmp-999999999-stuck"),
         "{message}"
     );
     let doctor: Value = serde_json::from_slice(&home.run(&["doctor", "--json"]).stdout).unwrap();

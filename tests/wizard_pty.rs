@@ -73,10 +73,10 @@ fn typing_answers_into_the_wizard_builds_the_workspace() {
     p.exp_string("Apply these changes?").unwrap();
     key(&mut p, "y");
     p.exp_string("pms is set up").unwrap();
-    p.exp_string("Found 1 past conversation file(s)").unwrap();
+    p.exp_string("Found 1 past conversation file (").unwrap();
     p.exp_string("Index them now").unwrap();
     key(&mut p, "y");
-    p.exp_string("Claude Code history: 1 session(s) in 1 project(s)")
+    p.exp_string("Claude Code history: 1 session in 1 project")
         .unwrap();
     p.exp_eof().unwrap();
 

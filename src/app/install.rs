@@ -68,9 +68,9 @@ impl InstallPlan {
         let creates: Vec<&PlannedFile> = self.scaffold.writes().collect();
         let existing = self.scaffold.existing().count();
         lines.push(format!(
-            "Workspace {}: {} file(s) to write, {} already there (kept as they are)",
+            "Workspace {}: {} to write, {} already there (kept as they are)",
             env.display(&self.ws.root),
-            creates.len(),
+            crate::platform::plural::count(creates.len(), "file", "files"),
             existing
         ));
         for f in &creates {

@@ -259,10 +259,10 @@ fn finish(
 /// margin.
 pub fn space_note(ws: &Workspace, stop: &StoppedForSpace) -> String {
     format!(
-        "{}: indexing stopped with {:.1} MB free on its disk, {} changed file(s) left unindexed: pms keeps {:.1} MB free there so that its hooks and your own work can still write. Fix: free some space on that disk, then run `pms index`",
+        "{}: indexing stopped with {:.1} MB free on its disk, {} left unindexed: pms keeps {:.1} MB free there so that its hooks and your own work can still write. Fix: free some space on that disk, then run `pms index`",
         ws.state_dir().display(),
         stop.free_bytes as f64 / 1e6,
-        stop.files_left,
+        crate::platform::plural::count(stop.files_left, "changed file", "changed files"),
         stop.kept_bytes as f64 / 1e6
     )
 }

@@ -1,11 +1,12 @@
 //! What pms stands on: the coding agents' files and formats (`agents`:
 //! Claude Code, Codex, OpenClaw and the wiring into them), the workspace's
 //! files (`workspace`), the host (`host`: its environment, durable writes,
-//! file errors), redaction of secrets (`redact`) and progress reports
-//! (`progress`).
+//! file errors), redaction of secrets (`redact`), progress reports
+//! (`progress`) and counted nouns for messages (`plural`).
 
 pub mod agents;
 pub mod host;
+pub mod plural;
 pub mod progress;
 pub mod redact;
 pub mod workspace;

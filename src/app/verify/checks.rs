@@ -96,8 +96,8 @@ fn debris(env: &HostEnv, ws: Option<&Workspace>) -> Check {
     Check::warn(
         "debris",
         format!(
-            "{} file(s), {:.1} MB, left by interrupted pms runs and not removed: {}",
-            left.len(),
+            "{}, {:.1} MB, left by interrupted pms runs and not removed: {}",
+            crate::platform::plural::count(left.len(), "file", "files"),
             bytes as f64 / 1e6,
             named.join(", ")
         ),
@@ -257,7 +257,11 @@ fn domains(ws: &Workspace) -> Check {
     if problems.is_empty() {
         Check::ok(
             "workspace.domains",
-            format!("{} domain(s) complete: {}", ids.len(), ids.join(", ")),
+            format!(
+                "{} complete: {}",
+                crate::platform::plural::count(ids.len(), "domain", "domains"),
+                ids.join(", ")
+            ),
         )
     } else {
         Check::fail("workspace.domains", problems.join("; "))
@@ -333,7 +337,7 @@ mod tests {
         .unwrap();
         let c = debris(&env, Some(&ws));
         assert_eq!(c.status, super::super::Status::Warn);
-        assert!(c.message.contains("1 file(s), 2.0 MB"), "{}", c.message);
+        assert!(c.message.contains("1 file, 2.0 MB"), "{}", c.message);
         assert!(
             c.message.contains("~/pms/.pms/.pms-tmp-999999999-x"),
             "{}",

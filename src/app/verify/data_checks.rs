@@ -118,7 +118,10 @@ pub(crate) fn freshness(ws: &Workspace, conn: &rusqlite::Connection) -> Check {
         ),
         n => Check::warn(
             "index.fresh",
-            format!("{n} workspace file(s) changed since the last index run"),
+            format!(
+                "{} changed since the last index run",
+                crate::platform::plural::count(n, "workspace file", "workspace files")
+            ),
         )
         .fixable(Fix::Reindex),
     }
@@ -266,13 +269,17 @@ pub(crate) fn lessons_index(ws: &Workspace) -> Check {
             current: true,
         }) if n == rules => Check::ok(
             "lessons.index",
-            format!("{rules} lesson(s) in force, all indexed"),
+            format!(
+                "{} in force, all indexed",
+                crate::platform::plural::count(rules, "lesson", "lessons")
+            ),
         ),
         None if rules == 0 => Check::ok("lessons.index", "no lessons in force yet"),
         Some(IndexState { rules: n, current }) => Check::warn(
             "lessons.index",
             format!(
-                "{rules} lesson(s) in force but {n} indexed{}",
+                "{} in force but {n} indexed{}",
+                crate::platform::plural::count(rules, "lesson", "lessons"),
                 if current {
                     ""
                 } else {
@@ -283,7 +290,10 @@ pub(crate) fn lessons_index(ws: &Workspace) -> Check {
         .fixable(Fix::RefreshLessons),
         None => Check::warn(
             "lessons.index",
-            format!("{rules} lesson(s) in force, none indexed"),
+            format!(
+                "{} in force, none indexed",
+                crate::platform::plural::count(rules, "lesson", "lessons")
+            ),
         )
         .fixable(Fix::RefreshLessons),
     }
@@ -293,7 +303,10 @@ pub(crate) fn pending(ws: &Workspace) -> Check {
     match lessons::pending::load(ws) {
         Ok(p) => Check::ok(
             "pending",
-            format!("{} learning(s) waiting for confirmation", p.items.len()),
+            format!(
+                "{} waiting for confirmation",
+                crate::platform::plural::count(p.items.len(), "learning", "learnings")
+            ),
         ),
         Err(e) => Check::fail("pending", e.to_string()),
     }

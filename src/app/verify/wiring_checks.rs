@@ -52,7 +52,11 @@ pub(crate) fn codex_checks(env: &HostEnv, ws: &Workspace, binary: &Path) -> Vec<
     }
     let dups = mine.len().saturating_sub(ch::CODEX_EVENTS.len());
     if dups > 0 && problems.is_empty() {
-        problems.push(format!("{dups} duplicate handler(s)"));
+        problems.push(crate::platform::plural::count(
+            dups,
+            "duplicate handler",
+            "duplicate handlers",
+        ));
     }
     out.push(if problems.is_empty() {
         Check::ok(

@@ -12,6 +12,7 @@ use crate::app::verify::doctor::{self, Environment};
 use crate::app::verify::{Report, Status, fix};
 use crate::front::cli::DoctorArgs;
 use crate::platform::host::env::HostEnv;
+use crate::platform::plural::count;
 use crate::platform::workspace::Workspace;
 use crate::platform::workspace::context::Context;
 
@@ -77,12 +78,15 @@ pub fn run(args: &DoctorArgs) -> Result<ExitCode> {
     }
     let fixable = failing.iter().filter(|c| c.fix.is_some()).count();
     println!(
-        "{} problem(s); {fixable} can be repaired automatically.",
-        failing.len()
+        "{}; {fixable} can be repaired automatically.",
+        count(failing.len(), "problem", "problems")
     );
     if fixable > 0 && std::io::stdin().is_terminal() && ws.is_some() {
         let yes = dialoguer::Confirm::new()
-            .with_prompt(format!("Repair {fixable} problem(s) now?"))
+            .with_prompt(format!(
+                "Repair {} now?",
+                count(fixable, "problem", "problems")
+            ))
             .default(true)
             .interact()?;
         if yes {
@@ -92,7 +96,7 @@ pub fn run(args: &DoctorArgs) -> Result<ExitCode> {
                 println!("  fixed: {f}");
             }
             let after = Report::new(None, found, Vec::new());
-            println!("{} failure(s) left.", after.counts.fail);
+            println!("{} left.", count(after.counts.fail, "failure", "failures"));
             return Ok(if after.ok {
                 ExitCode::SUCCESS
             } else {

@@ -58,10 +58,10 @@ fn status(args: &EmbeddingsArgs) -> Result<ExitCode> {
     );
     match &installed {
         Some(i) => println!(
-            "Model      {} from {}, {} file(s), {:.1} MB, installed {}",
+            "Model      {} from {}, {}, {:.1} MB, installed {}",
             i.model,
             i.source,
-            i.files.len(),
+            crate::platform::plural::count(i.files.len(), "file", "files"),
             i.files.iter().map(|f| f.size).sum::<u64>() as f64 / 1e6,
             i.installed_at.get(..10).unwrap_or("")
         ),
@@ -72,7 +72,8 @@ fn status(args: &EmbeddingsArgs) -> Result<ExitCode> {
         ),
     }
     println!(
-        "Index      {with_vectors} of {chunks} chunk(s) have vectors{}",
+        "Index      {with_vectors} of {} have vectors{}",
+        crate::platform::plural::count(chunks, "chunk", "chunks"),
         stored.map(|m| format!(" ({m})")).unwrap_or_default()
     );
     if matches!(plan, Plan::Off(_)) {

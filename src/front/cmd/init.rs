@@ -266,9 +266,9 @@ fn apply_with_bar(plan: install::InstallPlan) -> Result<install::InstallSummary>
 fn print_summary(env: &HostEnv, ws_root: &Path, summary: &install::InstallSummary) {
     println!("\npms is set up.");
     println!(
-        "  Workspace   {} ({} file(s) written, {} kept)",
+        "  Workspace   {} ({} written, {} kept)",
         env.display(ws_root),
-        summary.files_written,
+        crate::platform::plural::count(summary.files_written, "file", "files"),
         summary.files_kept.len()
     );
     let wired = &summary.wiring;
@@ -340,9 +340,9 @@ fn print_summary(env: &HostEnv, ws_root: &Path, summary: &install::InstallSummar
     }
     if let Some(o) = &wired.openclaw {
         println!(
-            "  OpenClaw    plugin in {} ({} file(s) written); enabled in {}",
+            "  OpenClaw    plugin in {} ({} written); enabled in {}",
             env.display(&o.plugin_dir),
-            o.files_written,
+            crate::platform::plural::count(o.files_written, "file", "files"),
             env.display(&o.config_path)
         );
     }
@@ -439,7 +439,12 @@ fn bootstrap_index(asker: &Asker, env: &HostEnv, ws_root: &Path, skip: bool) -> 
         "Build the search index of your workspace now?".to_string()
     } else {
         format!(
-            "Found {files} past conversation file(s) ({:.1} MB). Index them now so they are searchable?",
+            "Found {} ({:.1} MB). Index them now so they are searchable?",
+            crate::platform::plural::count(
+                files,
+                "past conversation file",
+                "past conversation files"
+            ),
             bytes as f64 / 1e6
         )
     };

@@ -73,12 +73,12 @@ fn act(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
             };
             match accept::accept(ws, id, &how)? {
                 Accepted::Promoted(r) => {
-                    println_stripped!("Added {}", shown(&r));
+                    println_stripped!("Added {}", shown(&r, Placed::To));
                     if let Some(old) = &how_replaced(ws, &r) {
                         println_stripped!("{old}");
                     }
                 }
-                Accepted::Merged(r) => println_stripped!("Merged into {}", shown(&r)),
+                Accepted::Merged(r) => println_stripped!("Merged into {}", shown(&r, Placed::In)),
                 Accepted::Duplicate { existing, .. } => {
                     println_stripped!(
                         "{id} says nearly the same as {} ({}): {}\nNothing changed. Pass --merge to give that rule this wording, --force to keep both, or `pms lessons reject {id}`.",
@@ -119,7 +119,7 @@ fn act(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
             let reversed = store::reversed_by(ws, text);
             match store::promote(ws, &new, &target, OnDuplicate::from_flags(*merge, *force))? {
                 Promoted::Added(r) => {
-                    println_stripped!("Added {}", shown(&r));
+                    println_stripped!("Added {}", shown(&r, Placed::To));
                     if let Some(old) = reversed {
                         let old = store::retire_replaced(ws, &old.id, &r.id)?;
                         println_stripped!(
@@ -130,7 +130,7 @@ fn act(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
                         );
                     }
                 }
-                Promoted::Merged(r) => println_stripped!("Merged into {}", shown(&r)),
+                Promoted::Merged(r) => println_stripped!("Merged into {}", shown(&r, Placed::In)),
                 Promoted::Duplicate(r) => {
                     println_stripped!(
                         "Nearly the same rule is already in force: {} ({}): {}\nNothing changed (pass --merge to give it this wording and these cues, --force to add it anyway).",
@@ -188,12 +188,18 @@ fn act(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
                 guard,
                 project,
             };
-            println_stripped!("Changed {}", shown(&store::edit(ws, id, change)?));
+            println_stripped!(
+                "Changed {}",
+                shown(&store::edit(ws, id, change)?, Placed::In)
+            );
             Ok(ExitCode::SUCCESS)
         }
         Some(LessonsAction::Move { id, to }) => {
             let target = Target::parse(ws, Some(to))?;
-            println_stripped!("Moved {}", shown(&store::move_to(ws, id, &target)?));
+            println_stripped!(
+                "Moved {}",
+                shown(&store::move_to(ws, id, &target)?, Placed::To)
+            );
             Ok(ExitCode::SUCCESS)
         }
         Some(LessonsAction::Test { command, file, cwd }) => {
@@ -225,9 +231,21 @@ fn changes_rules(action: &LessonsAction) -> Option<&'static str> {
     }
 }
 
+/// How a rule relates to its file in a report: "Added L-… to <file>",
+/// "Moved … to", but "Changed L-… in <file>" (it did not go anywhere).
+#[derive(Clone, Copy)]
+enum Placed {
+    To,
+    In,
+}
+
 /// A rule as the commands report it: id, file, text, cues, guard, scope.
-fn shown(r: &Rule) -> String {
-    let mut s = format!("{} to {}: {}", r.id, r.file, r.text);
+fn shown(r: &Rule, placed: Placed) -> String {
+    let word = match placed {
+        Placed::To => "to",
+        Placed::In => "in",
+    };
+    let mut s = format!("{} {word} {}: {}", r.id, r.file, r.text);
     if !r.cues.is_empty() {
         s.push_str(&format!("\n  applies when: {}", r.cues.join("; ")));
     }
@@ -551,7 +569,14 @@ fn review_pending(ws: &Workspace, theme: &ColorfulTheme, waiting: &[PendingItem]
             println_stripped!("  why: {why}");
         }
         if !item.seen_again.is_empty() {
-            println_stripped!("  said again in {} later session(s)", item.seen_again.len());
+            println_stripped!(
+                "  said again in {}",
+                crate::platform::plural::count(
+                    item.seen_again.len(),
+                    "later session",
+                    "later sessions"
+                )
+            );
         }
         if let Some(old) = item
             .replaces

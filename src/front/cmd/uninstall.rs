@@ -43,7 +43,11 @@ pub fn run(args: &UninstallArgs) -> Result<ExitCode> {
     }
     let summary = install::uninstall(&env, ws.as_ref())?;
     for (path, n) in &summary.hooks_removed {
-        println!("Removed {n} pms hook(s) from {}", env.display(path));
+        println!(
+            "Removed {} from {}",
+            crate::platform::plural::count(*n, "pms hook", "pms hooks"),
+            env.display(path)
+        );
     }
     if summary.mcp_removed {
         println!("Removed the `pms` MCP server from Claude Code");

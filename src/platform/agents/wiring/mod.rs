@@ -542,7 +542,10 @@ fn describe_hooks(what: &str, file: &JsonFile, r: &MergeReport, env: &HostEnv) -
         parts.push(format!("update {}", r.replaced.join(", ")));
     }
     if r.duplicates_removed > 0 {
-        parts.push(format!("remove {} duplicate(s)", r.duplicates_removed));
+        parts.push(format!(
+            "remove {}",
+            crate::platform::plural::count(r.duplicates_removed, "duplicate", "duplicates")
+        ));
     }
     format!("{what} in {sp}: {}{backup}", parts.join("; "))
 }
