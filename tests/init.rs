@@ -133,12 +133,14 @@ fn running_init_twice_adds_nothing_and_overwrites_nothing() {
         std::fs::read_to_string(home.workspace().join("_me/profile.md")).unwrap(),
         "I rewrote my profile."
     );
+    // Issue 24, item 7: nothing to change is said in one line, not as a
+    // plan of every file left as it is.
     let text = stdout(&out);
+    assert!(text.contains("Nothing to change: ~/pms"), "{text}");
     assert!(
-        text.contains("Already there, left untouched") && text.contains("_me/profile.md"),
+        !text.contains("This is what pms will do") && !text.contains("_me/profile.md"),
         "{text}"
     );
-    assert!(text.contains("already in"), "{text}");
     let n_backups = std::fs::read_dir(home.path(".claude"))
         .unwrap()
         .flatten()

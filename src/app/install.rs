@@ -61,6 +61,16 @@ pub fn plan(env: HostEnv, opts: InitOptions, today: &str) -> Result<InstallPlan>
 }
 
 impl InstallPlan {
+    /// True when applying would change no file: every workspace file is
+    /// there, the wiring is as pms writes it now, and the pointer names
+    /// this workspace. Init then says so and stops instead of asking.
+    pub fn changes_nothing(&self) -> bool {
+        let pointer = std::fs::read_to_string(self.env.workspace_pointer()).ok();
+        self.scaffold.writes().next().is_none()
+            && self.wiring.changes_nothing(&self.ws)
+            && pointer.as_deref().map(str::trim) == Some(&*self.ws.root.to_string_lossy())
+    }
+
     /// Lines describing the plan, for the confirmation screen and --dry-run.
     pub fn describe(&self) -> Vec<String> {
         let env = &self.env;

@@ -71,6 +71,16 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
     let scope = opts.scope;
     let today = chrono::Local::now().format("%Y-%m-%d").to_string();
     let plan = install::plan(env.clone(), opts, &today)?;
+    if plan.changes_nothing() {
+        // Asking "Apply these changes?" over a list of files left as they
+        // are, when there is no change, made a re-run look like it would
+        // write something.
+        println!(
+            "\nNothing to change: {} and its wiring are already as these answers make them.\n  `pms verify` checks the install; `pms index` brings the search index up to date.",
+            env.display(&plan.ws.root)
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     show_plan(&plan);
     if args.dry_run {
         println!("\nDry run: nothing was changed.");
@@ -243,10 +253,8 @@ fn show_plan(plan: &install::InstallPlan) {
     for line in plan.describe() {
         println!("  {line}");
     }
-    let kept: Vec<&str> = plan.scaffold.existing().map(|f| f.rel.as_str()).collect();
-    if !kept.is_empty() {
-        println!("  Already there, left untouched: {}", kept.join(", "));
-    }
+    // The files already there are counted in the first line; naming each
+    // (20 of them on a re-run) drowned the one change in a wrapped block.
 }
 
 fn apply_with_bar(plan: install::InstallPlan) -> Result<install::InstallSummary> {

@@ -399,6 +399,46 @@ impl WirePlan {
         lines
     }
 
+    /// True when applying would change no file: each chosen agent's hooks,
+    /// MCP entry and plugin already as pms writes them now, nothing to
+    /// unwire, and the install record there for the same choices.
+    pub fn changes_nothing(&self, ws: &Workspace) -> bool {
+        let record_current = InstallRecord::load(ws).is_some_and(|r| {
+            r.pms_version == env!("CARGO_PKG_VERSION")
+                && r.binary == self.choices.binary
+                && r.scope == self.choices.scope
+                && same_set(&r.agents(), &self.choices.agents)
+        });
+        let claude_current = self.claude.as_ref().is_none_or(|c| {
+            !c.settings.is_dirty()
+                && c.stale_settings.is_none()
+                && c.mcp_current
+                    .as_ref()
+                    .is_some_and(|cur| mcp::same_server(cur, &c.mcp_entry))
+        });
+        let codex_current = self.codex.as_ref().is_none_or(|c| {
+            let want = vec![
+                "serve".to_string(),
+                "--workspace".to_string(),
+                ws.root.to_string_lossy().into_owned(),
+            ];
+            !c.hooks.is_dirty()
+                && !c.turn_feature_on
+                && codex::config::registered_server(&c.config).is_some_and(|(cmd, args)| {
+                    Path::new(&cmd) == self.choices.binary && args == want
+                })
+        });
+        let openclaw_current = self
+            .openclaw
+            .as_ref()
+            .is_none_or(|o| o.stale_files.is_empty() && !o.config.is_dirty());
+        record_current
+            && self.dropped.is_empty()
+            && claude_current
+            && codex_current
+            && openclaw_current
+    }
+
     /// Writes the install record, then every agent's files.
     pub fn apply(self, env: &HostEnv, ws: &Workspace) -> Result<WireSummary> {
         let previous = InstallRecord::load(ws);
@@ -522,6 +562,16 @@ impl WirePlan {
                 .unwrap_or_else(|| chrono::Utc::now().to_rfc3339()),
         }
     }
+}
+
+/// The same agents, in whatever order.
+fn same_set(a: &[Agent], b: &[Agent]) -> bool {
+    let (mut a, mut b) = (a.to_vec(), b.to_vec());
+    a.sort();
+    a.dedup();
+    b.sort();
+    b.dedup();
+    a == b
 }
 
 fn describe_hooks(what: &str, file: &JsonFile, r: &MergeReport, env: &HostEnv) -> String {
