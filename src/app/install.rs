@@ -143,6 +143,39 @@ pub struct UninstallSummary {
     pub openclaw_removed: bool,
 }
 
+/// What [`uninstall`] would remove, per agent it finds pms wired into
+/// (each with its lines of changes), read without changing anything.
+pub fn uninstall_plan(env: &HostEnv, ws: Option<&Workspace>) -> Vec<(Agent, Vec<String>)> {
+    let record = ws
+        .and_then(InstallRecord::load)
+        .unwrap_or_else(|| no_record(env));
+    Agent::ALL
+        .into_iter()
+        .map(|a| (a, wiring::found_wiring(env, ws, &record, a)))
+        .filter(|(_, lines)| !lines.is_empty())
+        .collect()
+}
+
+/// The record uninstall goes by when init left none (an older install, or
+/// none): pms's wiring is looked for at the default places.
+fn no_record(env: &HostEnv) -> InstallRecord {
+    InstallRecord {
+        pms_version: String::new(),
+        binary: PathBuf::new(),
+        scope: Scope::User,
+        settings_path: env.user_settings(),
+        created: Default::default(),
+        settings_file_created: false,
+        claude_mcp: false,
+        claude_json_created: Default::default(),
+        codex_config: None,
+        agents: None,
+        codex: None,
+        openclaw: None,
+        installed_at: String::new(),
+    }
+}
+
 /// Removes pms's wiring from every agent: hooks (from both scopes'
 /// settings), MCP registrations, Codex's hooks and the trust given them,
 /// OpenClaw's plugin, each as the install record says it was made (and,
@@ -153,21 +186,7 @@ pub fn uninstall(env: &HostEnv, ws: Option<&Workspace>) -> Result<UninstallSumma
     let mut summary = UninstallSummary::default();
     let record = ws
         .and_then(InstallRecord::load)
-        .unwrap_or_else(|| InstallRecord {
-            pms_version: String::new(),
-            binary: PathBuf::new(),
-            scope: Scope::User,
-            settings_path: env.user_settings(),
-            created: Default::default(),
-            settings_file_created: false,
-            claude_mcp: false,
-            claude_json_created: Default::default(),
-            codex_config: None,
-            agents: None,
-            codex: None,
-            openclaw: None,
-            installed_at: String::new(),
-        });
+        .unwrap_or_else(|| no_record(env));
     for agent in Agent::ALL {
         let u = wiring::unwire(env, ws, &record, agent)?;
         summary.hooks_removed.extend(u.hooks_removed);

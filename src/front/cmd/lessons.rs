@@ -510,8 +510,9 @@ fn review_memory(
         .with_prompt("The rule (what to do, when, and why)")
         .with_initial_text(strip(&m.summary()))
         .interact_text()?;
+    println_stripped!("{CUES_HELP}");
     let cues: String = Input::with_theme(theme)
-        .with_prompt("When does it apply? (situations, commands, synonyms; ';' between them)")
+        .with_prompt("When does it apply?")
         .allow_empty(true)
         .interact_text()?;
     let uri = m.uri();
@@ -763,9 +764,15 @@ fn ask_wording(theme: &ColorfulTheme, item: &PendingItem) -> Result<String> {
         .interact_text()?)
 }
 
+/// Said on its own line before the cue question: inside the prompt it
+/// wrapped at 100 columns with the suggested cues, and dialoguer, which
+/// clears one line when it redraws, drew the question twice.
+const CUES_HELP: &str = "  Cues: situations, commands, synonyms, file types; ';' between them.";
+
 fn ask_cues(theme: &ColorfulTheme, item: &PendingItem, wording: &str) -> Result<Vec<String>> {
+    println_stripped!("{CUES_HELP}");
     let cues: String = Input::with_theme(theme)
-        .with_prompt("When does it apply? (situations, commands, synonyms; ';' between them)")
+        .with_prompt("When does it apply?")
         .with_initial_text(strip(&accept::suggested_cues(item, wording).join("; ")))
         .allow_empty(true)
         .interact_text()?;

@@ -705,6 +705,86 @@ pub fn codex_untrusted(env: &HostEnv, record: &InstallRecord) -> usize {
 /// Removes pms's wiring from one agent, as `record` says it was made (the
 /// files it names, the containers it created). `ws` is needed for Claude
 /// Code's workspace-scope settings.
+/// What [`unwire`] would take out of `agent`'s files, read without
+/// changing anything: one line per change, empty when pms is not wired in
+/// there. Uninstall shows it before asking, as init shows its plan.
+pub fn found_wiring(
+    env: &HostEnv,
+    ws: Option<&Workspace>,
+    record: &InstallRecord,
+    agent: Agent,
+) -> Vec<String> {
+    let handlers_in = |p: &Path| {
+        JsonFile::load(p)
+            .map(|f| settings::installed_handlers(&f.doc).len())
+            .unwrap_or(0)
+    };
+    let count = crate::platform::plural::count;
+    let mut out = Vec::new();
+    match agent {
+        Agent::Claude => {
+            let mut paths = vec![env.user_settings()];
+            if let Some(ws) = ws {
+                paths.push(ws.local_settings());
+            }
+            if !paths.contains(&record.settings_path) {
+                paths.push(record.settings_path.clone());
+            }
+            for p in paths.iter().filter(|p| p.exists()) {
+                let n = handlers_in(p);
+                if n > 0 {
+                    out.push(format!(
+                        "remove {} from {}",
+                        count(n, "pms hook", "pms hooks"),
+                        env.display(p)
+                    ));
+                }
+            }
+            if matches!(mcp::read_entry(&env.claude_json), Ok(Some(_))) {
+                out.push(format!(
+                    "remove the `pms` MCP server from {}",
+                    env.display(&env.claude_json)
+                ));
+            }
+        }
+        Agent::Codex => {
+            let hooks_path = record.codex.as_ref().map_or_else(
+                || codex::hooks::hooks_path(&env.codex_home),
+                |c| c.hooks.clone(),
+            );
+            let config = record
+                .codex_config
+                .clone()
+                .unwrap_or_else(|| env.codex_config());
+            let n = handlers_in(&hooks_path);
+            if n > 0 {
+                out.push(format!(
+                    "remove {} from {}",
+                    count(n, "pms hook", "pms hooks"),
+                    env.display(&hooks_path)
+                ));
+            }
+            if codex::config::registered_server(&config).is_some() {
+                out.push(format!(
+                    "remove [mcp_servers.pms] from {}",
+                    env.display(&config)
+                ));
+            }
+        }
+        Agent::OpenClaw => {
+            let dir = record
+                .openclaw
+                .as_ref()
+                .map_or_else(|| openclaw::plugin_dir(env), |r| r.plugin_dir.clone());
+            let files = openclaw::plugin_files(Path::new("pms"), Path::new("w"));
+            if files.iter().any(|(name, _)| dir.join(name).exists()) {
+                out.push(format!("remove the pms plugin in {}", env.display(&dir)));
+            }
+        }
+    }
+    out
+}
+
 pub fn unwire(
     env: &HostEnv,
     ws: Option<&Workspace>,
