@@ -214,6 +214,34 @@ fn prompts_get_format_rules_matching_lessons_and_workflows_once() {
     );
 }
 
+/// Issue 24, item 10: the first request of a session carried the response
+/// format twice, in layer 0 (SessionStart) and again from the first
+/// prompt. The first prompt after a SessionStart leaves it out; later
+/// prompts, and the first prompt of a session whose start pms did not see,
+/// carry it.
+#[test]
+fn the_first_prompt_after_session_start_does_not_repeat_the_format() {
+    let s = setup();
+    let (start, _) = s.hook("session-start", json!({"source": "startup"}));
+    let rule = "Answer first, in the first sentence or two; details after.";
+    assert!(start.unwrap().contains(rule));
+    let prompt = json!({"prompt": "apply the orders migration to production now"});
+    let (first, _) = s.hook("user-prompt", prompt.clone());
+    assert!(
+        !first.as_deref().unwrap_or("").contains(rule),
+        "the format again on the first prompt: {first:?}"
+    );
+    let (second, _) = s.hook("user-prompt", prompt.clone());
+    assert!(second.unwrap().contains(rule));
+
+    let (unseen, _) = s.hook(
+        "user-prompt",
+        json!({"prompt": "apply the orders migration to production now",
+               "session_id": "99999999-2222-3333-4444-555555555555"}),
+    );
+    assert!(unseen.unwrap().contains(rule), "no SessionStart seen");
+}
+
 #[test]
 fn stop_records_silently_and_the_heartbeat_follows() {
     let s = setup();

@@ -55,6 +55,15 @@ pub struct SessionState {
     /// compaction, which drops them from the context, clears the list).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub action_lessons: Vec<String>,
+    /// A prompt of this session has been answered by the prompt hook. The
+    /// first one after a SessionStart (`started` set) leaves the response
+    /// format out: layer 0 carried it in the same request.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub prompted: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// A learning found in the session: a rule the user or the agent stated,
