@@ -173,6 +173,15 @@ fn reviewing_pending_learnings_by_typing() {
         })
         .collect();
     pms::memory::lessons::pending::stage(&ws, candidates, &[]).unwrap();
+    // Issue 24, item 2: each staged learning carries suggested cues
+    let listed: serde_json::Value =
+        serde_json::from_slice(&home.ok(&["lessons", "--json"]).stdout).unwrap();
+    for item in listed["pending"].as_array().unwrap() {
+        assert!(
+            !item["cues"].as_array().is_none_or(|c| c.is_empty()),
+            "no cues suggested: {item}"
+        );
+    }
 
     let mut cmd = std::process::Command::new(crate::support::PMS);
     cmd.args([
@@ -190,8 +199,10 @@ fn reviewing_pending_learnings_by_typing() {
     p.exp_string("[1/3]").unwrap();
     p.exp_string("What should happen to it?").unwrap();
     key(&mut p, "\r"); // accept as a rule
+    // the question comes pre-filled with the suggested cues; Enter keeps them
     p.exp_string("When does it apply?").unwrap();
-    key(&mut p, "\r"); // the suggested cues (none)
+    p.exp_string("staging").unwrap();
+    key(&mut p, "\r");
     p.exp_string("Where does it belong?").unwrap();
     key(&mut p, "\r"); // _me/lessons.md
     p.exp_string("to _me/lessons.md").unwrap();
@@ -207,7 +218,7 @@ fn reviewing_pending_learnings_by_typing() {
         "Batch invoice writes in one transaction, because row-by-row writes timed out.\r",
     );
     p.exp_string("When does it apply?").unwrap();
-    key(&mut p, "\r"); // the suggested cues (none)
+    key(&mut p, "\r"); // the suggested cues
     p.exp_string("Where does it belong?").unwrap();
     key(&mut p, "\r"); // the suggested domain: product
     p.exp_string("to product/CLAUDE.md").unwrap();
@@ -220,6 +231,19 @@ fn reviewing_pending_learnings_by_typing() {
     p.exp_string("Rejected.").unwrap();
     p.exp_eof().unwrap();
 
+    let rules: serde_json::Value =
+        serde_json::from_slice(&home.ok(&["lessons", "--json"]).stdout).unwrap();
+    let staging = rules["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["text"].as_str().unwrap().contains("5433"))
+        .unwrap();
+    assert!(
+        staging["when"].to_string().contains("staging")
+            && staging["when"].to_string().contains("database"),
+        "the suggested cues were not kept: {staging}"
+    );
     let me = std::fs::read_to_string(home.workspace().join("_me/lessons.md")).unwrap();
     assert!(
         me.contains("] The staging database listens on port 5433."),
