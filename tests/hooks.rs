@@ -485,6 +485,47 @@ fn exchange(n: u32, prompt: &str, reply: &str) -> String {
     )
 }
 
+/// Issue 24, item 9: a reply the user turns down ("No, that's wrong") is
+/// not a decision in the summary, the turning down counts as a correction
+/// in the front matter, and a section with nothing in it is left out
+/// instead of "- (none recorded)" being indexed as a search hit.
+#[test]
+fn a_summary_leaves_out_what_the_user_turned_down_and_empty_sections() {
+    let s = setup();
+    crate::support::append(
+        &s.transcript,
+        &format!(
+            "{}{}",
+            exchange(
+                80,
+                "Install the dependencies for the web app.",
+                "I'll install them with `npm install` in the web folder.",
+            ),
+            exchange(
+                81,
+                "No, that's wrong: always use pnpm in this repo.",
+                "You're right. We decided to use `pnpm install` from now on.",
+            )
+        ),
+    );
+    s.hook("stop", json!({}));
+    s.hook("session-end", json!({"reason": "exit"}));
+    let summary = std::fs::read_to_string(&list(&s.ws().join("sessions"))[0]).unwrap();
+    let decisions = summary
+        .split("## Decisions\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no decisions:\n{summary}"));
+    let decisions = decisions.split("\n## ").next().unwrap();
+    assert!(decisions.contains("pnpm install"), "{summary}");
+    assert!(!decisions.contains("npm install` in the web"), "{summary}");
+    let front = summary.split("\n---\n").next().unwrap();
+    assert!(
+        !front.contains("correction: 0"),
+        "a turned-down reply is a correction:\n{front}"
+    );
+    assert!(!summary.contains("(none recorded)"), "{summary}");
+}
+
 #[test]
 fn a_session_that_compacted_then_crashed_keeps_both_learnings() {
     let s = setup();
