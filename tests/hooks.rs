@@ -504,26 +504,26 @@ fn a_summary_leaves_out_what_the_user_turned_down_and_empty_sections() {
             exchange(
                 81,
                 "No, that's wrong: always use pnpm in this repo.",
-                "You're right. We decided to use `pnpm install` from now on.",
+                "Understood, I'll use pnpm from now on.",
             )
         ),
     );
     s.hook("stop", json!({}));
     s.hook("session-end", json!({"reason": "exit"}));
     let summary = std::fs::read_to_string(&list(&s.ws().join("sessions"))[0]).unwrap();
-    let decisions = summary
-        .split("## Decisions\n")
-        .nth(1)
-        .unwrap_or_else(|| panic!("no decisions:\n{summary}"));
-    let decisions = decisions.split("\n## ").next().unwrap();
-    assert!(decisions.contains("pnpm install"), "{summary}");
-    assert!(!decisions.contains("npm install` in the web"), "{summary}");
     let front = summary.split("\n---\n").next().unwrap();
     assert!(
         !front.contains("correction: 0"),
         "a turned-down reply is a correction:\n{front}"
     );
     assert!(!summary.contains("(none recorded)"), "{summary}");
+    let decisions = summary
+        .split("## Decisions\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no decisions:\n{summary}"));
+    let decisions = decisions.split("\n## ").next().unwrap();
+    assert!(decisions.contains("use pnpm from now on"), "{summary}");
+    assert!(!decisions.contains("npm install` in the web"), "{summary}");
 }
 
 #[test]
