@@ -435,6 +435,10 @@ fn a_recorded_codex_session_replays_through_the_hooks_and_reads_back() {
             .unwrap()
             .contains("Ada Lovelace")
     );
+    // The session's first prompt adds nothing here: SessionStart's layer 0
+    // carried the response format in the same request (issue 24, item 10);
+    // the next prompt carries it again.
+    assert_eq!(run("user-prompt"), "");
     let prompt: Value = serde_json::from_str(&run("user-prompt")).unwrap();
     assert_eq!(
         prompt["hookSpecificOutput"]["hookEventName"],

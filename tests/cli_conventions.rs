@@ -122,6 +122,66 @@ fn reports_name_what_they_did_and_never_print_placeholders() {
     assert!(!text.lines().any(|l| l.trim() == "."), "{text}");
 }
 
+/// Issue 24, item 11, as a user reads it: the help and man page name every
+/// agent pms serves; counts say "1 file", "2 files", never "file(s)";
+/// `lessons edit` says the rule changed *in* its file; an engineer's
+/// default domains are engineering's; INSTALL.md says what uninstall says
+/// about the backups kept.
+#[test]
+fn wording_names_every_agent_counts_properly_and_agrees_with_itself() {
+    let home = TestHome::new();
+    for args in [&["--help"][..], &["man"][..]] {
+        let text = stdout(&home.ok(args));
+        assert!(
+            text.contains("Claude Code, Codex and OpenClaw"),
+            "{args:?}: {text}"
+        );
+    }
+
+    let ws = home.workspace();
+    let mut said = stdout(&home.ok(&["init", "--yes", "--dir", ws.to_str().unwrap()]));
+    // the default role is Engineer: engineering only, not research and writing
+    assert!(ws.join("engineering/CLAUDE.md").is_file());
+    assert!(!ws.join("research").exists() && !ws.join("writing").exists());
+    let added = stdout(&home.ok(&["lessons", "add", "Always use pnpm, never npm."]));
+    let id = added
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or_else(|| panic!("{added}"))
+        .to_string();
+    let changed = stdout(&home.ok(&["lessons", "edit", &id, "--when", "npm install"]));
+    assert!(
+        changed.starts_with(&format!("Changed {id} in _me/lessons.md")),
+        "{changed}"
+    );
+    for args in [
+        &["index"][..],
+        &["verify", "--quick"][..],
+        &["doctor"][..],
+        &["status"][..],
+        &["lessons"][..],
+        &["search", "pnpm"][..],
+        &["embeddings"][..],
+        &["uninstall", "--yes"][..],
+    ] {
+        said.push_str(&stdout(&home.run(args)));
+    }
+    assert!(!said.contains("(s)"), "{said}");
+    assert!(said.contains("1 problem;"), "{said}");
+
+    let install = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/INSTALL.md"))
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        install.contains(
+            "the oldest, the file as it was before pms first changed it, and the newest 3"
+        ),
+        "INSTALL.md and uninstall disagree on the backups kept"
+    );
+}
+
 #[test]
 fn a_closed_pipe_ends_a_command_quietly() {
     use std::io::Read;

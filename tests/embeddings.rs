@@ -66,7 +66,7 @@ fn a_local_model_finds_what_keywords_miss_and_follows_the_chunks() {
     let out = stdout(&home.ok(&["embeddings", "install", "--from", model.to_str().unwrap()]));
     assert!(out.contains("16-dimension vectors"), "{out}");
     let out = stdout(&home.ok(&["index"]));
-    assert!(out.contains("chunk(s) embedded"), "{out}");
+    assert!(out.contains("chunks embedded"), "{out}");
 
     // No word of the query is in the note: only meaning connects them.
     let v = search(&home, "login credentials");
@@ -194,7 +194,7 @@ fn the_first_index_downloads_an_explicit_local_model_with_checksums() {
         text.contains("Downloading the embedding model org/tiny"),
         "{text}"
     );
-    assert!(text.contains("chunk(s) embedded"), "{text}");
+    assert!(text.contains("chunks embedded"), "{text}");
     let installed = home.path(".cache/pms/models/org--tiny");
     let record: Value =
         serde_json::from_str(&std::fs::read_to_string(installed.join("pms-model.json")).unwrap())
@@ -310,11 +310,7 @@ fn an_openai_compatible_endpoint_with_its_key_from_the_environment() {
         out
     };
     let out = with_key(&["index"]);
-    assert!(
-        stdout(&out).contains("chunk(s) embedded"),
-        "{}",
-        stdout(&out)
-    );
+    assert!(stdout(&out).contains("chunks embedded"), "{}", stdout(&out));
     let v: Value =
         serde_json::from_slice(&with_key(&["search", "login credentials", "--json"]).stdout)
             .unwrap();

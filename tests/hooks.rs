@@ -214,6 +214,34 @@ fn prompts_get_format_rules_matching_lessons_and_workflows_once() {
     );
 }
 
+/// Issue 24, item 10: the first request of a session carried the response
+/// format twice, in layer 0 (SessionStart) and again from the first
+/// prompt. The first prompt after a SessionStart leaves it out; later
+/// prompts, and the first prompt of a session whose start pms did not see,
+/// carry it.
+#[test]
+fn the_first_prompt_after_session_start_does_not_repeat_the_format() {
+    let s = setup();
+    let (start, _) = s.hook("session-start", json!({"source": "startup"}));
+    let rule = "Answer first, in the first sentence or two; details after.";
+    assert!(start.unwrap().contains(rule));
+    let prompt = json!({"prompt": "apply the orders migration to production now"});
+    let (first, _) = s.hook("user-prompt", prompt.clone());
+    assert!(
+        !first.as_deref().unwrap_or("").contains(rule),
+        "the format again on the first prompt: {first:?}"
+    );
+    let (second, _) = s.hook("user-prompt", prompt.clone());
+    assert!(second.unwrap().contains(rule));
+
+    let (unseen, _) = s.hook(
+        "user-prompt",
+        json!({"prompt": "apply the orders migration to production now",
+               "session_id": "99999999-2222-3333-4444-555555555555"}),
+    );
+    assert!(unseen.unwrap().contains(rule), "no SessionStart seen");
+}
+
 #[test]
 fn stop_records_silently_and_the_heartbeat_follows() {
     let s = setup();
@@ -455,6 +483,47 @@ fn exchange(n: u32, prompt: &str, reply: &str) -> String {
         json!({"type":"user","uuid":format!("u{n}"),"timestamp":"2026-11-22T12:00:00Z","message":{"role":"user","content":prompt}}),
         json!({"type":"assistant","uuid":format!("a{n}"),"timestamp":"2026-11-22T12:00:01Z","message":{"id":format!("msg_{n}"),"role":"assistant","content":[{"type":"text","text":reply}]}})
     )
+}
+
+/// Issue 24, item 9: a reply the user turns down ("No, that's wrong") is
+/// not a decision in the summary, the turning down counts as a correction
+/// in the front matter, and a section with nothing in it is left out
+/// instead of "- (none recorded)" being indexed as a search hit.
+#[test]
+fn a_summary_leaves_out_what_the_user_turned_down_and_empty_sections() {
+    let s = setup();
+    crate::support::append(
+        &s.transcript,
+        &format!(
+            "{}{}",
+            exchange(
+                80,
+                "Install the dependencies for the web app.",
+                "I'll install them with `npm install` in the web folder.",
+            ),
+            exchange(
+                81,
+                "No, that's wrong: always use pnpm in this repo.",
+                "Understood, I'll use pnpm from now on.",
+            )
+        ),
+    );
+    s.hook("stop", json!({}));
+    s.hook("session-end", json!({"reason": "exit"}));
+    let summary = std::fs::read_to_string(&list(&s.ws().join("sessions"))[0]).unwrap();
+    let front = summary.split("\n---\n").next().unwrap();
+    assert!(
+        !front.contains("correction: 0"),
+        "a turned-down reply is a correction:\n{front}"
+    );
+    assert!(!summary.contains("(none recorded)"), "{summary}");
+    let decisions = summary
+        .split("## Decisions\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no decisions:\n{summary}"));
+    let decisions = decisions.split("\n## ").next().unwrap();
+    assert!(decisions.contains("use pnpm from now on"), "{summary}");
+    assert!(!decisions.contains("npm install` in the web"), "{summary}");
 }
 
 #[test]

@@ -489,9 +489,7 @@ fn init_bootstraps_the_index_and_reports_the_history() {
     let out = home.init(&[]);
     let text = stdout(&out);
     assert!(
-        text.contains(
-            "Claude Code history: 2 session(s) in 1 project(s), 2026-10-01 to 2026-11-02"
-        ),
+        text.contains("Claude Code history: 2 sessions in 1 project, 2026-10-01 to 2026-11-02"),
         "{text}"
     );
     assert_eq!(

@@ -133,12 +133,14 @@ fn running_init_twice_adds_nothing_and_overwrites_nothing() {
         std::fs::read_to_string(home.workspace().join("_me/profile.md")).unwrap(),
         "I rewrote my profile."
     );
+    // Issue 24, item 7: nothing to change is said in one line, not as a
+    // plan of every file left as it is.
     let text = stdout(&out);
+    assert!(text.contains("Nothing to change: ~/pms"), "{text}");
     assert!(
-        text.contains("Already there, left untouched") && text.contains("_me/profile.md"),
+        !text.contains("This is what pms will do") && !text.contains("_me/profile.md"),
         "{text}"
     );
-    assert!(text.contains("already in"), "{text}");
     let n_backups = std::fs::read_dir(home.path(".claude"))
         .unwrap()
         .flatten()
@@ -242,7 +244,7 @@ fn uninstall_gives_back_the_original_settings() {
     home.init(&["--scope", "user"]); // re-running keeps the record of what the first run created
     let out = home.ok(&["uninstall", "--yes"]);
     assert!(
-        stdout(&out).contains("Removed 8 pms hook(s)"),
+        stdout(&out).contains("Removed 8 pms hooks"),
         "{}",
         stdout(&out)
     );
@@ -717,4 +719,30 @@ fn init_says_how_it_works_with_claude_codes_auto_memory() {
     assert!(out.status.success());
     let said = crate::support::stdout(&out);
     assert!(said.contains("pms reads none of it"), "{said}");
+}
+
+/// Issue 24, item 8: the plan said "claude is not on PATH", and the closing
+/// steps then said "Start Claude Code anywhere (`claude`)". Without the
+/// program the step says to install it first; with it, to start it.
+#[test]
+fn the_closing_step_says_install_first_when_the_agent_is_not_on_path() {
+    let home = TestHome::new();
+    let said = stdout(&home.init(&["--no-index"]));
+    assert!(said.contains("claude is not on PATH"), "{said}");
+    assert!(
+        said.contains("Install Claude Code (`claude` is not on PATH yet), then start Claude Code"),
+        "{said}"
+    );
+    assert!(!said.contains("Start Claude Code"), "{said}");
+
+    let mut found = TestHome::new();
+    let bin = found.path("fakebin");
+    crate::support::write_script(&bin.join("claude"), "#!/bin/sh\nexit 0\n");
+    found.path_prefix.push(bin);
+    let said = stdout(&found.init(&["--no-index", "--agent", "claude"]));
+    assert!(
+        said.contains("2. Start Claude Code anywhere (`claude`)"),
+        "{said}"
+    );
+    assert!(!said.contains("not on PATH yet"), "{said}");
 }

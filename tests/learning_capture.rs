@@ -419,6 +419,8 @@ fn review_warns_of_a_near_duplicate_and_merges_it() {
     };
     key(&mut p, "\r"); // merge
     p.exp_string("When does it apply?").unwrap();
+    // clear the suggested cues, then type one's own
+    key(&mut p, &"\x7f".repeat(200));
     key(&mut p, "docker-compose.yml\r");
     p.exp_string("Merged into L-").unwrap();
     p.exp_eof().unwrap();

@@ -47,6 +47,66 @@ fn rules(home: &TestHome) -> Vec<Value> {
     v["rules"].as_array().unwrap().clone()
 }
 
+/// Issue 24, item 1: `pms lessons review --json` was refused ("unexpected
+/// argument") and `pms lessons --json review` ignored the flag. Either
+/// place now gives the report; a subcommand that changes the lessons
+/// refuses the flag instead of dropping it.
+#[test]
+fn json_is_taken_before_or_after_the_subcommand() {
+    let (home, ids) = staged();
+    for args in [
+        &["lessons", "review", "--json"][..],
+        &["lessons", "--json", "review"][..],
+    ] {
+        let out = home.ok(args);
+        let v: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", stdout(&out)));
+        let pending: Vec<&str> = v["pending"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(pending, ids, "{args:?}");
+    }
+    for args in [
+        &["lessons", "test", "npm install", "--json"][..],
+        &["lessons", "--json", "test", "npm install"][..],
+    ] {
+        let out = home.ok(args);
+        let v: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", stdout(&out)));
+        assert!(v["lessons"].is_array(), "{args:?}: {v}");
+    }
+    let before = crate::support::snapshot(&home.workspace().join("_me"));
+    for args in [
+        &["lessons", "add", "Always use pnpm, never npm.", "--json"][..],
+        &["lessons", "--json", "reject", &ids[0]][..],
+    ] {
+        let out = home.run(args);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(
+            stderr(&out).contains("prints one line, not a report")
+                && stderr(&out).contains("Fix: leave out --json"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    assert_eq!(
+        crate::support::snapshot(&home.workspace().join("_me")),
+        before
+    );
+    let v: Value = serde_json::from_slice(&home.ok(&["lessons", "--json"]).stdout).unwrap();
+    assert_eq!(v["pending"].as_array().unwrap().len(), ids.len(), "{v}");
+    let out = home.run(&["embeddings", "install", "--json"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("Fix: leave out --json"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn listing_shows_pending_and_rules() {
     let (home, ids) = staged();
@@ -576,5 +636,53 @@ fn a_reversal_replaces_its_rule_and_scope_and_guard_are_proposed() {
             .iter()
             .any(|t| t == "Never deploy the search service on Fridays."),
         "{texts:?}"
+    );
+}
+
+/// Issue 24, item 3: after `pms lessons add`, `pms verify` warned
+/// "index.fresh 1 workspace file(s) changed" (pms's own write) while
+/// `pms status` said the index ran just now. The lesson is indexed as it is
+/// written; a file the user edited is still reported, also after pms's own
+/// write moved the last index run on.
+#[test]
+fn a_lesson_pms_writes_is_indexed_at_once_and_never_reported_as_stale() {
+    let home = TestHome::new();
+    home.init(&[]);
+    let fresh = |home: &TestHome| {
+        let out = home.run(&["verify", "--json", "--quick"]);
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == "index.fresh")
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(fresh(&home)["status"], "ok", "{}", fresh(&home));
+    home.ok(&[
+        "lessons",
+        "add",
+        "Always use pnpm, never npm: the lockfile is pnpm's.",
+    ]);
+    assert_eq!(fresh(&home)["status"], "ok", "{}", fresh(&home));
+    let hits = crate::support::hit_uris(&home.search_json("pnpm lockfile"));
+    assert!(hits.iter().any(|u| u == "_me/lessons.md"), "{hits:?}");
+
+    let domain = home.workspace().join("product/content-index.md");
+    crate::support::append(&domain, "\nOur release train leaves on Thursdays.\n");
+    home.ok(&[
+        "lessons",
+        "add",
+        "Never deploy on Fridays: nobody is on call.",
+    ]);
+    let check = fresh(&home);
+    assert_eq!(check["status"], "warn", "{check}");
+    assert!(
+        check["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("1 workspace file"),
+        "{check}"
     );
 }

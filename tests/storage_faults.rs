@@ -697,9 +697,12 @@ fn a_database_held_by_another_process_makes_commands_wait_a_bounded_time_and_say
         took >= std::time::Duration::from_secs(4) && took < bound,
         "waited {took:?}"
     );
-    for event in ["session-start", "user-prompt"] {
+    // Two sessions: a session's first prompt after its SessionStart carries
+    // nothing here (layer 0 had the format rules), and this checks that the
+    // hook answers.
+    for (event, sid) in [("session-start", "s1"), ("user-prompt", "s2")] {
         let t = std::time::Instant::now();
-        let out = home.hook(event, &json!({"session_id": "s1", "prompt": "turnip plan"}));
+        let out = home.hook(event, &json!({"session_id": sid, "prompt": "turnip plan"}));
         assert!(out.status.success() && !out.stdout.is_empty(), "{event}");
         assert!(t.elapsed() < std::time::Duration::from_secs(4), "{event}");
     }

@@ -222,22 +222,46 @@ fn uninstall_asks_keeps_few_backups_and_leaves_the_workspace_findable() {
     assert_eq!(user_files(&home), installed);
     assert!(home.workspace().join("_me/profile.md").exists());
 
-    // on a terminal it asks; "n" changes nothing
+    // on a terminal it shows what it will change and asks about the agents
+    // pms is wired into (Claude Code alone here), once on the screen at 100
+    // columns (issue 24, item 5); "n" changes nothing
     let mut p = pty(&home, 100, &["uninstall"], &[]);
-    p.exp_string("Remove pms's hooks").unwrap();
+    let mut raw = p.exp_string("Remove pms from").unwrap();
+    raw.push_str("Remove pms from");
     p.send("n").unwrap();
     p.flush().unwrap();
-    p.exp_string("Nothing changed").unwrap();
-    p.exp_eof().unwrap();
+    raw.push_str(&p.exp_eof().unwrap());
+    let shown = screen(&raw_bytes(&raw), 100).screen().contents();
+    assert!(shown.contains("This is what pms will do:"), "{shown}");
+    assert!(
+        shown.contains("Claude Code: remove 8 pms hooks from ~/.claude/settings.json"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("Claude Code: remove the `pms` MCP server from ~/.claude.json"),
+        "{shown}"
+    );
+    assert_eq!(
+        shown
+            .matches("Remove pms from Claude Code? Your workspace stays")
+            .count(),
+        1,
+        "{shown}"
+    );
+    assert!(
+        !shown.contains("Codex") && !shown.contains("OpenClaw"),
+        "{shown}"
+    );
+    assert!(shown.contains("Nothing changed"), "{shown}");
     assert_eq!(user_files(&home), installed);
 
     // "y" removes, and says where the copies are
     let mut p = pty(&home, 100, &["uninstall"], &[]);
-    p.exp_string("Remove pms's hooks").unwrap();
+    p.exp_string("Remove pms from Claude Code?").unwrap();
     p.send("y").unwrap();
     p.flush().unwrap();
     let said = p.exp_eof().unwrap();
-    assert!(said.contains("Removed 8 pms hook(s)"), "{said}");
+    assert!(said.contains("Removed 8 pms hooks"), "{said}");
     assert_eq!(
         user_files(&home),
         original,
@@ -257,8 +281,8 @@ fn uninstall_asks_keeps_few_backups_and_leaves_the_workspace_findable() {
     home.init(&["--no-index"]);
     let mut p = pty(&home, 100, &["uninstall", "--yes"], &[]);
     let said = p.exp_eof().unwrap();
-    assert!(!said.contains("Remove pms's hooks"), "{said}");
-    assert!(said.contains("Removed 8 pms hook(s)"), "{said}");
+    assert!(!said.contains("Remove pms from"), "{said}");
+    assert!(said.contains("Removed 8 pms hooks"), "{said}");
 
     // many runs leave at most the first and the newest three copies of
     // each file, and the first is the file before pms ever changed it

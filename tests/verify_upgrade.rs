@@ -219,6 +219,75 @@ fn doctor_and_status_describe_the_install() {
     assert!(stdout(&out).contains("Hooks      8/8"), "{}", stdout(&out));
 }
 
+/// Issue 24, item 6: after `pms uninstall`, `hooks.present` said none of
+/// the hooks was there while `hooks.binary`, `hooks.timeouts` and
+/// `hooks.duplicates` said "hooks run this binary", "every hook declares a
+/// timeout" and "one pms handler per event" about no hook at all.
+#[test]
+fn hook_checks_with_no_hook_to_look_at_say_so() {
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+    home.ok(&["uninstall", "--yes"]);
+    let (_, v) = verify_json(&home, &["--quick"]);
+    let message = |id: &str| {
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap_or_else(|| panic!("no {id}: {v:#}"))["message"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let present = message("hooks.present");
+    assert!(
+        present.contains(&format!(
+            "0 of {}",
+            pms::platform::agents::claude::settings::HOOK_EVENTS.len()
+        )),
+        "{present}"
+    );
+    for id in ["hooks.binary", "hooks.timeouts", "hooks.duplicates"] {
+        assert!(
+            message(id).starts_with("nothing to check: no pms hook in ~/.claude/settings.json"),
+            "{id}: {}",
+            message(id)
+        );
+    }
+    // wired again, the same checks look at the hooks and say what they found
+    home.init(&["--no-index"]);
+    let (_, v) = verify_json(&home, &["--quick"]);
+    let text = v.to_string();
+    assert!(!text.contains("nothing to check"), "{v:#}");
+    assert!(text.contains("every hook declares a timeout"), "{v:#}");
+}
+
+/// Issue 24, item 4: with `claude` not on PATH (this HOME's PATH has none),
+/// doctor's only problem is that warning; its "Next:" step pointed at "by
+/// hand" notes that were not there, after a line of two spaces.
+#[test]
+fn doctor_next_step_points_at_notes_that_are_there() {
+    let home = TestHome::new();
+    home.init(&[]);
+    let text = stdout(&home.run(&["doctor"]));
+    assert!(text.contains("`claude` is not on PATH"), "{text}");
+    assert!(
+        !text.lines().any(|l| !l.is_empty() && l.trim().is_empty()),
+        "a whitespace-only line:\n{text:?}"
+    );
+    let next = text
+        .lines()
+        .find(|l| l.starts_with("Next:"))
+        .unwrap_or_else(|| panic!("no Next: line:\n{text}"));
+    if next.contains("by hand") {
+        assert!(
+            text.contains("by hand: install Claude Code"),
+            "Next points at \"by hand\" notes that are not above:\n{text}"
+        );
+    }
+}
+
 /// Hash of every file under `root` except the ones pms may rewrite.
 fn user_data(root: &Path) -> BTreeMap<String, Vec<u8>> {
     crate::support::snapshot(root)
@@ -562,7 +631,7 @@ fn debris_of_killed_runs_is_removed_or_named() {
     assert_eq!(debris["status"], "warn", "{debris}");
     let message = debris["message"].as_str().unwrap();
     assert!(
-        message.contains("1 file(s)") && message.contains(".pms-tmp-999999999-stuck"),
+        message.contains("1 file,") && message.contains(".pms-tmp-999999999-stuck"),
         "{message}"
     );
     let doctor: Value = serde_json::from_slice(&home.run(&["doctor", "--json"]).stdout).unwrap();

@@ -73,10 +73,10 @@ fn typing_answers_into_the_wizard_builds_the_workspace() {
     p.exp_string("Apply these changes?").unwrap();
     key(&mut p, "y");
     p.exp_string("pms is set up").unwrap();
-    p.exp_string("Found 1 past conversation file(s)").unwrap();
+    p.exp_string("Found 1 past conversation file (").unwrap();
     p.exp_string("Index them now").unwrap();
     key(&mut p, "y");
-    p.exp_string("Claude Code history: 1 session(s) in 1 project(s)")
+    p.exp_string("Claude Code history: 1 session in 1 project")
         .unwrap();
     p.exp_eof().unwrap();
 
@@ -253,6 +253,15 @@ fn reviewing_pending_learnings_by_typing() {
         })
         .collect();
     pms::memory::lessons::pending::stage(&ws, candidates, &[]).unwrap();
+    // Issue 24, item 2: each staged learning carries suggested cues
+    let listed: serde_json::Value =
+        serde_json::from_slice(&home.ok(&["lessons", "--json"]).stdout).unwrap();
+    for item in listed["pending"].as_array().unwrap() {
+        assert!(
+            !item["cues"].as_array().is_none_or(|c| c.is_empty()),
+            "no cues suggested: {item}"
+        );
+    }
 
     let mut cmd = std::process::Command::new(crate::support::PMS);
     cmd.args([
@@ -270,8 +279,10 @@ fn reviewing_pending_learnings_by_typing() {
     p.exp_string("[1/3]").unwrap();
     p.exp_string("What should happen to it?").unwrap();
     key(&mut p, "\r"); // accept as a rule
+    // the question comes pre-filled with the suggested cues; Enter keeps them
     p.exp_string("When does it apply?").unwrap();
-    key(&mut p, "\r"); // the suggested cues (none)
+    p.exp_string("staging").unwrap();
+    key(&mut p, "\r");
     p.exp_string("Where does it belong?").unwrap();
     key(&mut p, "\r"); // _me/lessons.md
     p.exp_string("to _me/lessons.md").unwrap();
@@ -287,7 +298,7 @@ fn reviewing_pending_learnings_by_typing() {
         "Batch invoice writes in one transaction, because row-by-row writes timed out.\r",
     );
     p.exp_string("When does it apply?").unwrap();
-    key(&mut p, "\r"); // the suggested cues (none)
+    key(&mut p, "\r"); // the suggested cues
     p.exp_string("Where does it belong?").unwrap();
     key(&mut p, "\r"); // the suggested domain: product
     p.exp_string("to product/CLAUDE.md").unwrap();
@@ -300,6 +311,19 @@ fn reviewing_pending_learnings_by_typing() {
     p.exp_string("Rejected.").unwrap();
     p.exp_eof().unwrap();
 
+    let rules: serde_json::Value =
+        serde_json::from_slice(&home.ok(&["lessons", "--json"]).stdout).unwrap();
+    let staging = rules["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["text"].as_str().unwrap().contains("5433"))
+        .unwrap();
+    assert!(
+        staging["when"].to_string().contains("staging")
+            && staging["when"].to_string().contains("database"),
+        "the suggested cues were not kept: {staging}"
+    );
     let me = std::fs::read_to_string(home.workspace().join("_me/lessons.md")).unwrap();
     assert!(
         me.contains("] The staging database listens on port 5433."),
@@ -396,7 +420,8 @@ fn wizard_sized(home: &TestHome, cols: u16) -> rexpect::session::PtySession {
 /// nothing: not the CLAUDE.md block (it became "Me's profile"), not the
 /// domains (an unchosen one was added). At 80 columns the screen it leaves
 /// is clean: no wrapped option redrawn over itself, no description echoed
-/// back, no stale prompt.
+/// back, no stale prompt. With nothing to change it says so and asks
+/// nothing more (issue 24, item 7).
 #[test]
 fn rerunning_the_wizard_with_enter_everywhere_changes_nothing_and_fits_80_columns() {
     let home = TestHome::new();
@@ -441,14 +466,17 @@ fn rerunning_the_wizard_with_enter_everywhere_changes_nothing_and_fits_80_column
         "Where should the workspace live?",
         "Wire the memory into which agents?",
         "Load the memory in",
-        "Apply these changes?",
-        "Build the search index",
     ] {
         raw.push_str(&p.exp_string(prompt).unwrap());
         raw.push_str(prompt);
         key(&mut p, "\r");
     }
+    // Issue 24, item 7: with nothing to change it says so and stops; no
+    // "Apply these changes?" over a list of untouched files.
+    raw.push_str(&p.exp_string("Nothing to change").unwrap());
+    raw.push_str("Nothing to change");
     raw.push_str(&p.exp_eof().unwrap());
+    assert!(!raw.contains("Apply these changes?"), "{raw}");
 
     let mut after = crate::support::snapshot(home.home());
     after.retain(|p, _| !derived(p));

@@ -61,6 +61,16 @@ pub fn plan(env: HostEnv, opts: InitOptions, today: &str) -> Result<InstallPlan>
 }
 
 impl InstallPlan {
+    /// True when applying would change no file: every workspace file is
+    /// there, the wiring is as pms writes it now, and the pointer names
+    /// this workspace. Init then says so and stops instead of asking.
+    pub fn changes_nothing(&self) -> bool {
+        let pointer = std::fs::read_to_string(self.env.workspace_pointer()).ok();
+        self.scaffold.writes().next().is_none()
+            && self.wiring.changes_nothing(&self.ws)
+            && pointer.as_deref().map(str::trim) == Some(&*self.ws.root.to_string_lossy())
+    }
+
     /// Lines describing the plan, for the confirmation screen and --dry-run.
     pub fn describe(&self) -> Vec<String> {
         let env = &self.env;
@@ -68,9 +78,9 @@ impl InstallPlan {
         let creates: Vec<&PlannedFile> = self.scaffold.writes().collect();
         let existing = self.scaffold.existing().count();
         lines.push(format!(
-            "Workspace {}: {} file(s) to write, {} already there (kept as they are)",
+            "Workspace {}: {} to write, {} already there (kept as they are)",
             env.display(&self.ws.root),
-            creates.len(),
+            crate::platform::plural::count(creates.len(), "file", "files"),
             existing
         ));
         for f in &creates {
@@ -133,6 +143,39 @@ pub struct UninstallSummary {
     pub openclaw_removed: bool,
 }
 
+/// What [`uninstall`] would remove, per agent it finds pms wired into
+/// (each with its lines of changes), read without changing anything.
+pub fn uninstall_plan(env: &HostEnv, ws: Option<&Workspace>) -> Vec<(Agent, Vec<String>)> {
+    let record = ws
+        .and_then(InstallRecord::load)
+        .unwrap_or_else(|| no_record(env));
+    Agent::ALL
+        .into_iter()
+        .map(|a| (a, wiring::found_wiring(env, ws, &record, a)))
+        .filter(|(_, lines)| !lines.is_empty())
+        .collect()
+}
+
+/// The record uninstall goes by when init left none (an older install, or
+/// none): pms's wiring is looked for at the default places.
+fn no_record(env: &HostEnv) -> InstallRecord {
+    InstallRecord {
+        pms_version: String::new(),
+        binary: PathBuf::new(),
+        scope: Scope::User,
+        settings_path: env.user_settings(),
+        created: Default::default(),
+        settings_file_created: false,
+        claude_mcp: false,
+        claude_json_created: Default::default(),
+        codex_config: None,
+        agents: None,
+        codex: None,
+        openclaw: None,
+        installed_at: String::new(),
+    }
+}
+
 /// Removes pms's wiring from every agent: hooks (from both scopes'
 /// settings), MCP registrations, Codex's hooks and the trust given them,
 /// OpenClaw's plugin, each as the install record says it was made (and,
@@ -143,21 +186,7 @@ pub fn uninstall(env: &HostEnv, ws: Option<&Workspace>) -> Result<UninstallSumma
     let mut summary = UninstallSummary::default();
     let record = ws
         .and_then(InstallRecord::load)
-        .unwrap_or_else(|| InstallRecord {
-            pms_version: String::new(),
-            binary: PathBuf::new(),
-            scope: Scope::User,
-            settings_path: env.user_settings(),
-            created: Default::default(),
-            settings_file_created: false,
-            claude_mcp: false,
-            claude_json_created: Default::default(),
-            codex_config: None,
-            agents: None,
-            codex: None,
-            openclaw: None,
-            installed_at: String::new(),
-        });
+        .unwrap_or_else(|| no_record(env));
     for agent in Agent::ALL {
         let u = wiring::unwire(env, ws, &record, agent)?;
         summary.hooks_removed.extend(u.hooks_removed);

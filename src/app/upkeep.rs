@@ -213,6 +213,20 @@ pub fn index_paths_with(
     finish(ctx, &mut conn, report, progress, ModelDownload::Never)
 }
 
+/// Indexes files pms itself just wrote (a lesson added, moved or retired),
+/// so that they are searchable at once and `index.fresh` never reports
+/// pms's own change as staleness. Skipped (false) when there is no index
+/// yet or a run holds the lock: that run, or the next, reads them.
+pub fn index_own_writes(ctx: &Context, paths: &[PathBuf]) -> bool {
+    if !ctx.ws.db_path().is_file() {
+        return false;
+    }
+    match IndexLock::try_acquire(&ctx.ws) {
+        Ok(Some(lock)) => index_paths(ctx, &lock, paths).is_ok(),
+        _ => false,
+    }
+}
+
 /// An index run's failure in the user's terms: SQLite's errors as
 /// [`db::classify`] reads them (a full disk, a lock another process holds,
 /// a read-only file each say what to do).
@@ -274,10 +288,10 @@ fn refresh_vector_file(conn: &Connection, db: &std::path::Path, out: &mut Vector
 /// margin.
 pub fn space_note(ws: &Workspace, stop: &StoppedForSpace) -> String {
     format!(
-        "{}: indexing stopped with {:.1} MB free on its disk, {} changed file(s) left unindexed: pms keeps {:.1} MB free there so that its hooks and your own work can still write. Fix: free some space on that disk, then run `pms index`",
+        "{}: indexing stopped with {:.1} MB free on its disk, {} left unindexed: pms keeps {:.1} MB free there so that its hooks and your own work can still write. Fix: free some space on that disk, then run `pms index`",
         ws.state_dir().display(),
         stop.free_bytes as f64 / 1e6,
-        stop.files_left,
+        crate::platform::plural::count(stop.files_left, "changed file", "changed files"),
         stop.kept_bytes as f64 / 1e6
     )
 }

@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[command(
     name = "pms",
     version,
-    about = "Personal memory for Claude Code: who you are, what you learned, and everything you discussed.",
+    about = "Personal memory for Claude Code, Codex and OpenClaw: who you are, what you learned, and everything you discussed.",
     long_about = None,
     propagate_version = true
 )]
@@ -19,15 +19,15 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Create a workspace and wire it into Claude Code (guided, or unattended with --yes)
+    /// Create a workspace and wire it into Claude Code, Codex or OpenClaw (guided, or unattended with --yes)
     Init(InitArgs),
-    /// Run a Claude Code hook (called by Claude Code, reads JSON on stdin)
+    /// Run a hook (called by the agent, reads JSON on stdin)
     Hook(HookArgs),
-    /// Serve the memory tools to Claude Code or Codex over MCP (stdio)
+    /// Serve the memory tools to Claude Code, Codex or OpenClaw over MCP (stdio)
     Serve(WorkspaceArg),
-    /// Build or update the search index (knowledge, session summaries, Claude Code transcripts)
+    /// Build or update the search index (knowledge, session summaries, the agents' transcripts)
     Index(IndexArgs),
-    /// Search your notes, session summaries and past Claude Code conversations
+    /// Search your notes, session summaries and past conversations with the agents
     Search(SearchArgs),
     /// Show a file or a past conversation (cc://<project>/<session>.jsonl, chatgpt://<id>) by line range
     Get(GetArgs),
@@ -38,7 +38,7 @@ pub enum Command {
     /// Background upkeep started by the hooks: summarise sessions that ended without SessionEnd, then index
     #[command(hide = true)]
     Sync(SyncArgs),
-    /// Remove pms's hooks and MCP registrations (user data stays unless --purge)
+    /// Remove pms's hooks and MCP registrations from the agents (user data stays unless --purge)
     Uninstall(UninstallArgs),
     /// Check every part of the install; --fix repairs what it can
     Verify(VerifyArgs),
@@ -161,7 +161,7 @@ pub struct InitArgs {
     /// Show what would change, change nothing
     #[arg(long)]
     pub dry_run: bool,
-    /// Do not index the existing Claude Code history at the end
+    /// Do not index the existing conversation history at the end
     #[arg(long)]
     pub no_index: bool,
     /// Do not offer to import the memory other tools keep on this machine (claude-mem, ChatGPT's export, ...)
@@ -320,8 +320,8 @@ pub struct SyncArgs {
 pub struct LessonsArgs {
     #[command(subcommand)]
     pub action: Option<LessonsAction>,
-    /// Print the list as JSON
-    #[arg(long)]
+    /// Print as JSON: the list (also `review --json`, what a review would go through) or `test`'s verdict; before or after the subcommand
+    #[arg(long, global = true)]
     pub json: bool,
     #[command(flatten)]
     pub ws: WorkspaceArg,
@@ -425,9 +425,6 @@ pub enum LessonsAction {
         /// The folder the session would work in (default: the current one)
         #[arg(long, value_name = "DIR")]
         cwd: Option<std::path::PathBuf>,
-        /// Print as JSON
-        #[arg(long)]
-        json: bool,
     },
     /// Move a rule to another file: a domain's CLAUDE.md, or "me" for _me/lessons.md
     Move {

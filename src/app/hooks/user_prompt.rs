@@ -1,6 +1,9 @@
 //! UserPromptSubmit: what each prompt carries.
 //!
-//! 1. The response-format rules, compact, every time (drift prevention).
+//! 1. The response-format rules, compact, every time (drift prevention),
+//!    except on a session's first prompt after its SessionStart: layer 0
+//!    carried the whole format block in that same request (about 490
+//!    characters twice, issue 24).
 //! 2. The lessons that apply (`crate::memory::lessons::index_file`: scored on the
 //!    words and cues the prompt shares with them; at most
 //!    `hooks.lessons_per_prompt`): sure matches as rules to follow, weaker
@@ -33,13 +36,27 @@ use crate::platform::workspace::context::Context;
 pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
     let whole = input.prompt.as_deref().unwrap_or("").trim();
     let prompt = request_part(whole);
-    let format = layers::format_rules(&ctx.ws);
+    let sid = input.session_id();
+    let st = SessionState::load(&ctx.ws, &sid);
+    let first_after_start = st.started.is_some() && !st.prompted;
+    let format = if first_after_start {
+        String::new()
+    } else {
+        layers::format_rules(&ctx.ws)
+    };
+    if !st.prompted
+        && let Err(e) = SessionState::update(&ctx.ws, &sid, |st| st.prompted = true)
+    {
+        super::log(
+            ctx,
+            Event::UserPrompt,
+            &format!("saving session state: {e}"),
+        );
+    }
     let mut sections = Vec::new();
     if is_trivial(whole, ctx.cfg.hooks.trivial_prompt_chars) {
         return Ok(reply(&format, &sections, ctx.cfg.hooks.prompt_budget_chars));
     }
-    let sid = input.session_id();
-    let st = SessionState::load(&ctx.ws, &sid);
     let mut heartbeat_delivered = false;
     let mut newly_loaded: Vec<String> = Vec::new();
 

@@ -75,7 +75,7 @@ pub fn run_all(env: &HostEnv, ws: Option<&Workspace>, opts: Options) -> Vec<Chec
         out.extend(run_hooks(ws, &binary, &agents));
     }
     for a in agents {
-        out.push(cli(a.as_str(), a.program(), a.cli()));
+        out.push(cli(a, a.cli()));
     }
     out
 }
@@ -96,8 +96,8 @@ fn debris(env: &HostEnv, ws: Option<&Workspace>) -> Check {
     Check::warn(
         "debris",
         format!(
-            "{} file(s), {:.1} MB, left by interrupted pms runs and not removed: {}",
-            left.len(),
+            "{}, {:.1} MB, left by interrupted pms runs and not removed: {}",
+            crate::platform::plural::count(left.len(), "file", "files"),
             bytes as f64 / 1e6,
             named.join(", ")
         ),
@@ -257,7 +257,11 @@ fn domains(ws: &Workspace) -> Check {
     if problems.is_empty() {
         Check::ok(
             "workspace.domains",
-            format!("{} domain(s) complete: {}", ids.len(), ids.join(", ")),
+            format!(
+                "{} complete: {}",
+                crate::platform::plural::count(ids.len(), "domain", "domains"),
+                ids.join(", ")
+            ),
         )
     } else {
         Check::fail("workspace.domains", problems.join("; "))
@@ -290,9 +294,16 @@ fn disk(ws: &Workspace, env: &HostEnv) -> Check {
     }
 }
 
-fn cli(id: &'static str, name: &str, found: Option<PathBuf>) -> Check {
+/// The agent's own program. Without it on PATH nothing runs pms's wiring;
+/// the hint says how to get it, so that doctor's "by hand" step is never
+/// empty.
+fn cli(agent: Agent, found: Option<PathBuf>) -> Check {
+    let (id, name) = (agent.as_str(), agent.program());
     match found {
-        None => Check::warn(id, format!("`{name}` is not on PATH")),
+        None => Check::warn(id, format!("`{name}` is not on PATH")).hint(format!(
+            "install {} (or add the folder holding `{name}` to PATH)",
+            agent.title()
+        )),
         Some(path) => {
             let version = Command::new(&path)
                 .arg("--version")
@@ -326,7 +337,7 @@ mod tests {
         .unwrap();
         let c = debris(&env, Some(&ws));
         assert_eq!(c.status, super::super::Status::Warn);
-        assert!(c.message.contains("1 file(s), 2.0 MB"), "{}", c.message);
+        assert!(c.message.contains("1 file, 2.0 MB"), "{}", c.message);
         assert!(
             c.message.contains("~/pms/.pms/.pms-tmp-999999999-x"),
             "{}",

@@ -106,34 +106,44 @@ pub fn index_freshness(ws: &Workspace) -> Check {
     }
 }
 
-/// Workspace files changed since the last index run.
+/// Workspace files changed since the index last read them.
 pub(crate) fn freshness(ws: &Workspace, conn: &rusqlite::Connection) -> Check {
-    let last = db::get_meta(conn, "last_index")
-        .and_then(|t| chrono::DateTime::parse_from_rfc3339(&t).ok())
-        .map(|t| t.with_timezone(&chrono::Utc));
-    let newer = changed_since(ws, last);
-    match (last, newer) {
-        (None, _) => Check::warn("index.fresh", "never indexed").fixable(Fix::Reindex),
-        (Some(_), 0) => Check::ok(
+    if db::get_meta(conn, "last_index").is_none() {
+        return Check::warn("index.fresh", "never indexed").fixable(Fix::Reindex);
+    }
+    match not_indexed(ws, conn) {
+        0 => Check::ok(
             "index.fresh",
             "no workspace file changed since the last index run",
         ),
-        (Some(_), n) => Check::warn(
+        n => Check::warn(
             "index.fresh",
-            format!("{n} workspace file(s) changed since the last index run"),
+            format!(
+                "{} changed since the last index run",
+                crate::platform::plural::count(n, "workspace file", "workspace files")
+            ),
         )
         .fixable(Fix::Reindex),
     }
 }
 
-/// Indexed workspace files modified after `since`.
-pub(crate) fn changed_since(ws: &Workspace, since: Option<chrono::DateTime<chrono::Utc>>) -> usize {
-    let Some(since) = since.and_then(|t| t.timestamp_nanos_opt()) else {
+/// Workspace files whose size or modification time differ from what the
+/// index stored for them, or that it has no row for. Compared per file, not
+/// against the time of the last run: a hook's run over one transcript (or
+/// pms indexing a lesson it just wrote) moves that time on without reading
+/// the files a person edited meanwhile.
+pub(crate) fn not_indexed(ws: &Workspace, conn: &rusqlite::Connection) -> usize {
+    let Ok(mut stmt) = conn.prepare("SELECT size, mtime_ns FROM files WHERE uri = ?1") else {
         return 0;
     };
     crate::memory::index::discover::workspace(ws)
         .iter()
-        .filter(|f| f.mtime_ns > since)
+        .filter(|f| {
+            let stored: Option<(i64, i64)> = stmt
+                .query_row([&f.uri], |r| Ok((r.get(0)?, r.get(1)?)))
+                .ok();
+            stored != Some((f.size as i64, f.mtime_ns))
+        })
         .count()
 }
 
@@ -260,13 +270,17 @@ pub(crate) fn lessons_index(ws: &Workspace) -> Check {
             current: true,
         }) if n == rules => Check::ok(
             "lessons.index",
-            format!("{rules} lesson(s) in force, all indexed"),
+            format!(
+                "{} in force, all indexed",
+                crate::platform::plural::count(rules, "lesson", "lessons")
+            ),
         ),
         None if rules == 0 => Check::ok("lessons.index", "no lessons in force yet"),
         Some(IndexState { rules: n, current }) => Check::warn(
             "lessons.index",
             format!(
-                "{rules} lesson(s) in force but {n} indexed{}",
+                "{} in force but {n} indexed{}",
+                crate::platform::plural::count(rules, "lesson", "lessons"),
                 if current {
                     ""
                 } else {
@@ -277,7 +291,10 @@ pub(crate) fn lessons_index(ws: &Workspace) -> Check {
         .fixable(Fix::RefreshLessons),
         None => Check::warn(
             "lessons.index",
-            format!("{rules} lesson(s) in force, none indexed"),
+            format!(
+                "{} in force, none indexed",
+                crate::platform::plural::count(rules, "lesson", "lessons")
+            ),
         )
         .fixable(Fix::RefreshLessons),
     }
@@ -287,7 +304,10 @@ pub(crate) fn pending(ws: &Workspace) -> Check {
     match lessons::pending::load(ws) {
         Ok(p) => Check::ok(
             "pending",
-            format!("{} learning(s) waiting for confirmation", p.items.len()),
+            format!(
+                "{} waiting for confirmation",
+                crate::platform::plural::count(p.items.len(), "learning", "learnings")
+            ),
         ),
         Err(e) => Check::fail("pending", e.to_string()),
     }

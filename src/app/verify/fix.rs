@@ -51,7 +51,10 @@ pub fn apply(ctx: &Context, checks: &[Check]) -> Result<Vec<String>> {
     let ws = &ctx.ws;
     if has(Fix::RestoreFiles) {
         let n = restore_files(ws)?;
-        done.push(format!("restored {n} missing file(s) from the templates"));
+        done.push(format!(
+            "restored {} from the templates",
+            crate::platform::plural::count(n, "missing file", "missing files")
+        ));
     }
     if has(Fix::RefreshBlock) {
         refresh_block(ws)?;

@@ -171,8 +171,10 @@ impl Report {
             out.push_str(&format!("fixed: {f}\n"));
         }
         out.push_str(&format!(
-            "\n{} ok, {} warning(s), {} failure(s)\n",
-            self.counts.ok, self.counts.warn, self.counts.fail
+            "\n{} ok, {}, {}\n",
+            self.counts.ok,
+            crate::platform::plural::count(self.counts.warn, "warning", "warnings"),
+            crate::platform::plural::count(self.counts.fail, "failure", "failures")
         ));
         out
     }

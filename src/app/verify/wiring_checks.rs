@@ -52,7 +52,11 @@ pub(crate) fn codex_checks(env: &HostEnv, ws: &Workspace, binary: &Path) -> Vec<
     }
     let dups = mine.len().saturating_sub(ch::CODEX_EVENTS.len());
     if dups > 0 && problems.is_empty() {
-        problems.push(format!("{dups} duplicate handler(s)"));
+        problems.push(crate::platform::plural::count(
+            dups,
+            "duplicate handler",
+            "duplicate handlers",
+        ));
     }
     out.push(if problems.is_empty() {
         Check::ok(
@@ -86,7 +90,10 @@ pub(crate) fn codex_checks(env: &HostEnv, ws: &Workspace, binary: &Path) -> Vec<
         .collect();
     if !trust.is_empty() {
         out.push(if not.is_empty() {
-            Check::ok("codex.trust", "Codex trusts all five pms hooks")
+            Check::ok(
+                "codex.trust",
+                format!("Codex trusts all {} pms hooks", trust.len()),
+            )
         } else {
             Check::warn(
                 "codex.trust",
@@ -198,6 +205,12 @@ pub(crate) fn hooks(env: &HostEnv, ws: &Workspace, binary: &Path) -> Vec<Check> 
             "hooks.present",
             format!("all {} hooks in {shown}", HOOK_EVENTS.len()),
         )
+    } else if mine.is_empty() {
+        Check::fail(
+            "hooks.present",
+            format!("no pms hook in {shown} (0 of {})", HOOK_EVENTS.len()),
+        )
+        .fixable(Fix::MergeHooks)
     } else {
         Check::fail(
             "hooks.present",
@@ -205,6 +218,11 @@ pub(crate) fn hooks(env: &HostEnv, ws: &Workspace, binary: &Path) -> Vec<Check> 
         )
         .fixable(Fix::MergeHooks)
     });
+    // With no pms hook here the next checks have nothing to look at; an
+    // "ok" that reads like a finding ("hooks run this binary") beside
+    // "0 of 8" misled (issue 24). They stay in the report (its shape is
+    // stable) and say they checked nothing.
+    let nothing_here = format!("nothing to check: no pms hook in {shown}");
     // Stale: not what `pms init` would write now for its event.
     let stale: Vec<String> = mine
         .iter()
@@ -219,7 +237,9 @@ pub(crate) fn hooks(env: &HostEnv, ws: &Workspace, binary: &Path) -> Vec<Check> 
         })
         .map(|(e, h)| format!("{e} → {}", h["command"].as_str().unwrap_or("?")))
         .collect();
-    out.push(if stale.is_empty() {
+    out.push(if mine.is_empty() {
+        Check::ok("hooks.binary", nothing_here.clone())
+    } else if stale.is_empty() {
         Check::ok("hooks.binary", "hooks run this binary on this workspace")
     } else {
         Check::fail(
@@ -236,7 +256,9 @@ pub(crate) fn hooks(env: &HostEnv, ws: &Workspace, binary: &Path) -> Vec<Check> 
         .filter(|(_, h)| h.get("timeout").is_none())
         .map(|(e, _)| e)
         .collect();
-    out.push(if untimed.is_empty() {
+    out.push(if mine.is_empty() {
+        Check::ok("hooks.timeouts", nothing_here.clone())
+    } else if untimed.is_empty() {
         Check::ok("hooks.timeouts", "every hook declares a timeout")
     } else {
         Check::warn(
@@ -259,7 +281,15 @@ pub(crate) fn hooks(env: &HostEnv, ws: &Workspace, binary: &Path) -> Vec<Check> 
             dups.push(format!("{} ×{n}", e.name));
         }
     }
-    out.push(if dups.is_empty() {
+    out.push(if mine.is_empty() && theirs.is_empty() {
+        Check::ok(
+            "hooks.duplicates",
+            format!(
+                "nothing to check: no pms hook in {shown} or {}",
+                env.display(&other)
+            ),
+        )
+    } else if dups.is_empty() {
         Check::ok("hooks.duplicates", "one pms handler per event")
     } else {
         Check::fail(

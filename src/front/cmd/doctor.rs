@@ -12,6 +12,7 @@ use crate::app::verify::doctor::{self, Environment};
 use crate::app::verify::{Report, Status, fix};
 use crate::front::cli::DoctorArgs;
 use crate::platform::host::env::HostEnv;
+use crate::platform::plural::count;
 use crate::platform::workspace::Workspace;
 use crate::platform::workspace::context::Context;
 
@@ -38,7 +39,11 @@ pub fn run(args: &DoctorArgs) -> Result<ExitCode> {
     );
     println!("Checks");
     for line in report.render().lines() {
-        println!("  {line}");
+        if line.is_empty() {
+            println!();
+        } else {
+            println!("  {line}");
+        }
     }
     if let Some(ws) = &ws {
         println!("Recent hook errors ({})", env.display(&ws.hook_log()));
@@ -73,12 +78,15 @@ pub fn run(args: &DoctorArgs) -> Result<ExitCode> {
     }
     let fixable = failing.iter().filter(|c| c.fix.is_some()).count();
     println!(
-        "{} problem(s); {fixable} can be repaired automatically.",
-        failing.len()
+        "{}; {fixable} can be repaired automatically.",
+        count(failing.len(), "problem", "problems")
     );
     if fixable > 0 && std::io::stdin().is_terminal() && ws.is_some() {
         let yes = dialoguer::Confirm::new()
-            .with_prompt(format!("Repair {fixable} problem(s) now?"))
+            .with_prompt(format!(
+                "Repair {} now?",
+                count(fixable, "problem", "problems")
+            ))
             .default(true)
             .interact()?;
         if yes {
@@ -88,7 +96,7 @@ pub fn run(args: &DoctorArgs) -> Result<ExitCode> {
                 println!("  fixed: {f}");
             }
             let after = Report::new(None, found, Vec::new());
-            println!("{} failure(s) left.", after.counts.fail);
+            println!("{} left.", count(after.counts.fail, "failure", "failures"));
             return Ok(if after.ok {
                 ExitCode::SUCCESS
             } else {
@@ -98,8 +106,12 @@ pub fn run(args: &DoctorArgs) -> Result<ExitCode> {
         println!("Nothing changed. `pms verify --fix` makes the same repairs later.");
     } else if fixable > 0 {
         println!("Next: run `pms verify --fix`.");
-    } else {
+    } else if failing.iter().any(|c| c.hint.is_some()) {
         println!("Next: follow the \"by hand\" notes above (VERIFY.md explains each check).");
+    } else {
+        // Every check that can go wrong carries a hint; this line is for
+        // one that someday does not, rather than pointing at nothing.
+        println!("Next: VERIFY.md explains each check named above and how to fix it.");
     }
     Ok(if report.ok {
         ExitCode::SUCCESS

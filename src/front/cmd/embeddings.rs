@@ -16,6 +16,9 @@ use crate::platform::workspace::context::Context;
 pub fn run(args: &EmbeddingsArgs) -> Result<ExitCode> {
     match &args.action {
         None | Some(EmbeddingsAction::Status) => status(args),
+        Some(EmbeddingsAction::Install { .. }) if args.json => bail!(
+            "--json: `pms embeddings install` downloads a model and shows its progress, not a report.\n  Fix: leave out --json; `pms embeddings --json` prints the state as JSON afterwards"
+        ),
         Some(EmbeddingsAction::Install { from }) => install(args, from.as_deref()),
     }
 }
@@ -55,10 +58,10 @@ fn status(args: &EmbeddingsArgs) -> Result<ExitCode> {
     );
     match &installed {
         Some(i) => println!(
-            "Model      {} from {}, {} file(s), {:.1} MB, installed {}",
+            "Model      {} from {}, {}, {:.1} MB, installed {}",
             i.model,
             i.source,
-            i.files.len(),
+            crate::platform::plural::count(i.files.len(), "file", "files"),
             i.files.iter().map(|f| f.size).sum::<u64>() as f64 / 1e6,
             i.installed_at.get(..10).unwrap_or("")
         ),
@@ -69,7 +72,8 @@ fn status(args: &EmbeddingsArgs) -> Result<ExitCode> {
         ),
     }
     println!(
-        "Index      {with_vectors} of {chunks} chunk(s) have vectors{}",
+        "Index      {with_vectors} of {} have vectors{}",
+        crate::platform::plural::count(chunks, "chunk", "chunks"),
         stored.map(|m| format!(" ({m})")).unwrap_or_default()
     );
     if matches!(plan, Plan::Off(_)) {

@@ -10,6 +10,7 @@ use crate::app::upkeep::{self, IndexLock, IndexOutcome, ModelDownload, VectorOut
 use crate::front::cli::IndexArgs;
 use crate::memory::index::indexer::IndexReport;
 use crate::memory::index::stats::HistoryStats;
+use crate::platform::plural::count;
 use crate::platform::progress::{Progress, Quiet, Step};
 use crate::platform::workspace::context::Context;
 
@@ -116,8 +117,10 @@ pub fn print_vectors(v: &VectorOutcome) {
         ));
     } else if v.embedded > 0 {
         super::print_fitted(&format!(
-            "Semantic search: {} chunk(s) embedded in {} ms ({}).",
-            v.embedded, v.elapsed_ms, v.provider
+            "Semantic search: {} embedded in {} ms ({}).",
+            count(v.embedded, "chunk", "chunks"),
+            v.elapsed_ms,
+            v.provider
         ));
     }
     if let Some(e) = &v.file_error {
@@ -137,35 +140,43 @@ pub fn print_vectors(v: &VectorOutcome) {
 
 pub fn print_report(r: &IndexReport, s: &HistoryStats) {
     super::print_fitted(&format!(
-        "Indexed {} file(s) ({} new or changed, {} appended, {} unchanged, {} removed): {} chunk(s) written from {:.1} MB in {} ms.",
-        r.files_seen,
+        "Indexed {} ({} new or changed, {} appended, {} unchanged, {} removed): {} written from {:.1} MB in {} ms.",
+        count(r.files_seen, "file", "files"),
         r.files_indexed,
         r.files_appended,
         r.files_unchanged,
         r.files_removed,
-        r.chunks_written,
+        count(r.chunks_written, "chunk", "chunks"),
         r.bytes_read as f64 / 1e6,
         r.elapsed_ms
     ));
     if r.malformed_lines > 0 {
         super::print_fitted(&format!(
-            "Skipped {} malformed transcript line(s).",
-            r.malformed_lines
+            "Skipped {}.",
+            count(
+                r.malformed_lines,
+                "malformed transcript line",
+                "malformed transcript lines"
+            )
         ));
     }
     let day = |t: &Option<String>| t.as_deref().and_then(|t| t.get(..10)).map(str::to_string);
     match (s.sessions, day(&s.first), day(&s.last)) {
         (0, _, _) => super::print_fitted(&format!(
-            "Claude Code history: no conversations found yet; {} chunk(s) searchable in all.",
-            s.chunks
+            "Claude Code history: no conversations found yet; {} searchable in all.",
+            count(s.chunks, "chunk", "chunks")
         )),
         (n, Some(first), Some(last)) => super::print_fitted(&format!(
-            "Claude Code history: {n} session(s) in {} project(s), {first} to {last}; {} chunk(s) searchable in all.",
-            s.projects, s.chunks
+            "Claude Code history: {} in {}, {first} to {last}; {} searchable in all.",
+            count(n, "session", "sessions"),
+            count(s.projects, "project", "projects"),
+            count(s.chunks, "chunk", "chunks")
         )),
         (n, _, _) => super::print_fitted(&format!(
-            "Claude Code history: {n} session(s) in {} project(s); {} chunk(s) searchable in all.",
-            s.projects, s.chunks
+            "Claude Code history: {} in {}; {} searchable in all.",
+            count(n, "session", "sessions"),
+            count(s.projects, "project", "projects"),
+            count(s.chunks, "chunk", "chunks")
         )),
     }
 }

@@ -71,6 +71,16 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
     let scope = opts.scope;
     let today = chrono::Local::now().format("%Y-%m-%d").to_string();
     let plan = install::plan(env.clone(), opts, &today)?;
+    if plan.changes_nothing() {
+        // Asking "Apply these changes?" over a list of files left as they
+        // are, when there is no change, made a re-run look like it would
+        // write something.
+        println!(
+            "\nNothing to change: {} and its wiring are already as these answers make them.\n  `pms verify` checks the install; `pms index` brings the search index up to date.",
+            env.display(&plan.ws.root)
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     show_plan(&plan);
     if args.dry_run {
         println!("\nDry run: nothing was changed.");
@@ -244,10 +254,8 @@ fn show_plan(plan: &install::InstallPlan) {
     for line in plan.describe() {
         println!("  {line}");
     }
-    let kept: Vec<&str> = plan.scaffold.existing().map(|f| f.rel.as_str()).collect();
-    if !kept.is_empty() {
-        println!("  Already there, left untouched: {}", kept.join(", "));
-    }
+    // The files already there are counted in the first line; naming each
+    // (20 of them on a re-run) drowned the one change in a wrapped block.
 }
 
 fn apply_with_bar(plan: install::InstallPlan) -> Result<install::InstallSummary> {
@@ -267,9 +275,9 @@ fn apply_with_bar(plan: install::InstallPlan) -> Result<install::InstallSummary>
 fn print_summary(env: &HostEnv, ws_root: &Path, summary: &install::InstallSummary) {
     println!("\npms is set up.");
     println!(
-        "  Workspace   {} ({} file(s) written, {} kept)",
+        "  Workspace   {} ({} written, {} kept)",
         env.display(ws_root),
-        summary.files_written,
+        crate::platform::plural::count(summary.files_written, "file", "files"),
         summary.files_kept.len()
     );
     let wired = &summary.wiring;
@@ -341,9 +349,9 @@ fn print_summary(env: &HostEnv, ws_root: &Path, summary: &install::InstallSummar
     }
     if let Some(o) = &wired.openclaw {
         println!(
-            "  OpenClaw    plugin in {} ({} file(s) written); enabled in {}",
+            "  OpenClaw    plugin in {} ({} written); enabled in {}",
             env.display(&o.plugin_dir),
-            o.files_written,
+            crate::platform::plural::count(o.files_written, "file", "files"),
             env.display(&o.config_path)
         );
     }
@@ -363,12 +371,16 @@ fn print_next(env: &HostEnv, ws_root: &Path, scope: Scope, summary: &install::In
     );
     let mut n = 2;
     if summary.wiring.claude.is_some() {
+        // The plan said "claude is not on PATH" a few lines up; "start
+        // `claude`" right after it would send the user to a command that
+        // is not there.
+        let start = start_step(Agent::Claude);
         match scope {
             Scope::User => println!(
-                "  {n}. Start Claude Code anywhere (`claude`): it knows who you are from the first message."
+                "  {n}. {start} Claude Code anywhere (`claude`): it knows who you are from the first message."
             ),
             Scope::Workspace => println!(
-                "  {n}. Start Claude Code inside the workspace (`cd {} && claude`).",
+                "  {n}. {start} Claude Code inside the workspace (`cd {} && claude`).",
                 env.display(ws_root)
             ),
         }
@@ -381,14 +393,38 @@ fn print_next(env: &HostEnv, ws_root: &Path, scope: Scope, summary: &install::In
                 c.untrusted
             );
         } else {
-            println!("  {n}. Start `codex`: your memory loads in every session.");
+            println!(
+                "  {n}. {} `codex`: your memory loads in every session.",
+                start_step(Agent::Codex)
+            );
         }
         n += 1;
     }
     if summary.wiring.openclaw.is_some() {
-        println!(
-            "  {n}. Restart the OpenClaw gateway (`openclaw gateway restart`) so it loads the pms plugin."
-        );
+        if Agent::OpenClaw.cli().is_some() {
+            println!(
+                "  {n}. Restart the OpenClaw gateway (`openclaw gateway restart`) so it loads the pms plugin."
+            );
+        } else {
+            println!(
+                "  {n}. Install OpenClaw (`openclaw` is not on PATH yet), then start its gateway: it loads the pms plugin."
+            );
+        }
+    }
+}
+
+/// The verb of a "Start <agent>" step: "Start" when the agent's program is
+/// on PATH, "Install <agent> (`<program>` is not on PATH yet), then start"
+/// when not.
+fn start_step(agent: Agent) -> String {
+    if agent.cli().is_some() {
+        "Start".into()
+    } else {
+        format!(
+            "Install {} (`{}` is not on PATH yet), then start",
+            agent.title(),
+            agent.program()
+        )
     }
 }
 
@@ -455,7 +491,12 @@ fn bootstrap_index(asker: &Asker, env: &HostEnv, ws_root: &Path, skip: bool) -> 
         "Build the search index of your workspace now?".to_string()
     } else {
         format!(
-            "Found {files} past conversation file(s) ({:.1} MB). Index them now so they are searchable?",
+            "Found {} ({:.1} MB). Index them now so they are searchable?",
+            crate::platform::plural::count(
+                files,
+                "past conversation file",
+                "past conversation files"
+            ),
             bytes as f64 / 1e6
         )
     };

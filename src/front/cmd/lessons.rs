@@ -23,8 +23,33 @@ use crate::platform::workspace::context::Context;
 
 pub fn run(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
     let ws = &ctx.ws;
+    if args.json
+        && let Some(name) = args.action.as_ref().and_then(changes_rules)
+    {
+        // A flag taken and then ignored reads as a report that never came.
+        bail!(
+            "--json: `pms lessons {name}` changes the lessons and prints one line, not a report.\n  Fix: leave out --json; `pms lessons --json` prints the lessons and learnings as JSON afterwards"
+        );
+    }
+    let changes = args.action.as_ref().and_then(changes_rules);
+    let done = act(ctx, args)?;
+    if changes.is_some() && done == ExitCode::SUCCESS {
+        let files: Vec<std::path::PathBuf> = lessons::rule_files(ws)
+            .into_iter()
+            .map(|(path, _, _)| path)
+            .collect();
+        crate::app::upkeep::index_own_writes(ctx, &files);
+    }
+    Ok(done)
+}
+
+/// The subcommand itself.
+fn act(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
+    let ws = &ctx.ws;
     match &args.action {
         None => list(ctx, args.json),
+        // The report-like side of a review: what it would go through.
+        Some(LessonsAction::Review) if args.json => list(ctx, true),
         Some(LessonsAction::Review) => review(ctx),
         Some(LessonsAction::Accept {
             id,
@@ -48,12 +73,12 @@ pub fn run(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
             };
             match accept::accept(ws, id, &how)? {
                 Accepted::Promoted(r) => {
-                    println_stripped!("Added {}", shown(&r));
+                    println_stripped!("Added {}", shown(&r, Placed::To));
                     if let Some(old) = &how_replaced(ws, &r) {
                         println_stripped!("{old}");
                     }
                 }
-                Accepted::Merged(r) => println_stripped!("Merged into {}", shown(&r)),
+                Accepted::Merged(r) => println_stripped!("Merged into {}", shown(&r, Placed::In)),
                 Accepted::Duplicate { existing, .. } => {
                     println_stripped!(
                         "{id} says nearly the same as {} ({}): {}\nNothing changed. Pass --merge to give that rule this wording, --force to keep both, or `pms lessons reject {id}`.",
@@ -94,7 +119,7 @@ pub fn run(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
             let reversed = store::reversed_by(ws, text);
             match store::promote(ws, &new, &target, OnDuplicate::from_flags(*merge, *force))? {
                 Promoted::Added(r) => {
-                    println_stripped!("Added {}", shown(&r));
+                    println_stripped!("Added {}", shown(&r, Placed::To));
                     if let Some(old) = reversed {
                         let old = store::retire_replaced(ws, &old.id, &r.id)?;
                         println_stripped!(
@@ -105,7 +130,7 @@ pub fn run(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
                         );
                     }
                 }
-                Promoted::Merged(r) => println_stripped!("Merged into {}", shown(&r)),
+                Promoted::Merged(r) => println_stripped!("Merged into {}", shown(&r, Placed::In)),
                 Promoted::Duplicate(r) => {
                     println_stripped!(
                         "Nearly the same rule is already in force: {} ({}): {}\nNothing changed (pass --merge to give it this wording and these cues, --force to add it anyway).",
@@ -163,26 +188,23 @@ pub fn run(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
                 guard,
                 project,
             };
-            println_stripped!("Changed {}", shown(&store::edit(ws, id, change)?));
+            println_stripped!(
+                "Changed {}",
+                shown(&store::edit(ws, id, change)?, Placed::In)
+            );
             Ok(ExitCode::SUCCESS)
         }
         Some(LessonsAction::Move { id, to }) => {
             let target = Target::parse(ws, Some(to))?;
-            println_stripped!("Moved {}", shown(&store::move_to(ws, id, &target)?));
+            println_stripped!(
+                "Moved {}",
+                shown(&store::move_to(ws, id, &target)?, Placed::To)
+            );
             Ok(ExitCode::SUCCESS)
         }
-        Some(LessonsAction::Test {
-            command,
-            file,
-            cwd,
-            json,
-        }) => test_call(
-            ws,
-            command,
-            file.as_deref(),
-            cwd.as_deref(),
-            *json || args.json,
-        ),
+        Some(LessonsAction::Test { command, file, cwd }) => {
+            test_call(ws, command, file.as_deref(), cwd.as_deref(), args.json)
+        }
         Some(LessonsAction::Retire { id }) => {
             let r = store::retire(ws, id)?;
             println_stripped!(
@@ -195,9 +217,35 @@ pub fn run(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
     }
 }
 
+/// The subcommand's name when it changes the lessons (and so has no report
+/// to print as JSON); None for the list, review and test.
+fn changes_rules(action: &LessonsAction) -> Option<&'static str> {
+    match action {
+        LessonsAction::Review | LessonsAction::Test { .. } => None,
+        LessonsAction::Accept { .. } => Some("accept"),
+        LessonsAction::Reject { .. } => Some("reject"),
+        LessonsAction::Add { .. } => Some("add"),
+        LessonsAction::Edit { .. } => Some("edit"),
+        LessonsAction::Move { .. } => Some("move"),
+        LessonsAction::Retire { .. } => Some("retire"),
+    }
+}
+
+/// How a rule relates to its file in a report: "Added L-… to <file>",
+/// "Moved … to", but "Changed L-… in <file>" (it did not go anywhere).
+#[derive(Clone, Copy)]
+enum Placed {
+    To,
+    In,
+}
+
 /// A rule as the commands report it: id, file, text, cues, guard, scope.
-fn shown(r: &Rule) -> String {
-    let mut s = format!("{} to {}: {}", r.id, r.file, r.text);
+fn shown(r: &Rule, placed: Placed) -> String {
+    let word = match placed {
+        Placed::To => "to",
+        Placed::In => "in",
+    };
+    let mut s = format!("{} {word} {}: {}", r.id, r.file, r.text);
     if !r.cues.is_empty() {
         s.push_str(&format!("\n  applies when: {}", r.cues.join("; ")));
     }
@@ -462,8 +510,9 @@ fn review_memory(
         .with_prompt("The rule (what to do, when, and why)")
         .with_initial_text(strip(&m.summary()))
         .interact_text()?;
+    println_stripped!("{CUES_HELP}");
     let cues: String = Input::with_theme(theme)
-        .with_prompt("When does it apply? (situations, commands, synonyms; ';' between them)")
+        .with_prompt("When does it apply?")
         .allow_empty(true)
         .interact_text()?;
     let uri = m.uri();
@@ -521,7 +570,14 @@ fn review_pending(ws: &Workspace, theme: &ColorfulTheme, waiting: &[PendingItem]
             println_stripped!("  why: {why}");
         }
         if !item.seen_again.is_empty() {
-            println_stripped!("  said again in {} later session(s)", item.seen_again.len());
+            println_stripped!(
+                "  said again in {}",
+                crate::platform::plural::count(
+                    item.seen_again.len(),
+                    "later session",
+                    "later sessions"
+                )
+            );
         }
         if let Some(old) = item
             .replaces
@@ -708,9 +764,15 @@ fn ask_wording(theme: &ColorfulTheme, item: &PendingItem) -> Result<String> {
         .interact_text()?)
 }
 
+/// Said on its own line before the cue question: inside the prompt it
+/// wrapped at 100 columns with the suggested cues, and dialoguer, which
+/// clears one line when it redraws, drew the question twice.
+const CUES_HELP: &str = "  Cues: situations, commands, synonyms, file types; ';' between them.";
+
 fn ask_cues(theme: &ColorfulTheme, item: &PendingItem, wording: &str) -> Result<Vec<String>> {
+    println_stripped!("{CUES_HELP}");
     let cues: String = Input::with_theme(theme)
-        .with_prompt("When does it apply? (situations, commands, synonyms; ';' between them)")
+        .with_prompt("When does it apply?")
         .with_initial_text(strip(&accept::suggested_cues(item, wording).join("; ")))
         .allow_empty(true)
         .interact_text()?;

@@ -55,7 +55,12 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> Result<ExitCode> {
         let grouped = out.group != crate::platform::workspace::config::Group::None
             && (g.hits > 1 || g.more > 0);
         if grouped {
-            println_stripped!("{}  ({} hit(s){})", g.key, g.hits, more_text(g.more));
+            println_stripped!(
+                "{}  ({}{})",
+                g.key,
+                crate::platform::plural::count(g.hits, "hit", "hits"),
+                more_text(g.more)
+            );
         }
         for h in out.group_hits(gi) {
             n += 1;

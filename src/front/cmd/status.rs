@@ -73,7 +73,10 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<ExitCode> {
                     }
                 );
                 if let Some(n) = a.untrusted.filter(|n| *n > 0) {
-                    t.push_str(&format!("; {n} hook(s) not trusted yet (codex, /hooks)"));
+                    t.push_str(&format!(
+                        "; {} not trusted yet (codex, /hooks)",
+                        crate::platform::plural::count(n, "hook", "hooks")
+                    ));
                 }
                 if a.healthy {
                     console::style(t).green()
@@ -136,9 +139,9 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<ExitCode> {
     }
     if let Some(first) = s.debris.files.first() {
         println!(
-            "Debris     {} {} file(s), {:.1} MB, left by interrupted runs and not removable, e.g. {} (pms verify says more)",
+            "Debris     {} {}, {:.1} MB, left by interrupted runs and not removable, e.g. {} (pms verify says more)",
             console::style("warning:").yellow(),
-            s.debris.files.len(),
+            crate::platform::plural::count(s.debris.files.len(), "file", "files"),
             s.debris.bytes as f64 / 1e6,
             env.display(first)
         );

@@ -29,11 +29,24 @@ pub fn run(args: &UninstallArgs) -> Result<ExitCode> {
             ),
         }
     }
-    if !args.yes {
+    // What will change, shown before the question as init shows its plan;
+    // the question names only the agents pms is wired into.
+    let plan = install::uninstall_plan(&env, ws.as_ref());
+    if !plan.is_empty() {
+        println!("This is what pms will do:");
+        for (agent, lines) in &plan {
+            for line in lines {
+                println!("  {}: {line}", agent.title());
+            }
+        }
+    }
+    if !args.yes && !plan.is_empty() {
+        let agents: Vec<&str> = plan.iter().map(|(a, _)| a.title()).collect();
         let ok = dialoguer::Confirm::new()
-            .with_prompt(
-                "Remove pms's hooks, plugin and MCP server from Claude Code, Codex and OpenClaw? Your workspace stays",
-            )
+            .with_prompt(format!(
+                "Remove pms from {}? Your workspace stays",
+                and_list(&agents)
+            ))
             .default(true)
             .interact()?;
         if !ok {
@@ -43,7 +56,11 @@ pub fn run(args: &UninstallArgs) -> Result<ExitCode> {
     }
     let summary = install::uninstall(&env, ws.as_ref())?;
     for (path, n) in &summary.hooks_removed {
-        println!("Removed {n} pms hook(s) from {}", env.display(path));
+        println!(
+            "Removed {} from {}",
+            crate::platform::plural::count(*n, "pms hook", "pms hooks"),
+            env.display(path)
+        );
     }
     if summary.mcp_removed {
         println!("Removed the `pms` MCP server from Claude Code");
@@ -80,10 +97,9 @@ pub fn run(args: &UninstallArgs) -> Result<ExitCode> {
         (Some(ws), true) => {
             let shown = env.display(&ws.root);
             if !args.yes {
+                println!("{shown} holds your profile, lessons, notes and session summaries.");
                 let ok = dialoguer::Confirm::new()
-                    .with_prompt(format!(
-                        "Delete {shown} and everything in it (profile, lessons, notes, summaries)?"
-                    ))
+                    .with_prompt(format!("Delete {shown} and everything in it?"))
                     .default(false)
                     .interact()?;
                 if !ok {
@@ -102,4 +118,13 @@ pub fn run(args: &UninstallArgs) -> Result<ExitCode> {
         (None, false) => {}
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// "A", "A and B", "A, B and C".
+fn and_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
 }

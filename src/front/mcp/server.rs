@@ -316,8 +316,8 @@ impl Memory {
             "No learnings wait for confirmation.\n".to_string()
         } else {
             let mut s = format!(
-                "{} learning(s) wait for the user's yes. Ask the user about them; promote only the ones they accept.\n",
-                items.len()
+                "{} for the user's yes. Ask the user about them; promote only the ones they accept.\n",
+                crate::platform::plural::count(items.len(), "learning waits", "learnings wait")
             );
             for i in items.iter().take(50) {
                 let home = i.domain.as_deref().unwrap_or("me");
@@ -349,7 +349,10 @@ impl Memory {
             }
             s
         };
-        s.push_str(&format!("\n{} lesson(s) in force.\n", rules.len()));
+        s.push_str(&format!(
+            "\n{} in force.\n",
+            crate::platform::plural::count(rules.len(), "lesson", "lessons")
+        ));
         for r in rules.iter().take(50) {
             s.push_str(&format!(
                 "- {} ({}) {}\n",
@@ -666,13 +669,22 @@ fn format_hits(query: &str, out: &search::SearchOutcome, inside: bool) -> String
         if grouped {
             let more = if g.more > 0 {
                 format!(
-                    "; {} more matching passage(s) there: memory_search_context(source=\"{}\", query)",
-                    g.more, g.key
+                    "; {} there: memory_search_context(source=\"{}\", query)",
+                    crate::platform::plural::count(
+                        g.more,
+                        "more matching passage",
+                        "more matching passages"
+                    ),
+                    g.key
                 )
             } else {
                 String::new()
             };
-            s.push_str(&format!("== {} ({} hit(s){more})\n", g.key, g.hits));
+            s.push_str(&format!(
+                "== {} ({}{more})\n",
+                g.key,
+                crate::platform::plural::count(g.hits, "hit", "hits")
+            ));
         }
         for h in out.group_hits(gi) {
             n += 1;

@@ -38,20 +38,14 @@ pub fn suggested_wording(text: &str) -> String {
 }
 
 /// The cues to offer for a learning about to be accepted: the staged ones,
-/// else what the wording names literally (`code`, "quoted" phrases).
+/// else ([`super::cues::suggest`]) the commands, file types, quotes and key
+/// words of the wording and its narrative.
 pub fn suggested_cues(item: &PendingItem, wording: &str) -> Vec<String> {
     if !item.cues.is_empty() {
         return item.cues.clone();
     }
-    let mut out = Vec::new();
-    for delim in ['`', '"'] {
-        for (i, part) in wording.split(delim).enumerate() {
-            if i % 2 == 1 && !part.trim().is_empty() {
-                out.push(part.trim().to_string());
-            }
-        }
-    }
-    out
+    // staged before pms suggested cues: suggested now, from the wording
+    super::cues::suggest(wording, item.why.as_deref())
 }
 
 /// How to accept a pending learning.

@@ -23,6 +23,7 @@
 pub mod accept;
 pub mod action;
 pub mod action_match;
+pub mod cues;
 pub mod guard;
 pub mod index_file;
 pub mod lesson_profile;

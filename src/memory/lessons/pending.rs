@@ -200,14 +200,16 @@ pub fn stage(
             let text = redacted(&c.text);
             let project = c.project.filter(|_| says_this_project(&text));
             let guard = super::guard::propose(&text);
+            let why = c.why.as_deref().map(redacted);
+            let cues = super::cues::suggest(&text, why.as_deref());
             let item = PendingItem {
                 id: id_for("P", &text),
                 kind: c.kind,
                 text,
                 origin: Some(c.origin),
-                why: c.why.as_deref().map(redacted),
+                why,
                 seen_again: Vec::new(),
-                cues: Vec::new(),
+                cues,
                 domain: c.domain,
                 session_id: c.session_id,
                 transcript_ref: c.transcript_ref,

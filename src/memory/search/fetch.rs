@@ -365,8 +365,12 @@ fn read_file(uri: &str, path: &Path, from: u64, count: u64) -> Result<Page, Fetc
         } else if line.chars().count() > MAX_LINE_CHARS {
             let cut: String = line.chars().take(MAX_LINE_CHARS).collect();
             format!(
-                "{cut} [… {} more character(s) on this line]",
-                line.chars().count() - MAX_LINE_CHARS
+                "{cut} [… {} on this line]",
+                crate::platform::plural::count(
+                    line.chars().count() - MAX_LINE_CHARS,
+                    "more character",
+                    "more characters"
+                )
             )
         } else {
             line.to_string()
@@ -385,8 +389,8 @@ fn read_file(uri: &str, path: &Path, from: u64, count: u64) -> Result<Page, Fetc
     let total = n;
     if more.is_none() && last < total {
         more = Some(format!(
-            "{} more line(s); continue with from={}",
-            total - last,
+            "{}; continue with from={}",
+            crate::platform::plural::count(total - last, "more line", "more lines"),
             last + 1
         ));
     }
@@ -438,8 +442,12 @@ fn read_conversation(uri: &str, path: &Path, from: u64, count: u64) -> Result<Pa
         let text = if text.len() > room {
             let cut: String = text.chars().take(room / 4).collect();
             format!(
-                "{cut}\n[… this turn continues: {} more character(s); the transcript file has it whole]",
-                text.chars().count() - cut.chars().count()
+                "{cut}\n[… this turn continues: {}; the transcript file has it whole]",
+                crate::platform::plural::count(
+                    text.chars().count() - cut.chars().count(),
+                    "more character",
+                    "more characters"
+                )
             )
         } else {
             text.to_string()
@@ -615,7 +623,7 @@ mod tests {
         let long = "x".repeat(50_000);
         std::fs::write(ws.root.join("_me/long.md"), format!("{long}\nnext\n")).unwrap();
         let f = get(&ws, &env, &roots, "_me/long.md", Some(1), Some(2)).unwrap();
-        assert!(f.text.contains("more character(s) on this line"));
+        assert!(f.text.contains("more characters on this line"));
         assert!(
             f.text.contains("    2│ next"),
             "the page moves past the long line"

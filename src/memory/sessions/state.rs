@@ -67,7 +67,13 @@ pub struct SessionState {
     /// (at most [`MAX_MOMENTS`]), for the page.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub moments: Vec<Moment>,
+    /// A prompt of this session has been answered by the prompt hook. The
+    /// first one after a SessionStart (`started` set) leaves the response
+    /// format out: layer 0 carried it in the same request.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub prompted: bool,
 }
+
 
 /// The sessions that recorded moments, the most recently changed first (at
 /// most `max`), each with its moments, for the page.
@@ -127,6 +133,10 @@ impl SessionState {
         let excess = self.moments.len().saturating_sub(MAX_MOMENTS);
         self.moments.drain(..excess);
     }
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// A learning found in the session: a rule the user or the agent stated,

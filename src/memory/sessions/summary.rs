@@ -121,14 +121,50 @@ fn first_sentence(text: &str, max: usize) -> String {
 /// long session's last stretch are the ones still open.
 const SCANNED_TEXT: usize = 512 * 1024;
 
+/// A prompt that turns down the reply before it ("No, that's wrong",
+/// "don't", "不对"): what that reply proposed was not decided.
+fn rejects(prompt: &str) -> bool {
+    static REJECTS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\W*(?:no(?-u:\b)|nope(?-u:\b)|wrong(?-u:\b)|that'?s (?:not|wrong)(?-u:\b)|that is (?:not|wrong)(?-u:\b)|don'?t(?-u:\b)|do not(?-u:\b)|stop(?-u:\b)|not that(?-u:\b)|不对|不是|错了|别)").expect("valid")
+    });
+    REJECTS.is_match(prompt)
+}
+
+/// Assistant turns the next prompt turns down ([`rejects`]), by index.
+fn rejected_replies(turns: &[Turn]) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut last_reply = None;
+    for (i, t) in turns.iter().enumerate() {
+        match t.role {
+            Role::Assistant => last_reply = Some(i),
+            Role::User => {
+                if let Some(r) = last_reply.take()
+                    && rejects(&t.text)
+                {
+                    out.push(r);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 fn sentences_matching(turns: &[Turn], re: &Regex, max: usize) -> Vec<String> {
+    // What a reply proposed and the user then turned down was not decided
+    // ("I'll install it with `npm install`" before "No, that's wrong").
+    let rejected = rejected_replies(turns);
     let mut out: Vec<String> = Vec::new();
     // Only the newest turns are searched ([`SCANNED_TEXT`]), and each whole
     // turn once before its sentences: splitting every turn of a 20 MB
     // session into sentences to try each was most of its end.
     let said: Vec<&Turn> = turns
         .iter()
-        .filter(|t| matches!(t.role, Role::User | Role::Assistant))
+        .enumerate()
+        .filter(|(i, t)| {
+            matches!(t.role, Role::User | Role::Assistant) && rejected.binary_search(i).is_err()
+        })
+        .map(|(_, t)| t)
         .collect();
     let mut budget = SCANNED_TEXT;
     let first = said
@@ -184,9 +220,21 @@ pub fn render(f: &SessionFacts) -> String {
         .map(|p| serde_json::to_string(p).expect("string"))
         .collect();
     md.push_str(&format!("files_changed: [{}]\n", files.join(", ")));
+    // A prompt that turns the reply down is a correction, whether or not
+    // the agent's answer said "you're right" (the staged learning is the
+    // user's rule, counted as a rule).
+    let turned_down = rejected_replies(&f.turns).len();
     let signals: Vec<String> = crate::memory::lessons::signals::KINDS
         .iter()
-        .map(|k| format!("{k}: {}", f.signals.get(*k).copied().unwrap_or(0)))
+        .map(|k| {
+            let n = f.signals.get(*k).copied().unwrap_or(0);
+            let n = if *k == "correction" {
+                n.max(turned_down)
+            } else {
+                n
+            };
+            format!("{k}: {n}")
+        })
         .collect();
     md.push_str(&format!("signals: {{{}}}\n", signals.join(", ")));
     md.push_str(&format!("rounds: {}\n---\n\n", f.rounds));
@@ -213,7 +261,10 @@ pub fn render(f: &SessionFacts) -> String {
         ));
     }
     if asked.len() > 12 {
-        md.push_str(&format!("- … and {} more prompt(s)\n", asked.len() - 12));
+        md.push_str(&format!(
+            "- … and {}\n",
+            crate::platform::plural::count(asked.len() - 12, "more prompt", "more prompts")
+        ));
     }
 
     md.push_str("\n## What was done\n");
@@ -265,18 +316,19 @@ pub fn render(f: &SessionFacts) -> String {
         ));
     }
 
+    // A section with nothing in it is left out: "## Decisions - (none
+    // recorded)" was indexed as a chunk and took a place among the top
+    // search hits while saying nothing.
     let decisions = sentences_matching(&f.turns, &DECISION, 8);
-    md.push_str("\n## Decisions\n");
-    if decisions.is_empty() {
-        md.push_str("- (none recorded)\n");
+    if !decisions.is_empty() {
+        md.push_str("\n## Decisions\n");
     }
     for d in decisions {
         md.push_str(&format!("- {d}\n"));
     }
     let open = sentences_matching(&f.turns, &OPEN_ITEM, 8);
-    md.push_str("\n## Open items\n");
-    if open.is_empty() {
-        md.push_str("- (none recorded)\n");
+    if !open.is_empty() {
+        md.push_str("\n## Open items\n");
     }
     for o in open {
         md.push_str(&format!("- {o}\n"));

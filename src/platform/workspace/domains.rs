@@ -95,6 +95,18 @@ pub fn suggested_for(role: &str) -> Vec<&'static str> {
         vec!["research", "writing"]
     } else if has(&["writer", "editor", "journalist", "author"]) {
         vec!["writing", "research"]
+    } else if has(&[
+        "engineer",
+        "developer",
+        "programmer",
+        " sre ",
+        "devops",
+        "architect",
+        "coder",
+    ]) {
+        // Research and writing are for people whose work is research or
+        // writing; an engineer picks them in the list when they are.
+        vec!["engineering"]
     } else {
         vec!["engineering", "research", "writing"]
     }

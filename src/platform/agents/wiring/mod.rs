@@ -399,6 +399,46 @@ impl WirePlan {
         lines
     }
 
+    /// True when applying would change no file: each chosen agent's hooks,
+    /// MCP entry and plugin already as pms writes them now, nothing to
+    /// unwire, and the install record there for the same choices.
+    pub fn changes_nothing(&self, ws: &Workspace) -> bool {
+        let record_current = InstallRecord::load(ws).is_some_and(|r| {
+            r.pms_version == env!("CARGO_PKG_VERSION")
+                && r.binary == self.choices.binary
+                && r.scope == self.choices.scope
+                && same_set(&r.agents(), &self.choices.agents)
+        });
+        let claude_current = self.claude.as_ref().is_none_or(|c| {
+            !c.settings.is_dirty()
+                && c.stale_settings.is_none()
+                && c.mcp_current
+                    .as_ref()
+                    .is_some_and(|cur| mcp::same_server(cur, &c.mcp_entry))
+        });
+        let codex_current = self.codex.as_ref().is_none_or(|c| {
+            let want = vec![
+                "serve".to_string(),
+                "--workspace".to_string(),
+                ws.root.to_string_lossy().into_owned(),
+            ];
+            !c.hooks.is_dirty()
+                && !c.turn_feature_on
+                && codex::config::registered_server(&c.config).is_some_and(|(cmd, args)| {
+                    Path::new(&cmd) == self.choices.binary && args == want
+                })
+        });
+        let openclaw_current = self
+            .openclaw
+            .as_ref()
+            .is_none_or(|o| o.stale_files.is_empty() && !o.config.is_dirty());
+        record_current
+            && self.dropped.is_empty()
+            && claude_current
+            && codex_current
+            && openclaw_current
+    }
+
     /// Writes the install record, then every agent's files.
     pub fn apply(self, env: &HostEnv, ws: &Workspace) -> Result<WireSummary> {
         let previous = InstallRecord::load(ws);
@@ -524,6 +564,16 @@ impl WirePlan {
     }
 }
 
+/// The same agents, in whatever order.
+fn same_set(a: &[Agent], b: &[Agent]) -> bool {
+    let (mut a, mut b) = (a.to_vec(), b.to_vec());
+    a.sort();
+    a.dedup();
+    b.sort();
+    b.dedup();
+    a == b
+}
+
 fn describe_hooks(what: &str, file: &JsonFile, r: &MergeReport, env: &HostEnv) -> String {
     let sp = env.display(&file.path);
     if !r.changed() {
@@ -542,7 +592,10 @@ fn describe_hooks(what: &str, file: &JsonFile, r: &MergeReport, env: &HostEnv) -
         parts.push(format!("update {}", r.replaced.join(", ")));
     }
     if r.duplicates_removed > 0 {
-        parts.push(format!("remove {} duplicate(s)", r.duplicates_removed));
+        parts.push(format!(
+            "remove {}",
+            crate::platform::plural::count(r.duplicates_removed, "duplicate", "duplicates")
+        ));
     }
     format!("{what} in {sp}: {}{backup}", parts.join("; "))
 }
@@ -652,6 +705,86 @@ pub fn codex_untrusted(env: &HostEnv, record: &InstallRecord) -> usize {
 /// Removes pms's wiring from one agent, as `record` says it was made (the
 /// files it names, the containers it created). `ws` is needed for Claude
 /// Code's workspace-scope settings.
+/// What [`unwire`] would take out of `agent`'s files, read without
+/// changing anything: one line per change, empty when pms is not wired in
+/// there. Uninstall shows it before asking, as init shows its plan.
+pub fn found_wiring(
+    env: &HostEnv,
+    ws: Option<&Workspace>,
+    record: &InstallRecord,
+    agent: Agent,
+) -> Vec<String> {
+    let handlers_in = |p: &Path| {
+        JsonFile::load(p)
+            .map(|f| settings::installed_handlers(&f.doc).len())
+            .unwrap_or(0)
+    };
+    let count = crate::platform::plural::count;
+    let mut out = Vec::new();
+    match agent {
+        Agent::Claude => {
+            let mut paths = vec![env.user_settings()];
+            if let Some(ws) = ws {
+                paths.push(ws.local_settings());
+            }
+            if !paths.contains(&record.settings_path) {
+                paths.push(record.settings_path.clone());
+            }
+            for p in paths.iter().filter(|p| p.exists()) {
+                let n = handlers_in(p);
+                if n > 0 {
+                    out.push(format!(
+                        "remove {} from {}",
+                        count(n, "pms hook", "pms hooks"),
+                        env.display(p)
+                    ));
+                }
+            }
+            if matches!(mcp::read_entry(&env.claude_json), Ok(Some(_))) {
+                out.push(format!(
+                    "remove the `pms` MCP server from {}",
+                    env.display(&env.claude_json)
+                ));
+            }
+        }
+        Agent::Codex => {
+            let hooks_path = record.codex.as_ref().map_or_else(
+                || codex::hooks::hooks_path(&env.codex_home),
+                |c| c.hooks.clone(),
+            );
+            let config = record
+                .codex_config
+                .clone()
+                .unwrap_or_else(|| env.codex_config());
+            let n = handlers_in(&hooks_path);
+            if n > 0 {
+                out.push(format!(
+                    "remove {} from {}",
+                    count(n, "pms hook", "pms hooks"),
+                    env.display(&hooks_path)
+                ));
+            }
+            if codex::config::registered_server(&config).is_some() {
+                out.push(format!(
+                    "remove [mcp_servers.pms] from {}",
+                    env.display(&config)
+                ));
+            }
+        }
+        Agent::OpenClaw => {
+            let dir = record
+                .openclaw
+                .as_ref()
+                .map_or_else(|| openclaw::plugin_dir(env), |r| r.plugin_dir.clone());
+            let files = openclaw::plugin_files(Path::new("pms"), Path::new("w"));
+            if files.iter().any(|(name, _)| dir.join(name).exists()) {
+                out.push(format!("remove the pms plugin in {}", env.display(&dir)));
+            }
+        }
+    }
+    out
+}
+
 pub fn unwire(
     env: &HostEnv,
     ws: Option<&Workspace>,
