@@ -74,7 +74,6 @@ pub struct SessionState {
     pub prompted: bool,
 }
 
-
 /// The sessions that recorded moments, the most recently changed first (at
 /// most `max`), each with its moments, for the page.
 pub fn recent_moments(ws: &Workspace, max: usize) -> Vec<(String, Vec<Moment>)> {
