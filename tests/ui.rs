@@ -795,3 +795,36 @@ fn the_page_shows_guards_and_scopes_and_tests_a_command() {
     let benign = ui.get("/lessons?call=git+status").body;
     assert!(benign.contains("No guard matches"), "{benign}");
 }
+
+/// Issue 24, item 3, on the page: a lesson changed there is indexed as it
+/// is written, so `pms verify` does not report pms's own write as a stale
+/// index.
+#[test]
+fn a_lesson_changed_on_the_page_is_not_reported_as_staleness() {
+    let home = TestHome::new();
+    home.init(&[]);
+    home.ok(&["lessons", "add", "Never force-push to main."]);
+    let id = lessons_json(&home)["rules"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let ui = UiServer::start(&home, &[]);
+    ui.post(
+        "/lessons/edit",
+        &[
+            ("id", &id),
+            ("text", "Never force-push to the main branch."),
+        ],
+    );
+    assert!(lessons_md(&home).contains("Never force-push to the main branch."));
+    let out = home.run(&["verify", "--json", "--quick"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let fresh = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "index.fresh")
+        .unwrap()
+        .clone();
+    assert_eq!(fresh["status"], "ok", "{fresh}");
+}

@@ -317,6 +317,20 @@ impl App {
     }
 
     fn route(&self, req: &Req) -> Reply {
+        let reply = self.dispatch(req);
+        // A lesson the page wrote is indexed at once, as the CLI's are, so
+        // that `index.fresh` never reports pms's own change as staleness.
+        if req.method == Method::Post && req.path.starts_with("/lessons/") {
+            let files: Vec<std::path::PathBuf> = crate::memory::lessons::rule_files(&self.ctx.ws)
+                .into_iter()
+                .map(|(path, _, _)| path)
+                .collect();
+            crate::app::upkeep::index_own_writes(&self.ctx, &files);
+        }
+        reply
+    }
+
+    fn dispatch(&self, req: &Req) -> Reply {
         use Method::{Get, Post};
         match (req.method, req.path.as_str()) {
             (Get, "/") => overview::page(self, req),

@@ -31,6 +31,8 @@
 use super::action::{ActionTerms, KNOWN_PROGRAMS, TYPE_WORDS};
 use super::lesson_profile::is_alternative;
 use crate::memory::words;
+use std::collections::HashSet;
+use std::sync::LazyLock;
 
 /// A lesson's profile as the index holds it.
 pub struct Profile<'a> {
@@ -69,8 +71,8 @@ pub fn applies(p: &Profile, a: &ActionTerms) -> Option<f64> {
     let held = |t: &str| a.terms.contains(t) || a.subcommands.contains(t) || a.implied.contains(t);
     let prescribed = &p.prescribed;
     let is_command = !a.programs.is_empty();
-    let type_words = words::tokens(TYPE_WORDS);
-    let qualifier_words = words::tokens(QUALIFIERS);
+    let type_words = &*TYPE_TERMS;
+    let qualifier_words = &*QUALIFIER_TERMS;
     for clause in &p.triggers {
         // a clause about files ("in docker-compose.yml", "never commit .env
         // files") is no rule for a command that does not name one of them
@@ -93,10 +95,7 @@ pub fn applies(p: &Profile, a: &ActionTerms) -> Option<f64> {
             // docker-compose, which `docker compose up` does not run
             .filter(|t| {
                 !clause.iter().any(|(k, _)| {
-                    k != t
-                        && k.contains(*t)
-                        && KNOWN_PROGRAMS.contains(k)
-                        && !a.programs.contains(*k)
+                    k != t && k.contains(*t) && PROGRAMS.contains(k) && !a.programs.contains(*k)
                 })
             })
             .collect();
@@ -147,7 +146,7 @@ pub fn applies(p: &Profile, a: &ActionTerms) -> Option<f64> {
         if is_command
             && clause
                 .iter()
-                .any(|(t, _)| KNOWN_PROGRAMS.contains(t) && !a.programs.contains(*t))
+                .any(|(t, _)| PROGRAMS.contains(t) && !a.programs.contains(*t))
         {
             continue;
         }
@@ -186,6 +185,15 @@ pub fn applies(p: &Profile, a: &ActionTerms) -> Option<f64> {
     }
     best
 }
+
+// Analysed once per process, not once per lesson: a stemmer run per
+// lesson and a linear scan of the program list per term made pre-tool-use
+// 5 ms slower than the process floor with 500 lessons (`cargo bench
+// --bench hooks`).
+static TYPE_TERMS: LazyLock<Vec<String>> = LazyLock::new(|| words::tokens(TYPE_WORDS));
+static QUALIFIER_TERMS: LazyLock<Vec<String>> = LazyLock::new(|| words::tokens(QUALIFIERS));
+static PROGRAMS: LazyLock<HashSet<&'static str>> =
+    LazyLock::new(|| KNOWN_PROGRAMS.iter().copied().collect());
 
 /// Words that narrow a rule to a place or a power an action shows: "never
 /// sudo pip install", "kubectl apply against prod".
