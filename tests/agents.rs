@@ -328,28 +328,7 @@ fn the_hook_budget_counts_what_each_agent_counts() {
     let payload =
         json!({"session_id": "s-budget", "hook_event_name": "SessionStart", "source": "startup"});
     let context = |agent: &str| -> String {
-        use std::io::Write;
-        let ws = home.workspace();
-        let mut child = home
-            .pms(&[
-                "hook",
-                "session-start",
-                "--workspace",
-                ws.to_str().unwrap(),
-                "--agent",
-                agent,
-            ])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(payload.to_string().as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = home.hook_as(agent, "session-start", &payload);
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         v["hookSpecificOutput"]["additionalContext"]
             .as_str()

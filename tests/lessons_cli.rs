@@ -325,28 +325,7 @@ fn a_guard_blocks_what_its_lesson_forbids_and_nothing_else() {
         } else {
             payload
         };
-        let ws = home.workspace();
-        let mut child = home
-            .pms(&[
-                "hook",
-                "pre-tool-use",
-                "--workspace",
-                ws.to_str().unwrap(),
-                "--agent",
-                agent,
-            ])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(payload.to_string().as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = home.hook_as(agent, "pre-tool-use", &payload);
         assert!(out.status.success());
         let text = String::from_utf8_lossy(&out.stdout);
         if text.trim().is_empty() {

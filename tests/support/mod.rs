@@ -162,6 +162,34 @@ impl TestHome {
         self.hook_raw(event, payload.to_string().as_bytes())
     }
 
+    /// Runs `pms hook <event> --agent <agent>` with `payload` on stdin, as
+    /// that agent's hook runs it.
+    pub fn hook_as(&self, agent: &str, event: &str, payload: &Value) -> Output {
+        use std::io::Write;
+        let ws = self.workspace();
+        let mut child = self
+            .pms(&[
+                "hook",
+                event,
+                "--workspace",
+                ws.to_str().unwrap(),
+                "--agent",
+                agent,
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(payload.to_string().as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    }
+
     /// Runs `pms hook <event>` with `bytes` on stdin, valid JSON or not.
     pub fn hook_raw(&self, event: &str, bytes: &[u8]) -> Output {
         use std::io::Write;

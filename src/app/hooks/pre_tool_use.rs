@@ -65,25 +65,41 @@ pub fn run(ctx: &Context, input: &HookInput, agent: Agent) -> Result<Option<Valu
         }));
     }
     let sid = input.session_id();
-    let shown = SessionState::load(&ctx.ws, &sid).action_lessons;
-    let fresh: Vec<&Matched> = verdict
+    let candidates: Vec<&Matched> = verdict
         .lessons
         .iter()
-        .filter(|m| !shown.contains(&m.id))
         .filter(|m| verdict.guard.as_ref().is_none_or(|g| g.id != m.id))
         .collect();
-    if !fresh.is_empty() {
-        let ids: Vec<String> = fresh.iter().map(|m| m.id.clone()).collect();
-        if let Err(e) = SessionState::update(&ctx.ws, &sid, |st| {
-            crate::memory::sessions::state::extend_unique(&mut st.action_lessons, &ids)
-        }) {
+    // Claude Code runs the PreToolUse hooks of parallel tool calls at the
+    // same time: which lessons are new is decided under the session's lock,
+    // so two calls never both show one. A lesson shown already costs a read
+    // only.
+    let shown = SessionState::load(&ctx.ws, &sid).action_lessons;
+    let fresh: Vec<&Matched> = if candidates.iter().all(|m| shown.contains(&m.id)) {
+        Vec::new()
+    } else {
+        let new_ids = SessionState::update(&ctx.ws, &sid, |st| {
+            let new: Vec<String> = candidates
+                .iter()
+                .filter(|m| !st.action_lessons.contains(&m.id))
+                .map(|m| m.id.clone())
+                .collect();
+            crate::memory::sessions::state::extend_unique(&mut st.action_lessons, &new);
+            new
+        })
+        .unwrap_or_else(|e| {
             super::log(
                 ctx,
                 Event::PreToolUse,
                 &format!("saving session state: {e}"),
             );
-        }
-    }
+            Vec::new()
+        });
+        candidates
+            .into_iter()
+            .filter(|m| new_ids.contains(&m.id))
+            .collect()
+    };
     let context = match (lessons_context(&fresh), history) {
         (Some(l), Some(h)) => Some(format!("{l}\n\n{h}")),
         (l, h) => l.or(h),
