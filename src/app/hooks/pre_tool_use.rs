@@ -93,7 +93,12 @@ pub fn run(ctx: &Context, input: &HookInput, agent: Agent) -> Result<Option<Valu
                 Event::PreToolUse,
                 &format!("saving session state: {e}"),
             );
-            Vec::new()
+            // unsaved (a full disk): shown again next time rather than never
+            candidates
+                .iter()
+                .filter(|m| !shown.contains(&m.id))
+                .map(|m| m.id.clone())
+                .collect()
         });
         candidates
             .into_iter()
