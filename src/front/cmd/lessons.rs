@@ -151,49 +151,18 @@ fn act(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
             guard_mode,
             project,
             everywhere,
-        }) => {
-            if text.is_none()
-                && when.is_none()
-                && guard.is_none()
-                && guard_mode.is_none()
-                && project.is_none()
-                && !everywhere
-            {
-                bail!(
-                    "nothing to change.\n  Fix: pass --text \"new wording\", --when \"cue; cue\", --guard REGEX, --project [PATH] or --everywhere"
-                );
-            }
-            let guard = match (guard.as_deref(), guard_mode.as_deref()) {
-                (None, None) => None,
-                (Some(""), _) => Some(None),
-                (Some(g), m) => Some(guard_arg(Some(g), m)?),
-                (None, Some(m)) => {
-                    let rule = store::find(ws, id)?;
-                    let Some(g) = rule.guard else {
-                        bail!(
-                            "{id} has no guard to change the mode of.\n  Fix: pass --guard REGEX with --guard-mode {m}"
-                        );
-                    };
-                    Some(guard_arg(Some(&g.pattern), Some(m))?)
-                }
-            };
-            let project = match (project, everywhere) {
-                (_, true) => Some(None),
-                (Some(p), false) => Some(project_arg(Some(p))?),
-                (None, false) => None,
-            };
-            let change = Change {
+        }) => edit(
+            ws,
+            id,
+            EditArgs {
                 text: text.as_deref(),
-                cues: when.as_deref().map(split_cues),
-                guard,
-                project,
-            };
-            println_stripped!(
-                "Changed {}",
-                shown(&store::edit(ws, id, change)?, Placed::In)
-            );
-            Ok(ExitCode::SUCCESS)
-        }
+                when: when.as_deref(),
+                guard: guard.as_deref(),
+                guard_mode: guard_mode.as_deref(),
+                project: project.as_ref(),
+                everywhere: *everywhere,
+            },
+        ),
         Some(LessonsAction::Move { id, to }) => {
             let target = Target::parse(ws, Some(to))?;
             println_stripped!(
@@ -237,6 +206,61 @@ fn changes_rules(action: &LessonsAction) -> Option<&'static str> {
 enum Placed {
     To,
     In,
+}
+
+/// What `pms lessons edit` was given.
+struct EditArgs<'a> {
+    text: Option<&'a str>,
+    when: Option<&'a str>,
+    guard: Option<&'a str>,
+    guard_mode: Option<&'a str>,
+    project: Option<&'a Option<std::path::PathBuf>>,
+    everywhere: bool,
+}
+
+/// `pms lessons edit`: a rule's wording, cues, guard or project.
+fn edit(ws: &Workspace, id: &str, a: EditArgs) -> Result<ExitCode> {
+    if a.text.is_none()
+        && a.when.is_none()
+        && a.guard.is_none()
+        && a.guard_mode.is_none()
+        && a.project.is_none()
+        && !a.everywhere
+    {
+        bail!(
+            "nothing to change.\n  Fix: pass --text \"new wording\", --when \"cue; cue\", --guard REGEX, --project [PATH] or --everywhere"
+        );
+    }
+    let guard = match (a.guard, a.guard_mode) {
+        (None, None) => None,
+        (Some(""), _) => Some(None),
+        (Some(g), m) => Some(guard_arg(Some(g), m)?),
+        (None, Some(m)) => {
+            let rule = store::find(ws, id)?;
+            let Some(g) = rule.guard else {
+                bail!(
+                    "{id} has no guard to change the mode of.\n  Fix: pass --guard REGEX with --guard-mode {m}"
+                );
+            };
+            Some(guard_arg(Some(&g.pattern), Some(m))?)
+        }
+    };
+    let project = match (a.project, a.everywhere) {
+        (_, true) => Some(None),
+        (Some(p), false) => Some(project_arg(Some(p))?),
+        (None, false) => None,
+    };
+    let change = Change {
+        text: a.text,
+        cues: a.when.map(split_cues),
+        guard,
+        project,
+    };
+    println_stripped!(
+        "Changed {}",
+        shown(&store::edit(ws, id, change)?, Placed::In)
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// A rule as the commands report it: id, file, text, cues, guard, scope.
