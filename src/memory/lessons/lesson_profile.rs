@@ -229,7 +229,7 @@ const SUBJECTS: &[&str] = &[
 
 /// The position of the first of `markers` in `clause` standing as a word of
 /// its own, and where it ends.
-fn find_marker(clause: &str, markers: &[&str]) -> Option<(usize, usize)> {
+pub(super) fn find_marker(clause: &str, markers: &[&str]) -> Option<(usize, usize)> {
     markers
         .iter()
         .filter_map(|m| {

@@ -484,23 +484,8 @@ pub fn polarity(text: &str) -> Polarity {
         .split([',', ';', ':', '.', '，', '。', '；', '：'])
         .find(|c| !c.trim().is_empty() && c.trim() != "lesson")
         .unwrap_or("");
-    let lower = first_clause.to_string();
-    let first = |markers: &[&str]| {
-        markers
-            .iter()
-            .filter_map(|m| {
-                lower.match_indices(m).map(|(i, _)| i).find(|&i| {
-                    if !m.is_ascii() {
-                        return true;
-                    }
-                    let before = lower[..i].chars().next_back();
-                    let after = lower[i + m.len()..].chars().next();
-                    before.is_none_or(|c| !c.is_alphanumeric())
-                        && after.is_none_or(|c| !c.is_alphanumeric())
-                })
-            })
-            .min()
-    };
+    let first =
+        |markers: &[&str]| lesson_profile::find_marker(first_clause, markers).map(|(at, _)| at);
     match (first(DONT_MARKERS), first(DO_MARKERS)) {
         (Some(d), Some(p)) if d < p => Polarity::Dont,
         (Some(_), None) => Polarity::Dont,
