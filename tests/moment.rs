@@ -11,8 +11,10 @@
 //!   those that must not be.
 //!
 //! tests/data/moment_dev.toml (scripts/moment_dev.py) is split into a tuning
-//! and a held-out half by a hash of each case; tests/data/moment_blind.toml
-//! was written by someone who never saw the code and is only measured.
+//! and a held-out half by a hash of each case; tests/data/moment_written.toml
+//! was written by someone who never saw the code, measured blind at first
+//! and now split in halves too; tests/data/moment_blind.toml, written the
+//! same way later, is only measured.
 //! Run: `cargo test --test tests moment -- --nocapture` prints the figures.
 
 use std::collections::BTreeSet;
@@ -396,23 +398,34 @@ fn dev_set_tuning_and_held_out_halves() {
     }
 }
 
-/// The blind set, measured whole. Its misses are not printed: it was
-/// written to be measured against, not tuned on.
+/// The set a helper wrote without seeing the code (moment_written.toml).
+/// It was measured whole and blind until its figure stalled at 0.39 fix
+/// found; since then its tuning half's misses are read and its held-out
+/// half only measured, and a second set written the same way
+/// (moment_blind.toml) is the blind one.
 #[test]
-fn blind_set() {
+fn written_set_tuning_and_held_out_halves() {
     let _cpu = crate::support::cpu_heavy();
-    let set = load("moment_blind.toml");
+    let set = load("moment_written.toml");
     let home = home_for(&set);
     let mut misses = Vec::new();
-    let all = measure(&home, &set, None, &mut misses);
-    eprintln!("{}", all.line("moment blind"));
+    let tuning = measure(&home, &set, Some(true), &mut misses);
+    let held_out = measure(&home, &set, Some(false), &mut Vec::new());
+    eprintln!("{}", tuning.line("moment written, tuning half"));
+    eprintln!("{}", held_out.line("moment written, held-out half"));
+    for m in &misses {
+        eprintln!("  miss: {m}");
+    }
     // Floors below the goals: a regression shows, the figure is reported.
-    assert!(ratio(all.silent_unseen) >= 0.8, "{}", all.line("blind"));
-    assert!(
-        ratio((all.history_right, all.history_named)) >= 0.7,
-        "{}",
-        all.line("blind")
-    );
+    for (label, f) in [("tuning", &tuning), ("held-out", &held_out)] {
+        assert!(ratio(f.fix_found) >= 0.5, "{label}: {}", f.line(label));
+        assert!(ratio(f.silent_unseen) >= 0.9, "{label}: {}", f.line(label));
+        assert!(
+            ratio((f.history_right, f.history_named)) >= 0.9,
+            "{label}: {}",
+            f.line(label)
+        );
+    }
 }
 
 /// A small set in the blind set's format, for behaviour tests.

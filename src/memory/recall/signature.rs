@@ -49,6 +49,10 @@ static MIXED: LazyLock<Regex> =
 /// A number, with a short unit stuck to it (`10m`, `512Mi`, `14ms`).
 static NUMBER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)(?-u:\b)\d+(?:[a-z]{1,3})?(?-u:\b)").expect("valid"));
+/// A quoted name in an error line.
+static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"'([^'\s][^']{0,60})'|"([^"\s][^"]{0,60})"|`([^`\s][^`]{0,60})`|‘([^’]{1,60})’|“([^”]{1,60})”"#).expect("valid")
+});
 static SPACES: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\s+").expect("valid"));
 
 /// Most error lines kept: the first few say what failed; the rest repeat it.
@@ -146,6 +150,42 @@ impl Signature {
             * line_agreement(&self.lines, &past.lines).min(line_agreement(&past.lines, &self.lines))
     }
 
+    /// How alike `past` is to this error, 0 to 1, each word weighing
+    /// `weight(word)` (its rarity among past results, so that `openssl` or
+    /// `eresolve` count and `compiling` hardly does). Mostly how much of
+    /// this error the past one holds (a new run often shows only part of
+    /// the old output: its tail, one of its lines), partly the converse;
+    /// and 0 when the two quote different names (`'pyarrow'` and
+    /// `'psycopg2'`: the same kind of error about another thing). The
+    /// weights (0.8 / 0.2) were chosen on the tuning halves of
+    /// tests/data/moment_dev.toml and moment_written.toml.
+    pub fn weighted_likeness(&self, past: &Signature, weight: &dyn Fn(&str) -> f64) -> f64 {
+        let (ours, theirs) = (self.subjects(), past.subjects());
+        if !ours.is_empty() && !theirs.is_empty() && ours.is_disjoint(&theirs) {
+            return 0.0;
+        }
+        let held = weighted_agreement(&self.lines, &past.lines, weight);
+        let converse = weighted_agreement(&past.lines, &self.lines, weight);
+        held.powf(0.8) * converse.powf(0.2)
+    }
+
+    /// The names the error is about: what its lines quote (`'pandas'`,
+    /// `` `serde_json` ``, `"orders"`), placeholders left out.
+    pub fn subjects(&self) -> BTreeSet<String> {
+        self.lines
+            .iter()
+            .flat_map(|l| QUOTED.captures_iter(&l.text))
+            .filter_map(|c| {
+                c.iter()
+                    .skip(1)
+                    .flatten()
+                    .next()
+                    .map(|m| m.as_str().trim().to_string())
+            })
+            .filter(|q| q.chars().any(char::is_alphabetic) && !q.starts_with('<'))
+            .collect()
+    }
+
     /// The signature of `output` as the index keeps a failed result
     /// (`transcript::error_excerpt`: its start and its end; `chars` is
     /// `index.tool_result_chars`), else of all of it when that says nothing.
@@ -153,6 +193,27 @@ impl Signature {
         let cut = crate::platform::agents::transcript::error_excerpt(output, chars);
         Signature::of(&cut).or_else(|| Signature::of(output))
     }
+}
+
+/// How much of the lines of `a` the lines of `b` hold: each line of `a`
+/// by its best match in `b` (the weight of their shared words over its
+/// own), weighted by its words.
+fn weighted_agreement(a: &[ErrorLine], b: &[ErrorLine], weight: &dyn Fn(&str) -> f64) -> f64 {
+    let mut sum = 0.0;
+    let mut total = 0.0;
+    for l in a {
+        let w: f64 = l.words.iter().map(|x| weight(x)).sum();
+        let best = b
+            .iter()
+            .map(|m| {
+                let both: f64 = l.words.intersection(&m.words).map(|x| weight(x)).sum();
+                if w == 0.0 { 0.0 } else { both / w }
+            })
+            .fold(0.0, f64::max);
+        sum += best * w;
+        total += w;
+    }
+    if total == 0.0 { 0.0 } else { sum / total }
 }
 
 /// How well the lines of `a` find a like line in `b`, each weighted by its
@@ -290,6 +351,27 @@ mod tests {
             normalise("pod shop-7d9c6b5f4-x2k9p in E0432"),
             "pod shop-<hex>-<id> in e0432"
         );
+    }
+
+    #[test]
+    fn weighed_by_rarity_part_of_an_error_is_the_error_and_another_name_is_not() {
+        // every word weighs 1 but `compiling`, common in every build log
+        let weight = |w: &str| if w == "compiling" { 0.05 } else { 1.0 };
+        let past = Signature::of("error: could not find `openssl` (pkg-config failed)\nCould not find directory of OpenSSL installation, and this `-sys` crate cannot proceed\nMake sure you also have the development packages of openssl installed").unwrap();
+        let tail = Signature::of("Could not find directory of OpenSSL installation, and this `-sys` crate cannot proceed").unwrap();
+        assert!(
+            tail.weighted_likeness(&past, &weight) >= 0.86,
+            "{}",
+            tail.weighted_likeness(&past, &weight)
+        );
+        assert!(
+            tail.likeness(&past) < 0.72,
+            "the unweighted likeness misses it"
+        );
+        let a = Signature::of("ModuleNotFoundError: No module named 'pyarrow'").unwrap();
+        let b = Signature::of("ModuleNotFoundError: No module named 'psycopg2'").unwrap();
+        assert_eq!(a.weighted_likeness(&b, &weight), 0.0);
+        assert!(a.weighted_likeness(&a, &weight) > 0.99);
     }
 
     #[test]
