@@ -924,3 +924,114 @@ fn lessons_are_enforced_before_the_agents_own_tool_calls() {
     let there = npm(&other);
     assert!(!there.contains("Always use pnpm"), "{there}");
 }
+
+/// Issue 23 inside the real Claude Code: a command fails with an error a
+/// past session met and fixed, and the next request holds that fix with
+/// its `cc://` reference; the first edit of a file a past session changed
+/// gets its history, the second edit of it does not; a new session in the
+/// project starts with the item the last one left open, and a session in
+/// another folder does not.
+#[test]
+fn memory_speaks_up_at_the_moment_of_need() {
+    let bin_dir = claude_or_skip!();
+    let (home, work) = installed_home(&bin_dir);
+    std::fs::create_dir_all(work.join(".git")).unwrap();
+    let ini = work.join("ledger.ini");
+    std::fs::write(&ini, "[sync]\nlevel = 3\n").unwrap();
+    let failing = r#"sh -c 'echo "error: unknown config key frobnicate.level in section [sync]" >&2; exit 3'"#;
+    let tools = ["--allowedTools", "Bash,Read,Edit"];
+    let ini_path = ini.to_str().unwrap();
+
+    // the first session meets the error, renames the key, leaves a TODO
+    let api = FakeApi::start(vec![
+        Turn::tool_use(
+            "Bash",
+            serde_json::json!({"command": failing, "description": "Run the sync"}),
+        ),
+        Turn::tool_use("Read", serde_json::json!({"file_path": ini_path}))
+            .when("unknown config key"),
+        Turn::tool_use(
+            "Edit",
+            serde_json::json!({"file_path": ini_path, "old_string": "level = 3", "new_string": "depth = 3"}),
+        )
+        .when("level = 3"),
+        Turn::text(
+            "Fixed: frobnicate.level was renamed to frobnicate.depth, so I renamed the key in ledger.ini.",
+        )
+        .when("has been updated"),
+    ]);
+    let prompt = "The ledger sync fails, fix it. TODO for later: add the dead-letter queue for failed syncs.";
+    let mut args = vec!["-p", prompt];
+    args.extend(tools);
+    let out = run_claude(&home, &bin_dir, &api, &work, &args);
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
+    assert_eq!(
+        api.turns_used(),
+        4,
+        "the first session did not run its script"
+    );
+    std::fs::write(&ini, "[sync]\nlevel = 3\n").unwrap(); // the old key is back
+    home.ok(&["index", "--quiet"]);
+
+    // a new session in the project: the same failure, then two edits
+    let api = FakeApi::start(vec![
+        Turn::tool_use(
+            "Bash",
+            serde_json::json!({"command": failing, "description": "Run the sync"}),
+        ),
+        Turn::tool_use("Read", serde_json::json!({"file_path": ini_path}))
+            .when("unknown config key"),
+        Turn::tool_use(
+            "Edit",
+            serde_json::json!({"file_path": ini_path, "old_string": "level = 3", "new_string": "depth = 3"}),
+        )
+        .when("level = 3"),
+        Turn::tool_use(
+            "Edit",
+            serde_json::json!({"file_path": ini_path, "old_string": "[sync]", "new_string": "[sync] # renamed"}),
+        )
+        .when("has been updated"),
+        Turn::text("Done.").when("renamed"),
+    ]);
+    let mut args = vec!["-p", "run the sync again"];
+    args.extend(tools);
+    let out = run_claude(&home, &bin_dir, &api, &work, &args);
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
+    let seen = bodies(&api);
+    let first = seen
+        .iter()
+        .find(|b| b.contains("run the sync again"))
+        .expect("the prompt reached the model");
+    assert!(
+        first.contains("left off") && first.contains("dead-letter queue"),
+        "the open item of the last session is not carried: {first}"
+    );
+    let after_failure = seen
+        .iter()
+        .find(|b| b.contains("unknown config key"))
+        .expect("a request carried the failure");
+    assert!(
+        after_failure.contains("frobnicate.depth") && after_failure.contains("cc://"),
+        "the past fix did not follow the failure: {after_failure}"
+    );
+    let last = seen.last().unwrap();
+    assert_eq!(
+        last.matches("past sessions in this project touched")
+            .count(),
+        1,
+        "the file's history should come with its first edit only: {last}"
+    );
+    assert!(last.contains("ledger.ini"), "{last}");
+
+    // elsewhere, the project's open items stay out
+    let other = home.path("elsewhere");
+    std::fs::create_dir_all(&other).unwrap();
+    let api = FakeApi::start(vec![Turn::text("Hello.")]);
+    let out = run_claude(&home, &bin_dir, &api, &other, &["-p", "hello there"]);
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
+    let first = bodies(&api)
+        .into_iter()
+        .find(|b| b.contains("hello there"))
+        .expect("the prompt reached the model");
+    assert!(!first.contains("dead-letter queue"), "{first}");
+}
