@@ -290,6 +290,27 @@ fn main() {
         .collect();
     let mut fails = time_hooks(home, &f.ws.root, "post-tool-use", &payloads);
     let n = fails.len();
+    // the slowest errors, by their first line: what a tail is made of
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| fails[b].cmp(&fails[a]));
+    for &i in order.iter().take(3) {
+        let e = &moment["error"]
+            .as_array_of_tables()
+            .unwrap()
+            .get(i)
+            .unwrap();
+        let first = e["output"]
+            .as_str()
+            .unwrap_or("")
+            .lines()
+            .next()
+            .unwrap_or("");
+        println!(
+            "  slowest: {:.2} ms  {}",
+            fails[i].as_secs_f64() * 1000.0,
+            first.chars().take(90).collect::<String>()
+        );
+    }
     println!(
         "post-tool-use with error recall ({n} failed commands, {chunks} chunks): p50 {:.2} ms, p95 {:.2} ms (goal p50 <= 20)",
         pct(&mut fails, 0.5),
