@@ -1034,4 +1034,95 @@ fn memory_speaks_up_at_the_moment_of_need() {
         .find(|b| b.contains("hello there"))
         .expect("the prompt reached the model");
     assert!(!first.contains("dead-letter queue"), "{first}");
+
+/// Issue 24, item 9 inside the real Claude Code: the agent proposes npm,
+/// the user turns it down with a rule ("No, that's wrong: always use pnpm
+/// in this repo", a second `-p` with `--continue`), and the agent
+/// apologises, runs a command and says the rule again. The summary pms
+/// writes at the session's end lists no turned-down proposal as a
+/// decision, counts the correction, writes no empty section (and none is
+/// a search hit); the learning staged is the user's rule once, and the
+/// apology ("I'll use pnpm") is not its why.
+#[test]
+fn a_turned_down_proposal_is_a_correction_not_a_decision_and_no_why() {
+    let bin_dir = claude_or_skip!();
+    let (home, work) = installed_home(&bin_dir);
+    let mut apology = Turn::tool_use(
+        "Bash",
+        serde_json::json!({"command": "echo pnpm-installed", "description": "Install with pnpm"}),
+    )
+    .when("always use pnpm");
+    apology.blocks[0]["text"] = "You're right, sorry — I'll use pnpm.".into();
+    let api = FakeApi::start(vec![
+        Turn::text("I'll install the dependencies with `npm install`."),
+        apology,
+        Turn::text("Installed with pnpm. Going forward, I'll always use pnpm.")
+            .when("pnpm-installed"),
+    ]);
+    let out = run_claude(
+        &home,
+        &bin_dir,
+        &api,
+        &work,
+        &["-p", "Set up the project so I can run the tests."],
+    );
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
+    let out = run_claude(
+        &home,
+        &bin_dir,
+        &api,
+        &work,
+        &[
+            "-p",
+            "No, that's wrong: always use pnpm in this repo",
+            "--continue",
+            "--allowedTools",
+            "Bash",
+        ],
+    );
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
+    assert_eq!(api.turns_used(), 3, "the conversation did not run through");
+
+    let summaries = home.summaries();
+    assert_eq!(summaries.len(), 1, "one session, continued: {summaries:#?}");
+    let summary = &summaries[0];
+    assert!(summary.contains("Going forward"), "{summary}");
+    let front = summary.split("\n---\n").next().unwrap();
+    let corrections: u32 = front
+        .split("correction: ")
+        .nth(1)
+        .and_then(|r| r.split([',', '}']).next())
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no correction count:\n{front}"));
+    assert!(corrections >= 1, "{front}");
+    let decisions = summary
+        .split("## Decisions\n")
+        .nth(1)
+        .map(|d| d.split("\n## ").next().unwrap())
+        .unwrap_or_default();
+    assert!(!decisions.contains("npm install"), "{summary}");
+    assert!(!summary.contains("(none recorded)"), "{summary}");
+    for section in summary.split("\n## ").skip(1) {
+        assert!(
+            section.lines().skip(1).any(|l| l.starts_with("- ")),
+            "an empty section was written: {section:?}\n{summary}"
+        );
+    }
+    home.ok(&["index", "--quiet"]);
+    let found = home.search_json("none recorded");
+    assert!(!found.to_string().contains("none recorded"), "{found:#}");
+
+    let pending = home.read_json("pms/.pms/pending-learnings.json");
+    let items = pending["items"].as_array().unwrap();
+    let pnpm: Vec<&Value> = items
+        .iter()
+        .filter(|i| i["text"].as_str().unwrap().contains("pnpm"))
+        .collect();
+    assert_eq!(pnpm.len(), 1, "{items:#?}");
+    assert_eq!(pnpm[0]["text"], "Always use pnpm in this repo");
+    assert_eq!(pnpm[0]["origin"], "user");
+    let why = pnpm[0]["why"].as_str().unwrap_or_default();
+    assert!(!why.contains("I'll use pnpm"), "{items:#?}");
+    let listed = crate::support::stdout(&home.ok(&["lessons"]));
+    assert!(!listed.contains("I'll use pnpm"), "{listed}");
 }

@@ -542,3 +542,103 @@ fn inside_claude_code_the_users_rule_and_the_lesson_are_staged_as_rules() {
         std::fs::read_to_string(&log).unwrap_or_default()
     );
 }
+
+/// The first screen of `pms lessons review` in a pty, up to its first
+/// question; then the review is stopped.
+fn review_screen(home: &TestHome) -> String {
+    use rexpect::session::spawn_command;
+    let mut cmd = std::process::Command::new(crate::support::PMS);
+    cmd.args([
+        "lessons",
+        "review",
+        "--workspace",
+        home.workspace().to_str().unwrap(),
+    ])
+    .env_clear()
+    .env("HOME", home.home())
+    .env("PATH", home.path_var())
+    .env("TERM", "xterm-256color")
+    .env("PMS_NO_BACKGROUND", "1");
+    let mut p = spawn_command(cmd, Some(20_000)).unwrap();
+    let screen = p.exp_string("What should happen to it?").unwrap();
+    // down to "Stop reviewing"
+    for key in ["\x1b[B", "\x1b[B", "\x1b[B", "\x1b[B", "\r"] {
+        p.send(key).unwrap();
+        p.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(60));
+    }
+    p.exp_eof().unwrap();
+    screen
+}
+
+/// The staged learnings that name `word`.
+fn naming<'a>(items: &'a [Value], word: &str) -> Vec<&'a Value> {
+    items
+        .iter()
+        .filter(|i| i["text"].as_str().unwrap().contains(word))
+        .collect()
+}
+
+/// Issue 24, item 9: the user turns the agent's proposal down with a rule
+/// and the agent apologises. The apology ("Sorry — I'll use pnpm") is
+/// neither the rule's why nor a learning of its own: the user's rule is
+/// staged once, with the reason the user gave or none; the review shows no
+/// "why: I'll use pnpm". The agent's own rule gets no such why either.
+#[test]
+fn the_apology_after_a_users_rule_is_not_its_why() {
+    // the conversation of the issue
+    let mut s = Session::start(home(), SESSION);
+    s.prompt("Set up the project so I can run the tests.");
+    s.reply(&["I'll install the dependencies with `npm install`."]);
+    s.prompt("No, that's wrong: always use pnpm in this repo");
+    s.reply(&["Sorry — I'll use pnpm."]);
+    s.end();
+    let items = s.pending();
+    assert_eq!(
+        texts(&items),
+        ["Always use pnpm in this repo"],
+        "{items:#?}"
+    );
+    assert_eq!(items[0]["origin"], "user");
+    assert_eq!(items[0]["why"], Value::Null, "{items:#?}");
+
+    // an apology that goes on after the work and says the rule again
+    let mut s = Session::start(home(), SESSION);
+    s.prompt("Set up the project so I can run the tests.");
+    s.reply(&["I'll install the dependencies with `npm install`."]);
+    s.prompt("No, that's wrong: always use pnpm in this repo");
+    s.reply(&[
+        "You're right, sorry — I'll use pnpm.",
+        "Installed with pnpm. Going forward, I'll always use pnpm.",
+    ]);
+    s.end();
+    let items = s.pending();
+    assert_eq!(
+        naming(&items, "pnpm").len(),
+        1,
+        "the agent's echo is not a second learning: {items:#?}"
+    );
+    assert_eq!(
+        texts(&items),
+        ["Always use pnpm in this repo"],
+        "{items:#?}"
+    );
+    assert_eq!(items[0]["origin"], "user");
+    assert_eq!(items[0]["why"], Value::Null, "{items:#?}");
+    let screen = review_screen(&s.home);
+    assert!(screen.contains("[1/1]"), "{screen}");
+    assert!(screen.contains("Always use pnpm in this repo"), "{screen}");
+    assert!(!screen.contains("why:"), "{screen}");
+
+    // the agent's own rule: its apology is no reason for it either
+    let mut s = Session::start(home(), SESSION);
+    s.prompt("The install broke the lockfile again.");
+    s.reply(&[
+        "My mistake — I'll use pnpm.",
+        "Done: `pnpm install` finished. Next time I'll use pnpm from the start.",
+    ]);
+    s.end();
+    let items = s.pending();
+    assert_eq!(texts(&items), ["Use pnpm from the start."], "{items:#?}");
+    assert_eq!(items[0]["why"], Value::Null, "{items:#?}");
+}

@@ -356,3 +356,109 @@ fn uninstall_asks_keeps_few_backups_and_leaves_the_workspace_findable() {
     assert!(!home.path(".config/pms/workspace").exists());
     assert_eq!(user_files(&home), original);
 }
+
+/// Issue 24, item 5: in `pms lessons review` at 100 columns, the cue
+/// question ("When does it apply?", pre-filled with the suggested cues)
+/// and the wording question are on the screen once each after the user
+/// edits them and answers, though each answer is wider than the terminal
+/// (dialoguer clears one row of a wrapped answer and drew the question
+/// twice).
+#[test]
+fn the_reviews_cue_question_is_drawn_once_at_100_columns() {
+    let home = TestHome::new();
+    home.init(&["--no-index"]);
+    let ws = pms::platform::workspace::Workspace::new(home.workspace());
+    let text = "Always run `cargo fmt --all`, `cargo clippy --all-targets` and `cargo test --locked` before pushing to the release branch.";
+    pms::memory::lessons::pending::stage(
+        &ws,
+        vec![pms::memory::lessons::pending::Candidate {
+            kind: "rule".into(),
+            text: text.into(),
+            origin: pms::memory::lessons::signals::Origin::User,
+            session_id: Some("s1".into()),
+            ..Default::default()
+        }],
+        &[],
+    )
+    .unwrap();
+    let pending = home.read_json("pms/.pms/pending-learnings.json");
+    let prefilled = pending["items"][0]["cues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect::<Vec<_>>()
+        .join("; ");
+    let ws_arg = home.workspace().to_str().unwrap().to_string();
+    let mut p = pty(
+        &home,
+        100,
+        &["lessons", "review", "--workspace", &ws_arg],
+        &[],
+    );
+    let mut raw = String::new();
+    let mut until = |p: &mut PtySession, said: &str| {
+        raw.push_str(&p.exp_string(said).unwrap());
+        raw.push_str(said);
+    };
+    let key = |p: &mut PtySession, k: &str| {
+        p.send(k).unwrap();
+        p.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(60));
+    };
+    until(&mut p, "What should happen to it?");
+    key(&mut p, "\x1b[B"); // "Edit the wording, then accept"
+    key(&mut p, "\r");
+    until(&mut p, "The rule (what to do, when, and why)");
+    // the user types at the end of the wording, then answers
+    let more = " Of the payments service.";
+    for c in more.chars() {
+        key(&mut p, &c.to_string());
+    }
+    key(&mut p, "\r");
+    until(&mut p, "When does it apply?");
+    let added = "; release branch; payments deploy; before git push";
+    for c in added.chars() {
+        key(&mut p, &c.to_string());
+    }
+    key(&mut p, "\r");
+    // the questions after it take their defaults
+    while let Ok(s) = p.exp_string("?") {
+        raw.push_str(&s);
+        raw.push('?');
+        key(&mut p, "\r");
+    }
+    raw.push_str(&p.exp_eof().unwrap_or_default());
+    let shown = screen(&raw_bytes(&raw), 100).screen().contents();
+    let prompt = "? When does it apply? › ".chars().count();
+    assert!(
+        prompt + format!("{prefilled}{added}").chars().count() > 100
+            && prompt + format!("{text}{more}").chars().count() > 100,
+        "the answers must not fit one line"
+    );
+    for question in [
+        "When does it apply?",
+        "The rule (what to do, when, and why)",
+    ] {
+        assert_eq!(shown.matches(question).count(), 1, "{question}:\n{shown}");
+    }
+    assert!(shown.contains(&format!("· {prefilled}{added}")), "{shown}");
+    // and no more than the question is cleared: the lines above it stay
+    assert!(
+        shown.contains("What should happen to it? · Edit the wording, then accept")
+            && shown.contains("Cues: situations, commands"),
+        "{shown}"
+    );
+    assert!(shown.contains("Added L-"), "{shown}");
+    let rules: serde_json::Value =
+        serde_json::from_slice(&home.ok(&["lessons", "--json"]).stdout).unwrap();
+    assert!(
+        rules["rules"][0]["text"]
+            .as_str()
+            .unwrap()
+            .ends_with("release branch. Of the payments service."),
+        "{rules:#}"
+    );
+    let when = rules["rules"][0]["when"].to_string();
+    assert!(when.contains("payments deploy"), "{rules:#}");
+}

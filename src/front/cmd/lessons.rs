@@ -7,10 +7,11 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
+use dialoguer::Select;
 use dialoguer::theme::ColorfulTheme;
-use dialoguer::{Input, Select};
 
 use crate::front::cli::{LessonsAction, LessonsArgs};
+use crate::front::cmd::{Answer, ask_line};
 use crate::memory::lessons::accept::{self, Acceptance, Accepted, Forget};
 use crate::memory::lessons::guard::{Guard, GuardMode};
 use crate::memory::lessons::pending::{self, PendingItem};
@@ -530,15 +531,9 @@ fn review_memory(
     if choice == 3 {
         return Ok(false);
     }
-    let wording: String = Input::with_theme(theme)
-        .with_prompt("The rule (what to do, when, and why)")
-        .with_initial_text(strip(&m.summary()))
-        .interact_text()?;
+    let wording = ask_line(theme, WORDING, &strip(&m.summary()), Answer::Required)?;
     println_stripped!("{CUES_HELP}");
-    let cues: String = Input::with_theme(theme)
-        .with_prompt("When does it apply?")
-        .allow_empty(true)
-        .interact_text()?;
+    let cues = ask_line(theme, CUES, "", Answer::MayBeEmpty)?;
     let uri = m.uri();
     let new = NewRule {
         text: &wording,
@@ -782,24 +777,21 @@ fn ask_guard_and_scope(
 }
 
 fn ask_wording(theme: &ColorfulTheme, item: &PendingItem) -> Result<String> {
-    Ok(Input::with_theme(theme)
-        .with_prompt("The rule (what to do, when, and why)")
-        .with_initial_text(strip(&accept::suggested_wording(&item.text)))
-        .interact_text()?)
+    let staged = accept::suggested_wording(&item.text);
+    ask_line(theme, WORDING, &strip(&staged), Answer::Required)
 }
 
-/// Said on its own line before the cue question: inside the prompt it
-/// wrapped at 100 columns with the suggested cues, and dialoguer, which
-/// clears one line when it redraws, drew the question twice.
+const WORDING: &str = "The rule (what to do, when, and why)";
+const CUES: &str = "When does it apply?";
+
+/// Said on its own line before the cue question, so that the question
+/// stays short and the suggested cues start on its line.
 const CUES_HELP: &str = "  Cues: situations, commands, synonyms, file types; ';' between them.";
 
 fn ask_cues(theme: &ColorfulTheme, item: &PendingItem, wording: &str) -> Result<Vec<String>> {
     println_stripped!("{CUES_HELP}");
-    let cues: String = Input::with_theme(theme)
-        .with_prompt("When does it apply?")
-        .with_initial_text(strip(&accept::suggested_cues(item, wording).join("; ")))
-        .allow_empty(true)
-        .interact_text()?;
+    let suggested = accept::suggested_cues(item, wording).join("; ");
+    let cues = ask_line(theme, CUES, &strip(&suggested), Answer::MayBeEmpty)?;
     Ok(split_cues(&cues))
 }
 

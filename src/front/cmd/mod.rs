@@ -95,6 +95,51 @@ pub fn print_fitted(line: &str) {
     }
 }
 
+/// Whether a question's answer may be empty.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    Required,
+    MayBeEmpty,
+}
+
+/// A one-line question pre-filled with `initial`, for answers that may be
+/// wider than the terminal (a rule's wording, its cues). dialoguer clears
+/// the row the cursor is on when the answer is given and leaves the rows a
+/// wrapped answer took above it, so the question stayed on the screen
+/// twice (dialoguer issue 295, open in 0.12; `pms lessons review` at 100
+/// columns, issue 24). Its own report is off: the rows the question took
+/// are cleared here and the answered question is drawn as dialoguer draws
+/// it. The rows are counted from the question and the answer as if the
+/// cursor is at the answer's end, where typing leaves it.
+pub fn ask_line(
+    theme: &dialoguer::theme::ColorfulTheme,
+    prompt: &str,
+    initial: &str,
+    answer: Answer,
+) -> anyhow::Result<String> {
+    use dialoguer::console::{Term, measure_text_width};
+    use dialoguer::theme::Theme;
+    let term = Term::stderr();
+    let typed: String = dialoguer::Input::with_theme(theme)
+        .with_prompt(prompt)
+        .with_initial_text(initial)
+        .allow_empty(answer == Answer::MayBeEmpty)
+        .report(false)
+        .interact_text_on(&term)?;
+    let mut asked = String::new();
+    theme.format_input_prompt(&mut asked, prompt, None)?;
+    let width = usize::from(term.size().1).max(1);
+    let rows = (measure_text_width(&asked) + measure_text_width(&typed))
+        .div_ceil(width)
+        .max(1);
+    term.clear_last_lines(rows - 1)?;
+    term.clear_to_end_of_screen()?;
+    let mut answered = String::new();
+    theme.format_input_prompt_selection(&mut answered, prompt, &typed)?;
+    term.write_line(&answered)?;
+    Ok(typed)
+}
+
 /// `line` broken at spaces into lines of at most `width` columns, each
 /// after the first indented two columns. A word wider than that stays
 /// whole on a line of its own.

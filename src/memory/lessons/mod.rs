@@ -404,6 +404,12 @@ impl KeyTerms {
             text: text.trim().to_string(),
         }
     }
+
+    /// Whether this text has key terms and each is one of `other`'s: it
+    /// says a part of what `other` says and nothing more.
+    pub fn within(&self, other: &KeyTerms) -> bool {
+        !self.terms.is_empty() && self.terms.is_subset(&other.terms)
+    }
 }
 
 /// [`similarity`] of two analysed texts.

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::signals::{Origin, is_rule_kind};
+use super::signals::{Origin, is_rule_kind, restates};
 use super::{DUPLICATE_SIMILARITY, KeyTerms, Known, id_for, polarity, similarity_of};
 use crate::platform::host::durable;
 use crate::platform::host::error::{AtPath, FileError};
@@ -114,13 +114,19 @@ impl PendingItem {
         if is_rule_kind(&c.kind) && !is_rule_kind(&self.kind) {
             let narrative = std::mem::replace(&mut self.text, redacted(&c.text));
             self.kind = c.kind.clone();
-            self.why = Some(match self.why.take() {
-                Some(w) => format!("{narrative} {w}"),
-                None => narrative,
-            });
+            // "I'll use pnpm" is no reason for "Always use pnpm".
+            let reason = (!restates(&narrative, &self.text)).then_some(narrative);
+            self.why = match (reason, self.why.take()) {
+                (Some(r), Some(w)) => Some(format!("{r} {w}")),
+                (r, w) => r.or(w),
+            };
         }
         if self.why.is_none() {
-            self.why = c.why.as_deref().map(redacted);
+            self.why = c
+                .why
+                .as_deref()
+                .filter(|w| !restates(w, &self.text))
+                .map(redacted);
         }
     }
 }
@@ -337,6 +343,24 @@ mod tests {
         assert_eq!(i.kind, "rule");
         assert!(i.text.starts_with("Always run the schema migration"));
         assert!(i.why.as_deref().unwrap().contains("without a transaction"));
+
+        // a narrative that only says what the rule says is no reason for it
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(dir.path());
+        std::fs::create_dir_all(ws.state_dir()).unwrap();
+        stage(&ws, vec![cand("I'll use pnpm.")], &[]).unwrap();
+        let rule = Candidate {
+            kind: "rule".into(),
+            text: "Always use pnpm.".into(),
+            why: Some("Sorry — I'll use pnpm.".into()),
+            session_id: Some("s2".into()),
+            ..Candidate::default()
+        };
+        stage(&ws, vec![rule], &[]).unwrap();
+        let items = load(&ws).unwrap().items;
+        assert_eq!(items.len(), 1, "{items:?}");
+        assert_eq!(items[0].text, "Always use pnpm.");
+        assert_eq!(items[0].why, None, "{items:?}");
     }
 
     #[test]

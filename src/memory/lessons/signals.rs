@@ -265,6 +265,15 @@ pub fn strip_acknowledgement(text: &str) -> String {
     capitalise(without_acknowledgement(text.trim()))
 }
 
+/// Whether narrative `sentence` gives no reason for `rule`: without its
+/// acknowledgement ("You're right, sorry —") it has no key term the rule
+/// lacks. "Sorry — I'll use pnpm" only repeats "Always use pnpm in this
+/// repo", and "You're right." says nothing; "the lockfile is pnpm's" says
+/// why.
+pub fn restates(sentence: &str, rule: &str) -> bool {
+    super::terms(without_acknowledgement(sentence)).is_subset(&super::terms(rule))
+}
+
 /// `text` without the acknowledgements it opens with, as a slice.
 pub(crate) fn without_acknowledgement(text: &str) -> &str {
     let mut t = text;
@@ -384,7 +393,9 @@ pub fn learnings(message: &str, origin: Origin) -> Vec<Learning> {
                 .iter()
                 .position(|(_, _, at)| *at >= i)
                 .unwrap_or(rules.len() - 1);
-            why[k].push(text);
+            if !restates(&text, &rules[k].0.text) {
+                why[k].push(text);
+            }
         }
         return rules
             .into_iter()
@@ -420,7 +431,7 @@ pub fn learnings(message: &str, origin: Origin) -> Vec<Learning> {
     let why: Vec<String> = found
         .iter()
         .enumerate()
-        .filter(|(i, f)| *i != best && strip_acknowledgement(&f.sentence) != text)
+        .filter(|(i, f)| *i != best && !restates(&f.sentence, &text))
         .map(|(_, f)| f.sentence.clone())
         .collect();
     vec![Learning {
@@ -692,6 +703,25 @@ mod tests {
                 .unwrap()
                 .contains("outside a transaction")
         );
+    }
+
+    #[test]
+    fn an_apology_that_repeats_the_rule_is_no_why() {
+        assert!(restates(
+            "Sorry — I'll use pnpm.",
+            "Always use pnpm in this repo"
+        ));
+        assert!(restates("You're right.", "Always use pnpm."));
+        assert!(!restates(
+            "You're right, the lockfile is pnpm's.",
+            "Always use pnpm."
+        ));
+        let l = learnings(
+            "You're right, sorry — I'll use pnpm. From now on I'll always use pnpm.",
+            Origin::Assistant,
+        );
+        assert_eq!(l.len(), 1, "{l:?}");
+        assert_eq!(l[0].why, None, "{l:?}");
     }
 
     #[test]

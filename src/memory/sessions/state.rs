@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::memory::lessons::signals::{self, Learning, Origin};
-use crate::memory::lessons::{DUPLICATE_SIMILARITY, similarity};
+use crate::memory::lessons::{DUPLICATE_SIMILARITY, KeyTerms, similarity_of};
 use crate::platform::agents::transcript::{self, ReadOptions, ReadStats, Role, Turn};
 use crate::platform::host::durable;
 use crate::platform::workspace::Workspace;
@@ -180,22 +180,51 @@ impl Signal {
             || (signals::is_rule_kind(l.kind) && !signals::is_rule_kind(&self.kind))
     }
 
-    /// Takes what `l` says better: its origin, and its rule wording (this
-    /// signal's text becomes the why).
+    /// Takes what `l` says better. The user's own rule wins whole, with the
+    /// reason the user gave or none: the agent's apology or promise around
+    /// it ("Sorry — I'll use pnpm") is no reason for it. Of the agent's own
+    /// words, a rule takes a narrative's place, and the narrative becomes
+    /// its why only when it says more than the rule (a root cause, not
+    /// "I'll use pnpm").
     fn absorb(&mut self, l: Learning) {
         if l.origin == Origin::User {
-            self.origin = Origin::User;
+            if self.origin != Origin::User {
+                self.kind = l.kind.to_string();
+                self.text = l.text;
+                self.origin = Origin::User;
+                self.why = l.why;
+            } else if self.why.is_none() {
+                self.why = l.why;
+            }
+            return;
+        }
+        if self.origin == Origin::User {
+            return;
         }
         if signals::is_rule_kind(l.kind) && !signals::is_rule_kind(&self.kind) {
             let old = std::mem::replace(&mut self.text, l.text);
             self.kind = l.kind.to_string();
-            self.why = Some(match self.why.take() {
-                Some(w) => format!("{old} {w}"),
-                None => old,
-            });
+            let reason = (!signals::restates(&old, &self.text)).then_some(old);
+            self.why = match (reason, self.why.take()) {
+                (Some(r), Some(w)) => Some(format!("{r} {w}")),
+                (r, w) => r.or(w),
+            };
         } else if self.why.is_none() {
-            self.why = l.why;
+            self.why = l.why.filter(|w| !signals::restates(w, &self.text));
         }
+    }
+
+    /// Whether `l` says what this signal says: nearly the same words, or
+    /// the agent saying a part of it again and nothing more ("Always use
+    /// pnpm." after the user's "always use pnpm in this repo"), or the
+    /// agent's narrative ("I'll use pnpm.") that rule `l` says in full.
+    fn says_the_same(&self, mine: &KeyTerms, l: &Learning, theirs: &KeyTerms) -> bool {
+        similarity_of(mine, theirs) >= DUPLICATE_SIMILARITY
+            || (l.origin == Origin::Assistant && theirs.within(mine))
+            || (self.origin == Origin::Assistant
+                && !signals::is_rule_kind(&self.kind)
+                && signals::is_rule_kind(l.kind)
+                && mine.within(theirs))
     }
 }
 
@@ -353,18 +382,19 @@ impl SessionState {
     }
 
     /// Adds `found` to the session's signals. A learning that restates one
-    /// already recorded is merged into it (the user's words and a rule win
-    /// over the agent's narrative); one already staged is recorded again
+    /// already recorded ([`Signal::says_the_same`]) is merged into it (the
+    /// user's words and a rule win over the agent's narrative); one already staged is recorded again
     /// only when it says more, so staging can upgrade the pending item. One
     /// reply gives at most one narrative learning, and none once it stated
     /// a rule: a rule replaces a narrative of the same reply.
     pub fn record(&mut self, found: Vec<Learning>, reply: u64) {
         let staged = self.signals_staged.min(self.signals.len());
         for l in found {
+            let theirs = KeyTerms::of(&l.text);
             if let Some(i) = self
                 .signals
                 .iter()
-                .position(|s| similarity(&s.text, &l.text) >= DUPLICATE_SIMILARITY)
+                .position(|s| s.says_the_same(&KeyTerms::of(&s.text), &l, &theirs))
             {
                 if i >= staged {
                     self.signals[i].absorb(l);
@@ -384,7 +414,7 @@ impl SessionState {
                         continue;
                     }
                 } else if let Some(s) = same_reply.next() {
-                    if s.why.is_none() {
+                    if s.why.is_none() && !signals::restates(&l.text, &s.text) {
                         s.why = Some(l.text);
                     }
                     continue;
