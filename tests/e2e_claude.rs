@@ -1034,6 +1034,7 @@ fn memory_speaks_up_at_the_moment_of_need() {
         .find(|b| b.contains("hello there"))
         .expect("the prompt reached the model");
     assert!(!first.contains("dead-letter queue"), "{first}");
+}
 
 /// Issue 24, item 9 inside the real Claude Code: the agent proposes npm,
 /// the user turns it down with a rule ("No, that's wrong: always use pnpm

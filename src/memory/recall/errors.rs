@@ -40,7 +40,7 @@ const COMMON_PART: i64 = 50;
 const COMMON_LEAST: i64 = 200;
 /// Candidate chunks read from FTS5 (about a millisecond for 300 on a
 /// 100k-chunk index).
-const CANDIDATES: i64 = 300;
+const CANDIDATES: i64 = 100;
 /// Turns read after the error.
 const FOLLOWING: i64 = 14;
 
