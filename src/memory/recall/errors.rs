@@ -249,11 +249,12 @@ fn fts_query(conn: &Connection, sig: &Signature) -> rusqlite::Result<Option<Stri
         }
     }
     counted.sort();
-    // A word in many chunks finds nothing the rare ones do not, and FTS5
-    // ranks every chunk holding it before it can cut to CANDIDATES: on the
-    // 105k-chunk bench index, errors whose query held such a word took
-    // 30-40 ms where the others took 10. The three rarest stay whatever
-    // their counts, so a plain error still has a query.
+    // A word in many chunks ("use", "run", "test") finds nothing the rare
+    // ones do not, and FTS5 ranks every chunk holding it before it can cut
+    // to CANDIDATES. An error whose only indexed words are such words was
+    // never met (its own words are in no past result): on the 105k-chunk
+    // bench index, searching for them anyway took 25-55 ms and found
+    // nothing alike.
     let chunks: i64 = conn
         .query_row("SELECT max(rowid) FROM chunks", [], |r| {
             r.get::<_, Option<i64>>(0)
@@ -262,9 +263,7 @@ fn fts_query(conn: &Connection, sig: &Signature) -> rusqlite::Result<Option<Stri
     let common = (chunks / COMMON_PART).max(COMMON_LEAST);
     let parts: Vec<String> = counted
         .into_iter()
-        .enumerate()
-        .filter(|(i, (n, _))| *i < 3 || *n <= common)
-        .map(|(_, c)| c)
+        .filter(|(n, _)| *n <= common)
         .take(QUERY_WORDS)
         .map(|(_, w)| {
             let phrase = w
