@@ -127,6 +127,13 @@ fn main() {
             t.elapsed().as_secs_f64()
         );
     }
+    // as the indexer leaves an index: its common and frequent terms listed
+    let t = Instant::now();
+    pms::memory::index::indexer::refresh_frequent_terms(&conn).unwrap();
+    println!(
+        "frequent terms listed in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
     let t = Instant::now();
     let refresh = vector_file::refresh(&conn, &db_path).unwrap();
     let file = vector_file::path_for(&db_path);

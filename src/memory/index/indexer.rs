@@ -301,13 +301,26 @@ fn sync(
 }
 
 /// A term in more transcript chunks than this (and than 2% of them) is
-/// "frequent" for search.
+/// "frequent" for search; the threshold is kept in the meta table
+/// ([`FREQUENT_THRESHOLD`]).
 pub const FREQUENT_MIN_DOCS: i64 = 20_000;
+pub const FREQUENT_THRESHOLD: &str = "frequent_terms_threshold";
+
+/// `frequent_terms` lists every term in more transcript chunks than this:
+/// too common to link two turns (the second hop's bridge words), which the
+/// hop would otherwise count one FTS5 query at a time (about 0.25 ms each,
+/// 16 per hop).
+pub const COMMON_MIN_DOCS: i64 = 500;
+
+/// The transcript chunks when `frequent_terms` was last computed. The name
+/// changed when the table began to list every common term (not only the
+/// frequent ones), so that the next index run recomputes it.
+const FREQUENT_TERMS_CHUNKS: &str = "frequent_terms_chunks_v2";
 
 /// Recomputes `frequent_terms` when the number of transcript chunks moved by
 /// more than 10% since the last time (the vocabulary scan takes about a
 /// second per million chunks, so it is not done on every run).
-fn refresh_frequent_terms(conn: &Connection) -> rusqlite::Result<()> {
+pub fn refresh_frequent_terms(conn: &Connection) -> rusqlite::Result<()> {
     // All chunks (counted through the small file index) stand in for the
     // transcript ones: they are nearly all of them on any index large enough
     // to matter, and this count is cheap.
@@ -316,7 +329,7 @@ fn refresh_frequent_terms(conn: &Connection) -> rusqlite::Result<()> {
         [],
         |r| r.get(0),
     )?;
-    let last: i64 = super::db::get_meta(conn, "frequent_terms_chunks")
+    let last: i64 = super::db::get_meta(conn, FREQUENT_TERMS_CHUNKS)
         .and_then(|v| v.parse().ok())
         .unwrap_or(-1);
     if last >= 0 && (chunks - last).abs() * 10 <= last {
@@ -325,13 +338,14 @@ fn refresh_frequent_terms(conn: &Connection) -> rusqlite::Result<()> {
     let threshold = FREQUENT_MIN_DOCS.max(chunks / 50);
     let tx = conn.unchecked_transaction()?;
     tx.execute("DELETE FROM frequent_terms", [])?;
-    if chunks > threshold {
+    if chunks > COMMON_MIN_DOCS {
         tx.execute(
             "INSERT INTO frequent_terms(term, docs) SELECT term, doc FROM transcript_vocab WHERE doc > ?1",
-            [threshold],
+            [COMMON_MIN_DOCS],
         )?;
     }
-    super::db::set_meta(&tx, "frequent_terms_chunks", &chunks.to_string())?;
+    super::db::set_meta(&tx, FREQUENT_THRESHOLD, &threshold.to_string())?;
+    super::db::set_meta(&tx, FREQUENT_TERMS_CHUNKS, &chunks.to_string())?;
     tx.commit()
 }
 

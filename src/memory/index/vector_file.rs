@@ -536,7 +536,20 @@ pub fn nearest(
     let Some(file) = VectorFile::for_index(conn) else {
         return Ok(None);
     };
-    let mut found = file.nearest(query_vec, k);
+    let found = file.nearest(query_vec, k);
+    with_newer(conn, &file, found, query_vec, k).map(Some)
+}
+
+/// `found` (the nearest of `file`, which a caller may have scanned on
+/// another thread) merged with the vectors added to the index after the
+/// file was written, the nearest `k` of all.
+pub fn with_newer(
+    conn: &Connection,
+    file: &VectorFile,
+    mut found: Vec<(i64, f32)>,
+    query_vec: &[f32],
+    k: usize,
+) -> rusqlite::Result<Vec<(i64, f32)>> {
     let query = ScanQuery::new(query_vec);
     let mut stmt =
         conn.prepare_cached("SELECT chunk_id, vec FROM chunk_vectors WHERE chunk_id > ?1")?;
@@ -549,7 +562,7 @@ pub fn nearest(
         let blob = row.get_ref(1)?.as_blob()?;
         top.offer(row.get(0)?, query.cosine(blob));
     }
-    Ok(Some(top.into_sorted()))
+    Ok(top.into_sorted())
 }
 
 #[cfg(test)]

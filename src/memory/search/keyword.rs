@@ -389,15 +389,22 @@ fn frequent_terms(conn: &Connection, q: &Concepts) -> HashMap<String, i64> {
         .iter()
         .flat_map(|c| c.forms.iter().flatten())
         .collect();
+    // the table lists every common term; frequent is above the threshold
+    // the indexer kept (an index written before it was kept: all of them)
+    let threshold: i64 =
+        crate::memory::index::db::get_meta(conn, crate::memory::index::indexer::FREQUENT_THRESHOLD)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
     rows_for_terms(conn, "SELECT term, docs FROM frequent_terms", &all, |r| {
-        Ok((r.get(0)?, r.get(1)?))
+        Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
     })
+    .map(|rows: Vec<(String, i64)>| rows.into_iter().filter(|(_, n)| *n > threshold).collect())
     .unwrap_or_default()
 }
 
 /// The rows of `select` (a query on a table with a `term` column) for
 /// `terms`; `None` when they cannot be read.
-fn rows_for_terms<T, C: FromIterator<T>>(
+pub(crate) fn rows_for_terms<T, C: FromIterator<T>>(
     conn: &Connection,
     select: &str,
     terms: &[&String],
