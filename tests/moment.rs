@@ -205,6 +205,9 @@ struct Figures {
     history_silent_none: (usize, usize),
     items_carried: (usize, usize),
     items_rejected: (usize, usize),
+    /// Of the items that must not be carried, those no session of the
+    /// project holds (another project's): kept out, of all.
+    foreign_kept_out: (usize, usize),
 }
 
 fn ratio((a, b): (usize, usize)) -> f64 {
@@ -214,7 +217,7 @@ fn ratio((a, b): (usize, usize)) -> f64 {
 impl Figures {
     fn line(&self, label: &str) -> String {
         format!(
-            "{label}: fix found {}/{} ({:.2}), nothing on unseen {}/{} ({:.2}); file history precision {:.2} recall {:.2} ({} named), silent on files without history {}/{}; continuity items carried {}/{}, wrong items kept out {}/{}",
+            "{label}: fix found {}/{} ({:.2}), nothing on unseen {}/{} ({:.2}); file history precision {:.2} recall {:.2} ({} named), silent on files without history {}/{}; continuity items carried {}/{}, wrong items kept out {}/{} (another project's {}/{})",
             self.fix_found.0,
             self.fix_found.1,
             ratio(self.fix_found),
@@ -230,6 +233,8 @@ impl Figures {
             self.items_carried.1,
             self.items_rejected.0,
             self.items_rejected.1,
+            self.foreign_kept_out.0,
+            self.foreign_kept_out.1,
         )
     }
 }
@@ -342,6 +347,23 @@ fn measure(home: &TestHome, set: &Set, half: Option<bool>, misses: &mut Vec<Stri
         }
         for item in &c.reject_items {
             f.items_rejected.1 += 1;
+            let foreign = !set.session.iter().any(|s| {
+                s.project == c.project
+                    && carries(
+                        &s.turn
+                            .iter()
+                            .map(|t| t.text.as_str())
+                            .collect::<Vec<_>>()
+                            .join("\n"),
+                        item,
+                    )
+            });
+            if foreign {
+                f.foreign_kept_out.1 += 1;
+                if !carries(section, item) {
+                    f.foreign_kept_out.0 += 1;
+                }
+            }
             if !carries(section, item) {
                 f.items_rejected.0 += 1;
             } else {
@@ -418,6 +440,12 @@ fn written_set_tuning_and_held_out_halves() {
     }
     // Floors below the goals: a regression shows, the figure is reported.
     for (label, f) in [("tuning", &tuning), ("held-out", &held_out)] {
+        assert_eq!(
+            f.foreign_kept_out.0,
+            f.foreign_kept_out.1,
+            "{label}: {}",
+            f.line(label)
+        );
         assert!(ratio(f.fix_found) >= 0.5, "{label}: {}", f.line(label));
         assert!(ratio(f.silent_unseen) >= 0.9, "{label}: {}", f.line(label));
         assert!(
@@ -439,6 +467,12 @@ fn blind_set() {
     let home = home_for(&set);
     let all = measure(&home, &set, None, &mut Vec::new());
     eprintln!("{}", all.line("moment blind"));
+    assert_eq!(
+        all.foreign_kept_out.0,
+        all.foreign_kept_out.1,
+        "{}",
+        all.line("blind")
+    );
     // Floors below the goals: a regression shows, the figure is reported.
     assert!(ratio(all.silent_unseen) >= 0.8, "{}", all.line("blind"));
     assert!(
