@@ -53,6 +53,11 @@ static NUMBER: LazyLock<Regex> =
 static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"'([^'\s][^']{0,60})'|"([^"\s][^"]{0,60})"|`([^`\s][^`]{0,60})`|‘([^’]{1,60})’|“([^”]{1,60})”"#).expect("valid")
 });
+/// The header of a Go program's log line (klog, glog: `E1014
+/// 08:03:11.220417`): its level, the day and the time of the run.
+static GLOG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?-u:\b)[IWEF]\d{4} \d{2}:\d{2}:\d{2}(?:\.\d+)?").expect("valid")
+});
 static SPACES: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\s+").expect("valid"));
 
 /// Most error lines kept: the first few say what failed; the rest repeat it.
@@ -164,6 +169,9 @@ impl Signature {
         if !ours.is_empty() && !theirs.is_empty() && ours.is_disjoint(&theirs) {
             return 0.0;
         }
+        if names_another_thing(&self.words(), &past.words(), weight) {
+            return 0.0;
+        }
         let held = weighted_agreement(&self.lines, &past.lines, weight);
         let converse = weighted_agreement(&past.lines, &self.lines, weight);
         held.powf(0.8) * converse.powf(0.2)
@@ -193,6 +201,24 @@ impl Signature {
         let cut = crate::platform::agents::transcript::error_excerpt(output, chars);
         Signature::of(&cut).or_else(|| Signature::of(output))
     }
+}
+
+/// Whether each of two errors has a word the other lacks that is at least
+/// as rare as any word they share: the same message about two different
+/// things, named without quotes (`cannot find -lpq` and `cannot find
+/// -lsqlite3`). A recurrence shares its rarest words (`openssl`, `e0373`);
+/// what differs is commoner (a version, a word of the tool's chatter).
+fn names_another_thing(
+    ours: &BTreeSet<String>,
+    theirs: &BTreeSet<String>,
+    weight: &dyn Fn(&str) -> f64,
+) -> bool {
+    let rarest =
+        |words: &mut dyn Iterator<Item = &String>| words.map(|w| weight(w)).fold(0.0, f64::max);
+    let shared = rarest(&mut ours.intersection(theirs));
+    let only_ours = rarest(&mut ours.difference(theirs));
+    let only_theirs = rarest(&mut theirs.difference(ours));
+    only_ours > 0.0 && only_theirs > 0.0 && only_ours >= shared && only_theirs >= shared
 }
 
 /// How much of the lines of `a` the lines of `b` hold: each line of `a`
@@ -260,6 +286,7 @@ fn bounded(output: &str) -> std::borrow::Cow<'_, str> {
 /// `<url>`, `<id>`, `<path>`, `<hex>`, `<n>`, single spaces.
 pub fn normalise(line: &str) -> String {
     let s = ANSI.replace_all(line, "");
+    let s = GLOG.replace_all(&s, "<time>");
     let s = URL.replace_all(&s, "<url>");
     let s = UUID.replace_all(&s, "<id>");
     let s = PATH.replace_all(&s, |c: &regex::Captures| {
@@ -323,6 +350,10 @@ mod tests {
             "--> <path> at <hex> in <n>"
         );
         assert_eq!(
+            normalise("E1014 08:03:11.220417  113208 memcache.go:265] couldn't get"),
+            "<time> <n> memcache.go:<n>] couldn't get"
+        );
+        assert_eq!(
             normalise("request 3f2a9c1e-1b2c-4d5e-8f90-1234567890ab failed: deadbeef12"),
             "request <id> failed: <hex>"
         );
@@ -371,6 +402,21 @@ mod tests {
         let a = Signature::of("ModuleNotFoundError: No module named 'pyarrow'").unwrap();
         let b = Signature::of("ModuleNotFoundError: No module named 'psycopg2'").unwrap();
         assert_eq!(a.weighted_likeness(&b, &weight), 0.0);
+        let lpq = Signature::of("error: linking with `cc` failed: exit status: 1\n  = note: /usr/bin/ld: cannot find -lpq: No such file or directory").unwrap();
+        let lsqlite = Signature::of("error: linking with `cc` failed: exit status: 1\n  = note: /usr/bin/ld: cannot find -lsqlite3: No such file or directory").unwrap();
+        let rare = |w: &str| {
+            if w == "lpq" || w == "lsqlite3" {
+                3.0
+            } else {
+                1.0
+            }
+        };
+        assert_eq!(
+            lpq.weighted_likeness(&lsqlite, &rare),
+            0.0,
+            "another library"
+        );
+        assert!(lpq.weighted_likeness(&lpq, &rare) > 0.99);
         assert!(a.weighted_likeness(&a, &weight) > 0.99);
     }
 
