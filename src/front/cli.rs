@@ -89,10 +89,18 @@ pub enum EmbeddingsAction {
     /// Which provider is in use, the local model's files, and how much of the index has vectors
     Status,
     /// Download the local model (embeddings.model) with checksums, or install it from a folder
+    ///
+    /// The default model is sentence-transformers/all-MiniLM-L6-v2: English, about 90 MB, reads
+    /// words in context. For other languages install the static multilingual model instead:
+    /// `pms embeddings install --model minishlab/potion-multilingual-128M` (about 500 MB, faster
+    /// to index, weaker on English paraphrases).
     Install {
-        /// A folder holding the model's config.json, tokenizer.json and model.safetensors
+        /// A folder holding the model's config.json, tokenizer.json and model.safetensors (for machines without network)
         #[arg(long, value_name = "DIR")]
         from: Option<PathBuf>,
+        /// Install this Hugging Face model id (or use this model folder) instead of embeddings.model, and set embeddings.model to it in config.toml
+        #[arg(long, value_name = "ID")]
+        model: Option<String>,
     },
 }
 
