@@ -150,7 +150,7 @@ fn hub(model_dir: &std::path::Path, corrupt: bool) -> StaticServer {
 /// Serves the model in `model_dir` as `id` on `server`: the top listing
 /// (a subfolder as a "directory" entry, listed apart as the hub does) and
 /// every file of the folder. `corrupt` flips a byte of model.safetensors.
-fn serve_model(server: &StaticServer, id: &str, model_dir: &std::path::Path, corrupt: bool) {
+pub fn serve_model(server: &StaticServer, id: &str, model_dir: &std::path::Path, corrupt: bool) {
     let mut top = Vec::new();
     let mut nested: std::collections::BTreeMap<String, Vec<Value>> = Default::default();
     for name in [
@@ -390,6 +390,72 @@ fn install_model_installs_another_model_and_sets_it_in_config() {
             .contains(&format!("model = \"{}\"", other.display())),
         "a failed install leaves config.toml alone"
     );
+}
+
+/// `pms init --yes` installs no model unless `--embeddings` says so; with
+/// it, init runs the same checked download after the workspace is set up,
+/// and a download that fails leaves init successful, saying how to try
+/// again.
+#[test]
+fn init_installs_the_model_only_when_asked_and_a_failed_download_does_not_fail_init() {
+    let files = tempfile::tempdir().unwrap();
+    let model = models::tiny_bert(&files.path().join("tiny-bert"));
+    let server = StaticServer::start();
+    serve_model(
+        &server,
+        "sentence-transformers/all-MiniLM-L6-v2",
+        &model,
+        false,
+    );
+    let with_hub = |url: &str| {
+        let home = TestHome::new();
+        std::fs::create_dir_all(home.workspace()).unwrap();
+        std::fs::write(
+            home.workspace().join("config.toml"),
+            format!("[embeddings]\ndownload_url = \"{url}\"\n"),
+        )
+        .unwrap();
+        home
+    };
+    let installed = |home: &TestHome| {
+        home.path(".cache/pms/models/sentence-transformers--all-MiniLM-L6-v2/model.safetensors")
+            .is_file()
+    };
+
+    // --yes alone: nothing downloaded, not even the listing
+    let home = with_hub(&server.url());
+    home.init(&["--no-index"]);
+    assert!(!installed(&home));
+    assert!(server.hits.lock().unwrap().is_empty());
+
+    // --embeddings: downloaded and checked, after the workspace
+    let home = with_hub(&server.url());
+    let out = home.init(&["--no-index", "--embeddings"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("then download the embedding model sentence-transformers/all-MiniLM-L6-v2"),
+        "{text}"
+    );
+    assert!(text.contains("transformer (BERT)"), "{text}");
+    assert!(installed(&home));
+    home.ok(&["index"]);
+    assert_eq!(search(&home, "login credentials")["mode"], "hybrid");
+
+    // a hub that does not answer: init still succeeds, and says what to do
+    let home = with_hub("http://127.0.0.1:9");
+    let out = home.init(&["--no-index", "--embeddings"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("The embedding model was not installed")
+            && text.contains("Fix: run `pms embeddings install`"),
+        "{text}"
+    );
+    assert!(home.workspace().join("_me/profile.md").is_file());
+    assert!(!installed(&home));
+
+    // --no-embeddings with --embeddings is refused by the parser
+    let out = home.run(&["init", "--yes", "--embeddings", "--no-embeddings"]);
+    assert!(!out.status.success());
 }
 
 /// An `/v1/embeddings` endpoint whose vectors say whether a text is about

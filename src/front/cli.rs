@@ -175,6 +175,12 @@ pub struct InitArgs {
     /// Do not offer to import the memory other tools keep on this machine (claude-mem, ChatGPT's export, ...)
     #[arg(long)]
     pub no_import: bool,
+    /// Download the embedding model at the end (embeddings.model: all-MiniLM-L6-v2, about 90 MB, English) so search also finds by meaning
+    #[arg(long, conflicts_with = "no_embeddings")]
+    pub embeddings: bool,
+    /// Do not offer the embedding model (the answer --yes gives unless --embeddings)
+    #[arg(long)]
+    pub no_embeddings: bool,
     /// Print the available domains and exit
     #[arg(long)]
     pub list_domains: bool,
