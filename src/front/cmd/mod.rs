@@ -169,7 +169,7 @@ mod tests {
 
     #[test]
     fn lines_break_at_spaces_within_the_width() {
-        let line = "Semantic search: off, no embedding model installed (run `pms embeddings install` for sentence-transformers/all-MiniLM-L6-v2).";
+        let line = "Semantic search: off, no embedding model installed (run `pms embeddings install` for minishlab/potion-multilingual-128M).";
         assert_eq!(fit(line, 200), line);
         for width in [40, 80, 120] {
             let fitted = fit(line, width);

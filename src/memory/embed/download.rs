@@ -114,7 +114,7 @@ pub fn install(
                 cause: format!(
                     "HTTP {status}{}",
                     if status == 404 {
-                        " (no such model; check embeddings.model)"
+                        " (no such model; check the model id: embeddings.model, or --model)"
                     } else if status == 401 {
                         " (the model needs a token: set HF_TOKEN)"
                     } else {
