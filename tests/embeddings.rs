@@ -143,9 +143,26 @@ fn filters_apply_to_semantic_hits_too() {
 /// a file listing with LFS SHA-256s and Git blob ids, and the files.
 fn hub(model_dir: &std::path::Path, corrupt: bool) -> StaticServer {
     let server = StaticServer::start();
-    let mut tree = Vec::new();
-    for name in ["config.json", "tokenizer.json", "model.safetensors"] {
-        let bytes = std::fs::read(model_dir.join(name)).unwrap();
+    serve_model(&server, "org/tiny", model_dir, corrupt);
+    server
+}
+
+/// Serves the model in `model_dir` as `id` on `server`: the top listing
+/// (a subfolder as a "directory" entry, listed apart as the hub does) and
+/// every file of the folder. `corrupt` flips a byte of model.safetensors.
+pub fn serve_model(server: &StaticServer, id: &str, model_dir: &std::path::Path, corrupt: bool) {
+    let mut top = Vec::new();
+    let mut nested: std::collections::BTreeMap<String, Vec<Value>> = Default::default();
+    for name in [
+        "config.json",
+        "tokenizer.json",
+        "model.safetensors",
+        "sentence_bert_config.json",
+        "1_Pooling/config.json",
+    ] {
+        let Ok(bytes) = std::fs::read(model_dir.join(name)) else {
+            continue;
+        };
         let mut entry = json!({"type": "file", "path": name, "size": bytes.len()});
         let mut blob = sha1::Sha1::new();
         blob.update(format!("blob {}\0", bytes.len()).as_bytes());
@@ -155,25 +172,39 @@ fn hub(model_dir: &std::path::Path, corrupt: bool) -> StaticServer {
             let sha = hex(&sha2::Sha256::digest(&bytes));
             entry["lfs"] = json!({"oid": sha, "size": bytes.len(), "pointerSize": 134});
         }
-        tree.push(entry);
+        match name.split_once('/') {
+            Some((folder, _)) => {
+                if !nested.contains_key(folder) {
+                    top.push(json!({"type": "directory", "path": folder, "oid": "d", "size": 0}));
+                }
+                nested.entry(folder.to_string()).or_default().push(entry);
+            }
+            None => top.push(entry),
+        }
         let mut served = bytes.clone();
         if corrupt && name == "model.safetensors" {
             let last = served.len() - 1;
             served[last] ^= 0xff;
         }
         server.route(
-            &format!("/org/tiny/resolve/main/{name}"),
+            &format!("/{id}/resolve/main/{name}"),
             "application/octet-stream",
             served,
         );
     }
-    tree.push(json!({"type": "file", "path": "README.md", "size": 3, "oid": "x"}));
+    top.push(json!({"type": "file", "path": "README.md", "size": 3, "oid": "x"}));
     server.route(
-        "/api/models/org/tiny/tree/main",
+        &format!("/api/models/{id}/tree/main"),
         "application/json",
-        Value::Array(tree).to_string().into_bytes(),
+        Value::Array(top).to_string().into_bytes(),
     );
-    server
+    for (folder, entries) in nested {
+        server.route(
+            &format!("/api/models/{id}/tree/main/{folder}"),
+            "application/json",
+            Value::Array(entries).to_string().into_bytes(),
+        );
+    }
 }
 
 fn hex(b: &[u8]) -> String {
@@ -235,6 +266,196 @@ fn a_corrupt_download_is_refused_and_leaves_nothing_behind() {
         err.contains("HTTP 404") && err.contains("embeddings.model"),
         "{err}"
     );
+}
+
+/// The default model is all-MiniLM-L6-v2: `pms embeddings install` with
+/// nothing configured downloads it (a BERT folder: the three files and the
+/// sentence-transformers settings, one of them in a subfolder the hub lists
+/// apart), each file checked, and `pms index` embeds with it.
+#[test]
+fn install_downloads_the_default_bert_model_with_its_settings() {
+    let home = setup();
+    let model = models::tiny_bert(&home.path("tiny-bert"));
+    let server = StaticServer::start();
+    serve_model(
+        &server,
+        "sentence-transformers/all-MiniLM-L6-v2",
+        &model,
+        false,
+    );
+    set_config(&home, "embeddings", "download_url", &server.url());
+    let out = stdout(&home.ok(&["embeddings", "install"]));
+    assert!(
+        out.contains("Downloading sentence-transformers/all-MiniLM-L6-v2"),
+        "{out}"
+    );
+    assert!(
+        out.contains("transformer (BERT)") && out.contains("8-dimension vectors"),
+        "{out}"
+    );
+    let installed = home.path(".cache/pms/models/sentence-transformers--all-MiniLM-L6-v2");
+    for name in [
+        "config.json",
+        "tokenizer.json",
+        "model.safetensors",
+        "sentence_bert_config.json",
+        "1_Pooling/config.json",
+    ] {
+        assert_eq!(
+            std::fs::read(installed.join(name)).unwrap(),
+            std::fs::read(model.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(installed.join("pms-model.json")).unwrap())
+            .unwrap();
+    assert_eq!(record["files"].as_array().unwrap().len(), 5, "{record:#}");
+    let out = stdout(&home.ok(&["index"]));
+    assert!(out.contains("chunks embedded"), "{out}");
+    let st: Value =
+        serde_json::from_slice(&home.ok(&["embeddings", "status", "--json"]).stdout).unwrap();
+    assert_eq!(st["index"]["vectors"], st["index"]["chunks"], "{st:#}");
+    assert_eq!(search(&home, "login credentials")["mode"], "hybrid");
+    // config.toml still names the default: nothing to write
+    let config = std::fs::read_to_string(home.workspace().join("config.toml")).unwrap();
+    assert!(
+        config.contains("model = \"sentence-transformers/all-MiniLM-L6-v2\""),
+        "{config}"
+    );
+}
+
+/// `--model` installs another model than the configured one and makes it
+/// the one used: config.toml gets the id, every other byte kept.
+#[test]
+fn install_model_installs_another_model_and_sets_it_in_config() {
+    let home = setup();
+    let model = models::tiny_model(&home.path("tiny-model"));
+    let server = hub(&model, false);
+    set_config(&home, "embeddings", "download_url", &server.url());
+    let config_path = home.workspace().join("config.toml");
+    let mut before = std::fs::read_to_string(&config_path).unwrap();
+    before.push_str("# my own note\n");
+    std::fs::write(&config_path, &before).unwrap();
+
+    let out = stdout(&home.ok(&["embeddings", "install", "--model", "org/tiny"]));
+    assert!(out.contains("static (Model2Vec)"), "{out}");
+    assert!(out.contains("embeddings.model is now org/tiny"), "{out}");
+    let after = std::fs::read_to_string(&config_path).unwrap();
+    assert_eq!(
+        after,
+        before.replace(
+            "model = \"sentence-transformers/all-MiniLM-L6-v2\"",
+            "model = \"org/tiny\""
+        )
+    );
+    assert!(
+        home.path(".cache/pms/models/org--tiny/model.safetensors")
+            .is_file()
+    );
+    home.ok(&["index"]);
+    let v = search(&home, "login credentials");
+    assert_eq!(v["mode"], "hybrid", "{v:#}");
+    assert_eq!(uris(&v)[0], "product/notes/auth.md", "{v:#}");
+
+    // a folder is used where it is, by its absolute path
+    let other = models::tiny_model(&home.path("models/other"));
+    // (pms runs in HOME, so the relative path is HOME/models/other)
+    let out = stdout(&home.ok(&["embeddings", "install", "--model", "models/other"]));
+    assert!(out.contains("static (Model2Vec)"), "{out}");
+    let after = std::fs::read_to_string(&config_path).unwrap();
+    assert!(
+        after.contains(&format!("model = \"{}\"", other.display())),
+        "{after}"
+    );
+
+    // a model that is neither kind says what pms reads
+    server.route(
+        "/api/models/org/text-only/tree/main",
+        "application/json",
+        json!([{"type": "file", "path": "config.json", "size": 2, "oid": "x"}])
+            .to_string()
+            .into_bytes(),
+    );
+    let err =
+        crate::support::stderr(&home.run(&["embeddings", "install", "--model", "org/text-only"]));
+    assert!(
+        err.contains("neither a BERT sentence encoder nor a Model2Vec model")
+            && err.contains("minishlab/potion-multilingual-128M"),
+        "{err}"
+    );
+    assert!(
+        std::fs::read_to_string(&config_path)
+            .unwrap()
+            .contains(&format!("model = \"{}\"", other.display())),
+        "a failed install leaves config.toml alone"
+    );
+}
+
+/// `pms init --yes` installs no model unless `--embeddings` says so; with
+/// it, init runs the same checked download after the workspace is set up,
+/// and a download that fails leaves init successful, saying how to try
+/// again.
+#[test]
+fn init_installs_the_model_only_when_asked_and_a_failed_download_does_not_fail_init() {
+    let files = tempfile::tempdir().unwrap();
+    let model = models::tiny_bert(&files.path().join("tiny-bert"));
+    let server = StaticServer::start();
+    serve_model(
+        &server,
+        "sentence-transformers/all-MiniLM-L6-v2",
+        &model,
+        false,
+    );
+    let with_hub = |url: &str| {
+        let home = TestHome::new();
+        std::fs::create_dir_all(home.workspace()).unwrap();
+        std::fs::write(
+            home.workspace().join("config.toml"),
+            format!("[embeddings]\ndownload_url = \"{url}\"\n"),
+        )
+        .unwrap();
+        home
+    };
+    let installed = |home: &TestHome| {
+        home.path(".cache/pms/models/sentence-transformers--all-MiniLM-L6-v2/model.safetensors")
+            .is_file()
+    };
+
+    // --yes alone: nothing downloaded, not even the listing
+    let home = with_hub(&server.url());
+    home.init(&["--no-index"]);
+    assert!(!installed(&home));
+    assert!(server.hits.lock().unwrap().is_empty());
+
+    // --embeddings: downloaded and checked, after the workspace
+    let home = with_hub(&server.url());
+    let out = home.init(&["--no-index", "--embeddings"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("then download the embedding model sentence-transformers/all-MiniLM-L6-v2"),
+        "{text}"
+    );
+    assert!(text.contains("transformer (BERT)"), "{text}");
+    assert!(installed(&home));
+    home.ok(&["index"]);
+    assert_eq!(search(&home, "login credentials")["mode"], "hybrid");
+
+    // a hub that does not answer: init still succeeds, and says what to do
+    let home = with_hub("http://127.0.0.1:9");
+    let out = home.init(&["--no-index", "--embeddings"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("The embedding model was not installed")
+            && text.contains("Fix: run `pms embeddings install`"),
+        "{text}"
+    );
+    assert!(home.workspace().join("_me/profile.md").is_file());
+    assert!(!installed(&home));
+
+    // --no-embeddings with --embeddings is refused by the parser
+    let out = home.run(&["init", "--yes", "--embeddings", "--no-embeddings"]);
+    assert!(!out.status.success());
 }
 
 /// An `/v1/embeddings` endpoint whose vectors say whether a text is about
@@ -401,7 +622,7 @@ fn verify_reports_the_model_and_the_vectors_and_fix_fills_them_in() {
 
     // a damaged model file is a failure that says how to reinstall
     let weights =
-        home.path(".cache/pms/models/minishlab--potion-multilingual-128M/model.safetensors");
+        home.path(".cache/pms/models/sentence-transformers--all-MiniLM-L6-v2/model.safetensors");
     std::fs::write(&weights, b"truncated").unwrap();
     let v = verify(&[]);
     assert_eq!(status(&v, "embeddings").as_deref(), Some("fail"), "{v:#}");
@@ -463,7 +684,7 @@ fn a_transformer_model_embeds_as_sentence_transformers_does_and_installs_from_a_
         out.contains("transformer (BERT)") && out.contains("384-dimension vectors"),
         "{out}"
     );
-    let installed = home.path(".cache/pms/models/minishlab--potion-multilingual-128M");
+    let installed = home.path(".cache/pms/models/sentence-transformers--all-MiniLM-L6-v2");
     assert!(installed.join("model.safetensors").is_file());
     assert!(
         installed.join("sentence_bert_config.json").is_file()

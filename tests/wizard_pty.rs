@@ -69,6 +69,8 @@ fn typing_answers_into_the_wizard_builds_the_workspace() {
     key(&mut p, "\r");
     p.exp_string("Load the memory in").unwrap();
     key(&mut p, "\r");
+    p.exp_string("Download the embedding model now?").unwrap();
+    key(&mut p, "\r"); // no, the default
     p.exp_string("This is what pms will do").unwrap();
     p.exp_string("Apply these changes?").unwrap();
     key(&mut p, "y");
@@ -103,6 +105,10 @@ fn typing_answers_into_the_wizard_builds_the_workspace() {
         settings["hooks"]["SessionStart"][0]["hooks"][0]["args"][1],
         "session-start"
     );
+    assert!(
+        !home.path(".cache/pms/models").exists(),
+        "no embedding model without a yes"
+    );
 }
 
 #[test]
@@ -128,6 +134,8 @@ fn declining_the_summary_changes_nothing() {
     p.exp_string("Claude Code (not found on PATH)").unwrap();
     key(&mut p, "\r");
     p.exp_string("Load the memory in").unwrap();
+    key(&mut p, "\r");
+    p.exp_string("Download the embedding model now?").unwrap();
     key(&mut p, "\r");
     p.exp_string("Apply these changes?").unwrap();
     key(&mut p, "n");
@@ -184,6 +192,8 @@ fn the_wizard_offers_the_memory_other_tools_keep() {
     key(&mut p, "\r");
     p.exp_string("Load the memory in").unwrap();
     key(&mut p, "\r");
+    p.exp_string("Download the embedding model now?").unwrap();
+    key(&mut p, "\r");
     p.exp_string("Apply these changes?").unwrap();
     key(&mut p, "y");
     p.exp_string("Found memory from other tools").unwrap();
@@ -215,6 +225,83 @@ fn the_wizard_offers_the_memory_other_tools_keep() {
         .unwrap()
         .collect();
     assert_eq!(notes.len(), 1);
+}
+
+/// The wizard's one question about search by meaning: the costs are told
+/// before it, and a yes runs the checked download (from a hub on
+/// 127.0.0.1, named in the workspace's config.toml) after the setup.
+#[test]
+fn the_wizard_offers_the_embedding_model_with_its_costs_and_installs_it_on_yes() {
+    let home = TestHome::new();
+    let ws = home.workspace();
+    let model = crate::support::models::tiny_bert(&home.path("tiny-bert"));
+    let server = crate::support::static_server::StaticServer::start();
+    crate::embeddings::serve_model(
+        &server,
+        "sentence-transformers/all-MiniLM-L6-v2",
+        &model,
+        false,
+    );
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::write(
+        ws.join("config.toml"),
+        format!("[embeddings]\ndownload_url = \"{}\"\n", server.url()),
+    )
+    .unwrap();
+    let mut p = wizard(&home);
+    for prompt in [
+        "Your name",
+        "Your role",
+        "What do you mostly do?",
+        "Language for answers",
+        "Other languages that are fine too",
+        "The tone of your writing",
+    ] {
+        p.exp_string(prompt).unwrap();
+        key(&mut p, "\r");
+    }
+    p.exp_string("Where should the workspace live?").unwrap();
+    p.send_line(ws.to_str().unwrap()).unwrap();
+    p.exp_string("Wire the memory into which agents?").unwrap();
+    key(&mut p, "\r");
+    p.exp_string("Load the memory in").unwrap();
+    key(&mut p, "\r");
+    let costs = p.exp_string("Download the embedding model now?").unwrap();
+    for cost in [
+        "sentence-transformers/all-MiniLM-L6-v2",
+        "about 90 MB",
+        "English only",
+        "keyword search works meanwhile",
+        "hooks never embed",
+    ] {
+        assert!(
+            costs
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .contains(cost),
+            "{cost:?} not told: {costs}"
+        );
+    }
+    assert!(
+        server.hits.lock().unwrap().is_empty(),
+        "nothing before the yes"
+    );
+    key(&mut p, "y");
+    p.exp_string("then download the embedding model").unwrap();
+    p.exp_string("Apply these changes?").unwrap();
+    key(&mut p, "y");
+    p.exp_string("Build the search index").unwrap();
+    key(&mut p, "n");
+    p.exp_string("every file's checksum verified").unwrap();
+    p.exp_string("transformer (BERT)").unwrap();
+    p.exp_eof().unwrap();
+    assert!(
+        home.path(
+            ".cache/pms/models/sentence-transformers--all-MiniLM-L6-v2/1_Pooling/config.json"
+        )
+        .is_file()
+    );
 }
 
 /// `pms lessons review`, typed into: accept one learning as is, reword
@@ -466,6 +553,7 @@ fn rerunning_the_wizard_with_enter_everywhere_changes_nothing_and_fits_80_column
         "Where should the workspace live?",
         "Wire the memory into which agents?",
         "Load the memory in",
+        "Download the embedding model now?",
     ] {
         raw.push_str(&p.exp_string(prompt).unwrap());
         raw.push_str(prompt);

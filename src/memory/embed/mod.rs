@@ -5,10 +5,12 @@
 //! `embeddings.provider` in config.toml:
 //!
 //! - `none`: keyword search only.
-//! - `local`: a Model2Vec static model run in-process (model2vec-rs). Static
-//!   embeddings are a table lookup and an average, so they encode thousands
-//!   of chunks a second on a laptop CPU with no runtime to install, and the
-//!   default model is multilingual (workspaces mix English and Chinese).
+//! - `local`: a model run in-process: by default all-MiniLM-L6-v2, a BERT
+//!   sentence encoder (English, 90 MB, words read in context: see bert.rs),
+//!   or a Model2Vec static model (model2vec-rs), a table lookup and an
+//!   average that encodes thousands of chunks a second and, with
+//!   potion-multilingual-128M, reads every language (workspaces that mix
+//!   English and Chinese).
 //! - `openai-compatible`: any `/v1/embeddings` server (OpenAI, Ollama, LM
 //!   Studio, llama.cpp), its key read from an environment variable.
 //!
@@ -219,17 +221,22 @@ impl Embedder for LocalModel {
 /// Where a local model lives: a folder path as given, or the cache folder of
 /// a Hugging Face model id (`owner/name` → `~/.cache/pms/models/owner--name`).
 pub fn model_dir(env: &HostEnv, model: &str) -> PathBuf {
-    let looks_like_path = model.starts_with('/')
-        || model.starts_with('~')
-        || model.starts_with('.')
-        || Path::new(model).is_dir();
-    if looks_like_path {
+    if names_a_folder(model) {
         env.expand_tilde(model)
     } else {
         env.pms_cache_dir
             .join("models")
             .join(model.replace('/', "--"))
     }
+}
+
+/// Whether `embeddings.model` names a folder (used as it is) rather than a
+/// Hugging Face model id (downloaded into the cache).
+pub fn names_a_folder(model: &str) -> bool {
+    model.starts_with('/')
+        || model.starts_with('~')
+        || model.starts_with('.')
+        || Path::new(model).is_dir()
 }
 
 /// Scales `v` to unit length (a zero vector stays zero).
@@ -264,7 +271,7 @@ mod tests {
         assert_eq!(
             model,
             dir.path()
-                .join(".cache/pms/models/minishlab--potion-multilingual-128M")
+                .join(".cache/pms/models/sentence-transformers--all-MiniLM-L6-v2")
         );
         std::fs::create_dir_all(&model).unwrap();
         for f in local::FILES {

@@ -168,8 +168,8 @@ pub const KEYS: &[KeyDoc] = &[
     KeyDoc {
         table: "embeddings",
         key: "model",
-        default: "\"minishlab/potion-multilingual-128M\"",
-        doc: "Local model: a Model2Vec model id on Hugging Face (kept in ~/.cache/pms/models) or the path of a folder holding one.",
+        default: "\"sentence-transformers/all-MiniLM-L6-v2\"",
+        doc: "Local model: a Hugging Face model id (kept in ~/.cache/pms/models) or the path of a folder holding one: a BERT sentence encoder or a Model2Vec static model. The default reads English in context (about 90 MB); for other languages set \"minishlab/potion-multilingual-128M\" (static, multilingual, about 500 MB, faster to index, weaker on paraphrases), then `pms embeddings install`.",
     },
     KeyDoc {
         table: "embeddings",
@@ -233,6 +233,17 @@ pub struct Config {
     pub embeddings: EmbeddingsConfig,
 }
 
+/// The local model `pms embeddings install` downloads: all-MiniLM-L6-v2, a
+/// 6-layer BERT sentence encoder (English, 384 dimensions, 90.9 MB). On the
+/// long-memory set it was the measured winner of issue 26: a transformer
+/// reads words in context, so paraphrases find their notes.
+pub const DEFAULT_MODEL: &str = "sentence-transformers/all-MiniLM-L6-v2";
+
+/// The alternative one config line away: a Model2Vec static model that reads
+/// every language (workspaces that mix English and Chinese), indexes faster
+/// and weighs about 500 MB, at weaker recall on English paraphrases.
+pub const MULTILINGUAL_MODEL: &str = "minishlab/potion-multilingual-128M";
+
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(default)]
 pub struct EmbeddingsConfig {
@@ -249,7 +260,7 @@ impl Default for EmbeddingsConfig {
     fn default() -> Self {
         EmbeddingsConfig {
             provider: Provider::Auto,
-            model: "minishlab/potion-multilingual-128M".into(),
+            model: DEFAULT_MODEL.into(),
             download_url: "https://huggingface.co".into(),
             vector_weight: 0.3,
             api_url: "https://api.openai.com/v1".into(),
@@ -753,9 +764,90 @@ pub fn add_config_keys(
     Ok(added)
 }
 
+/// Sets the string key `table.key` of `config.toml` to `value` (`pms
+/// embeddings install --model`), keeping every other byte: the user's
+/// values, comments (the one on this key too) and line ends. A missing file
+/// is written whole, commented, with this one value changed. Returns whether
+/// the file changed.
+pub fn set_string_key(
+    ws: &super::Workspace,
+    table: &str,
+    key: &str,
+    value: &str,
+) -> anyhow::Result<bool> {
+    use anyhow::Context as _;
+    let path = ws.config_path();
+    let existing = crate::platform::host::durable::read_existing_text(&path)
+        .with_context(|| format!("{}: left as it is", path.display()))?;
+    let mut doc: DocumentMut = match &existing {
+        Some(text) => text.parse().with_context(|| {
+            format!(
+                "{} is not valid TOML, so {table}.{key} was not set.\n  Fix: correct the file (`pms verify` says where), then run the command again",
+                path.display()
+            )
+        })?,
+        None => default_document(),
+    };
+    if !doc.contains_key(table) {
+        let mut t = Table::new();
+        t.set_implicit(false);
+        doc.insert(table, Item::Table(t));
+    }
+    let Some(t) = doc.get_mut(table).and_then(Item::as_table_like_mut) else {
+        anyhow::bail!(
+            "{}: `{table}` is not a table, so {table}.{key} was not set.\n  Fix: make it a [{table}] section",
+            path.display()
+        );
+    };
+    if t.get(key).and_then(Item::as_str) == Some(value) {
+        return Ok(false);
+    }
+    let mut new = toml_edit::Value::from(value);
+    match t.get_mut(key) {
+        // In place: `insert` would drop the comment above the key, which
+        // toml_edit keeps with the key, not the value.
+        Some(item) => {
+            if let Some(old) = item.as_value() {
+                *new.decor_mut() = old.decor().clone();
+            }
+            *item = Item::Value(new);
+        }
+        None => {
+            t.insert(key, Item::Value(new));
+        }
+    }
+    let mut text = doc.to_string();
+    // toml_edit writes `\n` where the file had `\r\n`.
+    if existing.as_deref().is_some_and(|t| t.contains("\r\n")) {
+        text = text.replace("\r\n", "\n").replace('\n', "\r\n");
+    }
+    crate::platform::host::durable::write_atomic(&path, text.as_bytes())
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn setting_a_key_keeps_the_other_bytes_and_the_keys_comment() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = super::super::Workspace::new(dir.path());
+        let user = "# mine\r\n[hooks]\r\nbudget_chars = 5000 # smaller please\r\n\r\n[embeddings]\r\n# which model\r\nmodel = \"a/b\" # was here\r\n";
+        std::fs::write(ws.config_path(), user).unwrap();
+        assert!(set_string_key(&ws, "embeddings", "model", "c/d").unwrap());
+        let text = std::fs::read_to_string(ws.config_path()).unwrap();
+        assert_eq!(text, user.replace("\"a/b\"", "\"c/d\""));
+        assert!(!set_string_key(&ws, "embeddings", "model", "c/d").unwrap());
+        // no file: the whole commented file, with the value set
+        std::fs::remove_file(ws.config_path()).unwrap();
+        set_string_key(&ws, "embeddings", "model", "e/f").unwrap();
+        let text = std::fs::read_to_string(ws.config_path()).unwrap();
+        let cfg = Config::parse(&ws.config_path(), &text).unwrap();
+        assert_eq!(cfg.embeddings.model, "e/f");
+        assert!(text.contains("# pms settings."), "{text}");
+    }
 
     #[test]
     fn generated_file_parses_to_the_defaults() {
