@@ -645,3 +645,42 @@ fn debris_of_killed_runs_is_removed_or_named() {
         "{status}"
     );
 }
+
+/// A workspace made when the multilingual static model was the default names
+/// it in config.toml (init writes every key). Upgrading moves it to the new
+/// default, all-MiniLM-L6-v2, changing only that value, when the old model
+/// was never installed; once it is installed, the user's model stays.
+#[test]
+fn upgrade_moves_an_unused_old_default_model_to_the_new_one() {
+    let home = TestHome::new();
+    home.init(&[]);
+    let config = home.workspace().join("config.toml");
+    let now = std::fs::read_to_string(&config).unwrap();
+    let new_line = "model = \"sentence-transformers/all-MiniLM-L6-v2\"";
+    let old_line = "model = \"minishlab/potion-multilingual-128M\"";
+    assert!(now.contains(new_line), "{now}");
+    let older = now.replace(new_line, old_line);
+    std::fs::write(&config, &older).unwrap();
+
+    let said = stdout(&home.ok(&["upgrade", "--workspace-only"]));
+    assert!(
+        said.contains("embeddings.model is now sentence-transformers/all-MiniLM-L6-v2"),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&config).unwrap(),
+        older.replace(old_line, new_line),
+        "only the value changes"
+    );
+
+    // the old model installed: the user's choice stays
+    std::fs::write(&config, &older).unwrap();
+    let dir = home.path(".cache/pms/models/minishlab--potion-multilingual-128M");
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in ["config.json", "tokenizer.json", "model.safetensors"] {
+        std::fs::write(dir.join(f), "{}").unwrap();
+    }
+    let said = stdout(&home.ok(&["upgrade", "--workspace-only"]));
+    assert!(!said.contains("embeddings.model is now"), "{said}");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), older);
+}

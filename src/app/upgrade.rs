@@ -96,6 +96,8 @@ pub struct Refreshed {
     pub block: Option<&'static str>,
     pub index_migrated: Option<(i32, i32)>,
     pub rewired: bool,
+    /// `embeddings.model` moved from the old default to the new one.
+    pub embedding_model: Option<&'static str>,
 }
 
 /// Runs `exe upgrade --workspace-only`: the new binary carries the new
@@ -148,6 +150,8 @@ pub fn refresh_workspace(ctx: &Context) -> Result<Refreshed> {
         crate::platform::workspace::config::WhenAbsent::Leave,
     )?;
 
+    out.embedding_model = adopt_new_embedding_default(ctx)?;
+
     let db_path = ws.db_path();
     if db_path.exists() {
         let from = crate::memory::index::db::version_of(&db_path);
@@ -158,6 +162,41 @@ pub fn refresh_workspace(ctx: &Context) -> Result<Refreshed> {
     }
     out.rewired = rewire(ctx)?;
     Ok(out)
+}
+
+/// The default embedding model became all-MiniLM-L6-v2 (it finds notes by
+/// a paraphrase 0.69 of the time where the multilingual static model found
+/// 0.23). `pms init` writes every key, so a workspace made before names the
+/// old default as if it had been chosen: it moves to the new one only when
+/// nothing was made with the old one (the model is not installed and the
+/// index holds no vectors from it) and the local model is in use.
+fn adopt_new_embedding_default(ctx: &Context) -> Result<Option<&'static str>> {
+    use crate::platform::workspace::config::{DEFAULT_MODEL, MULTILINGUAL_MODEL, Provider};
+    let e = &ctx.cfg.embeddings;
+    if e.model != MULTILINGUAL_MODEL || !matches!(e.provider, Provider::Auto | Provider::Local) {
+        return Ok(None);
+    }
+    let dir = crate::memory::embed::model_dir(&ctx.env, MULTILINGUAL_MODEL);
+    if crate::memory::embed::local::is_installed(&dir) {
+        return Ok(None);
+    }
+    let db = ctx.ws.db_path();
+    if db.exists() {
+        let made_with_it = crate::memory::index::db::open_ro(&db)
+            .ok()
+            .and_then(|conn| crate::memory::index::vectors::stored_model(&conn))
+            .is_some_and(|id| id.contains(MULTILINGUAL_MODEL));
+        if made_with_it {
+            return Ok(None);
+        }
+    }
+    crate::platform::workspace::config::set_string_key(
+        &ctx.ws,
+        "embeddings",
+        "model",
+        DEFAULT_MODEL,
+    )?;
+    Ok(Some(DEFAULT_MODEL))
 }
 
 fn vars_from_profile(ws: &Workspace) -> templates::Vars {

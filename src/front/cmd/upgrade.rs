@@ -95,6 +95,11 @@ fn refresh(args: &UpgradeArgs) -> Result<ExitCode> {
     if r.rewired {
         println!("  hooks and MCP registration now point at this binary");
     }
+    if let Some(m) = r.embedding_model {
+        println!(
+            "  config.toml: embeddings.model is now {m}, the new default (the multilingual model it named was never installed; set it back for languages other than English). `pms embeddings install` downloads it"
+        );
+    }
     show(
         "still to merge by hand (from an earlier upgrade, .pms-new beside each)",
         &r.awaiting_review,
