@@ -649,19 +649,34 @@ fn debris_of_killed_runs_is_removed_or_named() {
 /// A workspace made when the multilingual static model was the default names
 /// it in config.toml (init writes every key). Upgrading moves it to the new
 /// default, all-MiniLM-L6-v2, changing only that value, when the old model
-/// was never installed; once it is installed, the user's model stays.
+/// was never installed, and only once: set back afterwards, it is the
+/// user's choice. With the old model installed, the user's model stays.
 #[test]
 fn upgrade_moves_an_unused_old_default_model_to_the_new_one() {
-    let home = TestHome::new();
-    home.init(&[]);
-    let config = home.workspace().join("config.toml");
-    let now = std::fs::read_to_string(&config).unwrap();
     let new_line = "model = \"sentence-transformers/all-MiniLM-L6-v2\"";
     let old_line = "model = \"minishlab/potion-multilingual-128M\"";
-    assert!(now.contains(new_line), "{now}");
-    let older = now.replace(new_line, old_line);
-    std::fs::write(&config, &older).unwrap();
+    // a workspace as the version before the change left it
+    let older_workspace = || {
+        let home = TestHome::new();
+        home.init(&[]);
+        let config = home.workspace().join("config.toml");
+        let now = std::fs::read_to_string(&config).unwrap();
+        assert!(now.contains(new_line), "{now}");
+        let older = now.replace(new_line, old_line);
+        std::fs::write(&config, &older).unwrap();
+        let manifest_path = home.workspace().join(".pms/manifest.json");
+        let mut manifest: Value =
+            serde_json::from_str(&std::fs::read_to_string(&manifest_path).unwrap()).unwrap();
+        assert!(manifest["embedding_default"].is_string(), "{manifest}");
+        manifest
+            .as_object_mut()
+            .unwrap()
+            .remove("embedding_default");
+        std::fs::write(&manifest_path, manifest.to_string()).unwrap();
+        (home, config, older)
+    };
 
+    let (home, config, older) = older_workspace();
     let said = stdout(&home.ok(&["upgrade", "--workspace-only"]));
     assert!(
         said.contains("embeddings.model is now sentence-transformers/all-MiniLM-L6-v2"),
@@ -672,9 +687,14 @@ fn upgrade_moves_an_unused_old_default_model_to_the_new_one() {
         older.replace(old_line, new_line),
         "only the value changes"
     );
-
-    // the old model installed: the user's choice stays
+    // the user sets the multilingual model back: it stays, upgrade after upgrade
     std::fs::write(&config, &older).unwrap();
+    let said = stdout(&home.ok(&["upgrade", "--workspace-only"]));
+    assert!(!said.contains("embeddings.model"), "{said}");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), older);
+
+    // the old model installed: the user's model stays
+    let (home, config, older) = older_workspace();
     let dir = home.path(".cache/pms/models/minishlab--potion-multilingual-128M");
     std::fs::create_dir_all(&dir).unwrap();
     for f in ["config.json", "tokenizer.json", "model.safetensors"] {

@@ -96,8 +96,18 @@ pub struct Refreshed {
     pub block: Option<&'static str>,
     pub index_migrated: Option<(i32, i32)>,
     pub rewired: bool,
-    /// `embeddings.model` moved from the old default to the new one.
-    pub embedding_model: Option<&'static str>,
+    /// What became of `embeddings.model` when the default changed.
+    pub embedding_model: Option<EmbeddingDefault>,
+}
+
+/// The one-time move of `embeddings.model` to the new default.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EmbeddingDefault {
+    /// Moved to this model.
+    Adopted(&'static str),
+    /// To be moved, but config.toml could not be written (tried again at
+    /// the next upgrade).
+    NotWritten(String),
 }
 
 /// Runs `exe upgrade --workspace-only`: the new binary carries the new
@@ -150,14 +160,27 @@ pub fn refresh_workspace(ctx: &Context) -> Result<Refreshed> {
         crate::platform::workspace::config::WhenAbsent::Leave,
     )?;
 
-    out.embedding_model = adopt_new_embedding_default(ctx)?;
-
     let db_path = ws.db_path();
     if db_path.exists() {
         let from = crate::memory::index::db::version_of(&db_path);
         if from > 0 && from < crate::memory::index::db::SCHEMA_VERSION {
             crate::memory::index::db::open_rw(&db_path)?;
             out.index_migrated = Some((from, crate::memory::index::db::SCHEMA_VERSION));
+        }
+    }
+    // after the migration: the index says which model its vectors are from
+    if manifest.embedding_default.is_none() {
+        out.embedding_model = match adopt_new_embedding_default(ctx) {
+            Ok(Some(done)) => Some(EmbeddingDefault::Adopted(done)),
+            Ok(None) => None,
+            Err(e) => Some(EmbeddingDefault::NotWritten(format!("{e:#}"))),
+        };
+        if !matches!(out.embedding_model, Some(EmbeddingDefault::NotWritten(_)))
+            && adopt_step_settled(ctx)
+        {
+            manifest.embedding_default =
+                Some(crate::platform::workspace::config::DEFAULT_MODEL.to_string());
+            manifest.save(&ws.manifest_path())?;
         }
     }
     out.rewired = rewire(ctx)?;
@@ -167,9 +190,11 @@ pub fn refresh_workspace(ctx: &Context) -> Result<Refreshed> {
 /// The default embedding model became all-MiniLM-L6-v2 (it finds notes by
 /// a paraphrase 0.69 of the time where the multilingual static model found
 /// 0.23). `pms init` writes every key, so a workspace made before names the
-/// old default as if it had been chosen: it moves to the new one only when
+/// old default as if it had been chosen: it moves to the new one, once per
+/// workspace (the manifest's `embedding_default` marks it done), only when
 /// nothing was made with the old one (the model is not installed and the
-/// index holds no vectors from it) and the local model is in use.
+/// index, readable, holds no vectors from it) and the local model is in
+/// use. A value set later is the user's and is never touched.
 fn adopt_new_embedding_default(ctx: &Context) -> Result<Option<&'static str>> {
     use crate::platform::workspace::config::{DEFAULT_MODEL, MULTILINGUAL_MODEL, Provider};
     let e = &ctx.cfg.embeddings;
@@ -180,15 +205,8 @@ fn adopt_new_embedding_default(ctx: &Context) -> Result<Option<&'static str>> {
     if crate::memory::embed::local::is_installed(&dir) {
         return Ok(None);
     }
-    let db = ctx.ws.db_path();
-    if db.exists() {
-        let made_with_it = crate::memory::index::db::open_ro(&db)
-            .ok()
-            .and_then(|conn| crate::memory::index::vectors::stored_model(&conn))
-            .is_some_and(|id| id.contains(MULTILINGUAL_MODEL));
-        if made_with_it {
-            return Ok(None);
-        }
+    if index_model(ctx).is_none_or(|m| m.is_some_and(|id| id.contains(MULTILINGUAL_MODEL))) {
+        return Ok(None); // made with it, or the index cannot say
     }
     crate::platform::workspace::config::set_string_key(
         &ctx.ws,
@@ -197,6 +215,24 @@ fn adopt_new_embedding_default(ctx: &Context) -> Result<Option<&'static str>> {
         DEFAULT_MODEL,
     )?;
     Ok(Some(DEFAULT_MODEL))
+}
+
+/// The model the index's vectors were made with: `Some(None)` for none
+/// (or no index), `None` when the index cannot be read.
+fn index_model(ctx: &Context) -> Option<Option<String>> {
+    let db = ctx.ws.db_path();
+    if !db.exists() {
+        return Some(None);
+    }
+    let conn = crate::memory::index::db::open_ro(&db).ok()?;
+    Some(crate::memory::index::vectors::stored_model(&conn))
+}
+
+/// Whether the move to the new default needs no later look: done, or left
+/// for a reason that will not go away (another model chosen, the old one
+/// installed or used). An unreadable index is looked at again next time.
+fn adopt_step_settled(ctx: &Context) -> bool {
+    index_model(ctx).is_some()
 }
 
 fn vars_from_profile(ws: &Workspace) -> templates::Vars {

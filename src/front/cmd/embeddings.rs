@@ -139,7 +139,7 @@ pub fn install_model(ctx: &Context, model: &str, from: Option<&std::path::Path>)
         // A folder is used where it is: nothing to copy, only to check.
         if from.is_some() {
             bail!(
-                "--model {model} is a folder, which pms uses where it is; --from copies a folder into pms's cache under a model id.\n  Fix: use one of them: --model {model}, or --from {model} --model <owner/name>"
+                "the model to install, {model}, is a folder (from embeddings.model or --model), which pms uses where it is; --from copies a folder into pms's cache under a model id.\n  Fix: leave out --from to use {model} as it is, or name a model id: --from <folder> --model <owner/name>"
             );
         }
     } else {

@@ -95,10 +95,14 @@ fn refresh(args: &UpgradeArgs) -> Result<ExitCode> {
     if r.rewired {
         println!("  hooks and MCP registration now point at this binary");
     }
-    if let Some(m) = r.embedding_model {
-        println!(
+    match &r.embedding_model {
+        Some(upgrade::EmbeddingDefault::Adopted(m)) => println!(
             "  config.toml: embeddings.model is now {m}, the new default (the multilingual model it named was never installed; set it back for languages other than English). `pms embeddings install` downloads it"
-        );
+        ),
+        Some(upgrade::EmbeddingDefault::NotWritten(e)) => println!(
+            "  config.toml: embeddings.model was left as it is ({e}); the next `pms upgrade` tries again"
+        ),
+        None => {}
     }
     show(
         "still to merge by hand (from an earlier upgrade, .pms-new beside each)",

@@ -152,24 +152,23 @@ pub fn install(
     // A sentence-transformers folder's pooling and length settings come
     // along when the model has them. `1_Pooling/config.json` is in a
     // subfolder, which the hub lists apart (`tree/main/1_Pooling`), and
-    // only when the top listing shows that folder.
+    // only when the top listing shows that folder. The files are optional:
+    // a mirror that cannot list a subfolder leaves them out, it does not
+    // fail the install.
+    let mut listed: Vec<&str> = Vec::new();
     for name in OPTIONAL_FILES {
         if let Some((folder, _)) = name.split_once('/')
             && listing
                 .iter()
                 .any(|e| e.path == folder && e.kind == "directory")
-            && !nested.iter().any(|e| e.path == name)
+            && !listed.contains(&folder)
         {
+            listed.push(folder);
             let url = format!("{base}/api/models/{model}/tree/main/{folder}");
-            let more: Vec<TreeEntry> =
-                get(&url)?
-                    .body_mut()
-                    .read_json()
-                    .map_err(|e| EmbedError::BadResponse {
-                        url: url.clone(),
-                        cause: e.to_string(),
-                    })?;
-            nested.extend(more);
+            let more: Option<Vec<TreeEntry>> = get(&url)
+                .ok()
+                .and_then(|mut r| r.body_mut().read_json().ok());
+            nested.extend(more.unwrap_or_default());
         }
     }
     for name in OPTIONAL_FILES {

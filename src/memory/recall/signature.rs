@@ -49,9 +49,10 @@ static MIXED: LazyLock<Regex> =
 /// A number, with a short unit stuck to it (`10m`, `512Mi`, `14ms`).
 static NUMBER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)(?-u:\b)\d+(?:[a-z]{1,3})?(?-u:\b)").expect("valid"));
-/// A quoted name in an error line.
+/// A quoted name in an error line (an apostrophe inside a word, as in
+/// "can't", opens no quote).
 static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"'([^'\s][^']{0,60})'|"([^"\s][^"]{0,60})"|`([^`\s][^`]{0,60})`|‘([^’]{1,60})’|“([^”]{1,60})”"#).expect("valid")
+    Regex::new(r#"(?:^|[^\w'])'([^'\s][^']{0,60})'|"([^"\s][^"]{0,60})"|`([^`\s][^`]{0,60})`|‘([^’]{1,60})’|“([^”]{1,60})”"#).expect("valid")
 });
 /// The header of a Go program's log line (klog, glog: `E1014
 /// 08:03:11.220417`): its level, the day and the time of the run.
@@ -417,6 +418,8 @@ mod tests {
             "another library"
         );
         assert!(lpq.weighted_likeness(&lpq, &rare) > 0.99);
+        let named = Signature::of("error: can't find 'foo' in this scope").unwrap();
+        assert_eq!(named.subjects(), BTreeSet::from(["foo".to_string()]));
         assert!(a.weighted_likeness(&a, &weight) > 0.99);
     }
 

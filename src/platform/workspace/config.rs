@@ -779,6 +779,22 @@ pub fn set_string_key(
     let path = ws.config_path();
     let existing = crate::platform::host::durable::read_existing_text(&path)
         .with_context(|| format!("{}: left as it is", path.display()))?;
+    // A key already there: only its value's bytes change, every other byte
+    // stays (line ends, a byte-order mark, spacing, the comments).
+    if let Some(text) = existing.as_deref()
+        && let Some(span) = string_value_span(text, table, key)
+    {
+        let mut out = String::with_capacity(text.len() + value.len());
+        out.push_str(&text[..span.start]);
+        out.push_str(&toml_edit::Value::from(value).decorated("", "").to_string());
+        out.push_str(&text[span.end..]);
+        if out == text {
+            return Ok(false);
+        }
+        crate::platform::host::durable::write_atomic(&path, out.as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
+        return Ok(true);
+    }
     let mut doc: DocumentMut = match &existing {
         Some(text) => text.parse().with_context(|| {
             format!(
@@ -817,13 +833,40 @@ pub fn set_string_key(
         }
     }
     let mut text = doc.to_string();
-    // toml_edit writes `\n` where the file had `\r\n`.
-    if existing.as_deref().is_some_and(|t| t.contains("\r\n")) {
+    // toml_edit writes `\n` where the file had `\r\n`: a file whose every
+    // line ends in `\r\n` gets them back (one that mixes the two keeps
+    // toml_edit's, which leave each line's own ending as it was read), and
+    // so does a byte-order mark, which toml_edit drops.
+    let old = existing.as_deref().unwrap_or("");
+    let crlf_only =
+        old.contains("\r\n") && old.matches('\n').count() == old.matches("\r\n").count();
+    if crlf_only {
         text = text.replace("\r\n", "\n").replace('\n', "\r\n");
+    }
+    if old.starts_with('\u{feff}') && !text.starts_with('\u{feff}') {
+        text.insert(0, '\u{feff}');
     }
     crate::platform::host::durable::write_atomic(&path, text.as_bytes())
         .with_context(|| format!("writing {}", path.display()))?;
     Ok(true)
+}
+
+/// Where, in `text`, the string value of `table.key` is (its quotes
+/// included), when the file parses and holds one.
+fn string_value_span(text: &str, table: &str, key: &str) -> Option<std::ops::Range<usize>> {
+    let parsed = toml_edit::Document::parse(text).ok()?;
+    let value = parsed
+        .as_table()
+        .get(table)?
+        .as_table_like()?
+        .get(key)?
+        .as_value()?;
+    value.as_str()?;
+    let span = value.span()?;
+    // the span is of the text as parsed: it must hold that value there
+    text.get(span.clone())
+        .filter(|raw| raw.starts_with(['"', '\'']))
+        .map(|_| span)
 }
 
 #[cfg(test)]
@@ -847,6 +890,18 @@ mod tests {
         let cfg = Config::parse(&ws.config_path(), &text).unwrap();
         assert_eq!(cfg.embeddings.model, "e/f");
         assert!(text.contains("# pms settings."), "{text}");
+    }
+
+    #[test]
+    fn setting_a_key_keeps_mixed_line_ends_and_a_byte_order_mark() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = super::super::Workspace::new(dir.path());
+        let user =
+            "\u{feff}# mine\r\n[embeddings]\nmodel = \"a/b\"\r\nnote = \"\"\"\nl1\r\nl2\"\"\"\n";
+        std::fs::write(ws.config_path(), user).unwrap();
+        assert!(set_string_key(&ws, "embeddings", "model", "c/d").unwrap());
+        let text = std::fs::read_to_string(ws.config_path()).unwrap();
+        assert_eq!(text, user.replace("a/b", "c/d"));
     }
 
     #[test]

@@ -18,6 +18,12 @@ use crate::platform::host::durable;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
     pub pms_version: String,
+    /// The default `embeddings.model` this workspace was made with or
+    /// brought to by an upgrade; absent in a workspace made before the
+    /// default became all-MiniLM-L6-v2 (`app::upgrade` moves such a
+    /// workspace once, and only when the old model was never used).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedding_default: Option<String>,
     /// Path relative to the workspace → entry.
     pub files: BTreeMap<String, ManifestEntry>,
 }

@@ -312,6 +312,14 @@ pub fn apply(
     let manifest_path = ws.manifest_path();
     let mut manifest = Manifest::load(&manifest_path).map_err(io(&manifest_path))?;
     manifest.pms_version = env!("CARGO_PKG_VERSION").to_string();
+    if plan
+        .files
+        .iter()
+        .any(|f| f.rel == "config.toml" && f.action == FileAction::Create)
+    {
+        // a config.toml written now names the current default
+        manifest.embedding_default = Some(config::DEFAULT_MODEL.to_string());
+    }
     for f in &plan.files {
         let p = ws.root.join(&f.rel);
         if f.action != FileAction::Exists {
