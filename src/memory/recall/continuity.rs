@@ -126,12 +126,14 @@ pub fn carried(ws: &Workspace, root: &Path, exclude_session: &str) -> Vec<Carrie
             (ItemKind::Decision, &s.decisions),
         ] {
             for item in items {
+                // an older session's decision is not carried, and does not
+                // hide an item with the same words either
+                if kind == ItemKind::Decision && i >= DECISION_SESSIONS {
+                    continue;
+                }
                 let key = key_words(item);
                 if key.is_empty() || !seen.insert(key.iter().cloned().collect::<Vec<_>>().join(" "))
                 {
-                    continue;
-                }
-                if kind == ItemKind::Decision && i >= DECISION_SESSIONS {
                     continue;
                 }
                 if kind == ItemKind::Open && later.iter().any(|l| closes(l, &key)) {
