@@ -538,6 +538,25 @@ fn very_common_terms_stop_selecting_transcripts_but_not_knowledge() {
             .all(|h| h["source"] != "transcript" || h["line_start"] != 1),
         "{v}"
     );
+    // The table also lists merely common terms (for the second hop): one
+    // below the threshold the indexer kept is not frequent, and selects
+    // transcripts as any word does.
+    let conn = rusqlite::Connection::open(home.workspace().join(".pms/index.db")).unwrap();
+    conn.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES ('frequent_terms_threshold', '1000000')",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let v = search(&home, "tenant database");
+    assert!(
+        v["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|h| h["source"] == "transcript" && h["line_start"] == 1),
+        "{v}"
+    );
 }
 
 #[test]

@@ -389,16 +389,27 @@ fn frequent_terms(conn: &Connection, q: &Concepts) -> HashMap<String, i64> {
         .iter()
         .flat_map(|c| c.forms.iter().flatten())
         .collect();
-    // the table lists every common term; frequent is above the threshold
-    // the indexer kept (an index written before it was kept: all of them)
-    let threshold: i64 =
-        crate::memory::index::db::get_meta(conn, crate::memory::index::indexer::FREQUENT_THRESHOLD)
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
-    rows_for_terms(conn, "SELECT term, docs FROM frequent_terms", &all, |r| {
-        Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
+    // The table lists every common term; frequent is above the threshold
+    // the indexer kept (an index written before it was kept: all of them).
+    // One statement reads both, so an index run between them cannot pair a
+    // new table with an old threshold.
+    let select = format!(
+        "SELECT term, docs, COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '{}'), 0) FROM frequent_terms",
+        crate::memory::index::indexer::FREQUENT_THRESHOLD
+    );
+    rows_for_terms(conn, &select, &all, |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, i64>(1)?,
+            r.get::<_, i64>(2)?,
+        ))
     })
-    .map(|rows: Vec<(String, i64)>| rows.into_iter().filter(|(_, n)| *n > threshold).collect())
+    .map(|rows: Vec<(String, i64, i64)>| {
+        rows.into_iter()
+            .filter(|(_, n, threshold)| n > threshold)
+            .map(|(t, n, _)| (t, n))
+            .collect()
+    })
     .unwrap_or_default()
 }
 
