@@ -73,7 +73,9 @@ pub fn recall(
     let Some(cut) = Signature::of_window(output, window) else {
         return Ok(None);
     };
-    let Some(query) = fts_query(conn, &sig)? else {
+    // one count per word, shared by the search and the weighing below
+    let rarity = Rarity::new(conn)?;
+    let Some(query) = fts_query(&rarity, &sig) else {
         return Ok(None);
     };
     let mut stmt = conn.prepare_cached(
@@ -111,7 +113,6 @@ pub fn recall(
     }
     shortlist.sort_by(|a, b| b.0.total_cmp(&a.0));
     shortlist.truncate(SHORTLIST);
-    let rarity = Rarity::new(conn)?;
     let mut candidates: Vec<(f64, Candidate)> = Vec::new();
     for (_, c, past) in shortlist {
         let likeness = cut.weighted_likeness(&past, &|w| rarity.of(w));
@@ -152,22 +153,23 @@ pub fn recall(
     Ok(None)
 }
 
-/// How rare a word is among the indexed chunks: ln(1 + chunks / (1 +
-/// chunks holding it)), each word asked of the vocabulary once.
+/// How rare a word is among the indexed chunks: how many hold it (the
+/// vocabulary table answers one term at a time from its b-tree), asked
+/// once per word, and the weight ln(1 + chunks / (1 + that count)).
 struct Rarity<'c> {
-    chunks: f64,
+    /// The largest chunk id, standing for the count: exact enough for a
+    /// weight, and a b-tree lookup where count(*) reads every row.
+    chunks: i64,
     lookup: RefCell<rusqlite::CachedStatement<'c>>,
-    known: RefCell<HashMap<String, f64>>,
+    known: RefCell<HashMap<String, i64>>,
 }
 
 impl<'c> Rarity<'c> {
     fn new(conn: &'c Connection) -> rusqlite::Result<Rarity<'c>> {
-        // the largest rowid stands for the count: exact enough for a
-        // weight, and a b-tree lookup where count(*) reads every row
         let chunks: Option<i64> =
             conn.query_row("SELECT max(rowid) FROM chunks", [], |r| r.get(0))?;
         Ok(Rarity {
-            chunks: chunks.unwrap_or(1).max(1) as f64,
+            chunks: chunks.unwrap_or(1).max(1),
             lookup: RefCell::new(
                 conn.prepare_cached("SELECT doc FROM transcript_vocab WHERE term = ?1")?,
             ),
@@ -175,20 +177,24 @@ impl<'c> Rarity<'c> {
         })
     }
 
-    fn of(&self, word: &str) -> f64 {
-        if let Some(w) = self.known.borrow().get(word) {
-            return *w;
+    /// Chunks holding `word` (0 when none or it cannot be read). FTS5
+    /// splits `serde_json` in two: its first part stands for it.
+    fn docs(&self, word: &str) -> i64 {
+        if let Some(n) = self.known.borrow().get(word) {
+            return *n;
         }
-        // FTS5 splits `serde_json` in two: its first part stands for it
         let first = word.split('_').find(|p| !p.is_empty()).unwrap_or(word);
-        let docs: i64 = self
+        let n: i64 = self
             .lookup
             .borrow_mut()
             .query_row([first], |r| r.get(0))
             .unwrap_or(0);
-        let w = (1.0 + self.chunks / (1.0 + docs as f64)).ln();
-        self.known.borrow_mut().insert(word.to_string(), w);
-        w
+        self.known.borrow_mut().insert(word.to_string(), n);
+        n
+    }
+
+    fn of(&self, word: &str) -> f64 {
+        (1.0 + self.chunks as f64 / (1.0 + self.docs(word) as f64)).ln()
     }
 }
 
@@ -224,30 +230,14 @@ fn unlabelled(text: &str) -> String {
 
 /// `"w1" OR "w2" …`: the signature's words the index holds in fewest
 /// chunks (FTS5 splits `serde_json` in two, so such a word is a phrase).
-fn fts_query(conn: &Connection, sig: &Signature) -> rusqlite::Result<Option<String>> {
-    let mut words: Vec<String> = sig
+fn fts_query(rarity: &Rarity, sig: &Signature) -> Option<String> {
+    let mut counted: Vec<(i64, String)> = sig
         .words()
         .into_iter()
         .filter(|w| w.len() >= 3 && w.chars().any(char::is_alphabetic))
+        .map(|w| (rarity.docs(&w), w))
+        .filter(|(n, _)| *n > 0)
         .collect();
-    if words.is_empty() {
-        return Ok(None);
-    }
-    // How many chunks hold each word (the vocabulary table answers one
-    // term at a time from its b-tree).
-    let mut df = conn.prepare_cached("SELECT doc FROM transcript_vocab WHERE term = ?1")?;
-    let mut counted: Vec<(i64, String)> = Vec::new();
-    for w in words.drain(..) {
-        let first = w
-            .split('_')
-            .find(|p| !p.is_empty())
-            .unwrap_or(&w)
-            .to_string();
-        let n: i64 = df.query_row([&first], |r| r.get(0)).unwrap_or(0);
-        if n > 0 {
-            counted.push((n, w));
-        }
-    }
     counted.sort();
     // A word in many chunks ("use", "run", "test") finds nothing the rare
     // ones do not, and FTS5 ranks every chunk holding it before it can cut
@@ -255,26 +245,17 @@ fn fts_query(conn: &Connection, sig: &Signature) -> rusqlite::Result<Option<Stri
     // never met (its own words are in no past result): on the 105k-chunk
     // bench index, searching for them anyway took 25-55 ms and found
     // nothing alike.
-    let chunks: i64 = conn
-        .query_row("SELECT max(rowid) FROM chunks", [], |r| {
-            r.get::<_, Option<i64>>(0)
-        })?
-        .unwrap_or(0);
-    let common = (chunks / COMMON_PART).max(COMMON_LEAST);
+    let common = (rarity.chunks / COMMON_PART).max(COMMON_LEAST);
     let parts: Vec<String> = counted
         .into_iter()
         .filter(|(n, _)| *n <= common)
         .take(QUERY_WORDS)
         .map(|(_, w)| {
-            let phrase = w
-                .split('_')
-                .filter(|p| !p.is_empty())
-                .collect::<Vec<_>>()
-                .join(" ");
-            format!("\"{}\"", phrase.replace('"', ""))
+            let phrase: Vec<&str> = w.split('_').filter(|p| !p.is_empty()).collect();
+            crate::memory::search::query::quote(&phrase.join(" "))
         })
         .collect();
-    Ok((!parts.is_empty()).then(|| parts.join(" OR ")))
+    (!parts.is_empty()).then(|| parts.join(" OR "))
 }
 
 /// What followed line `after` of a conversation: what the agent said and

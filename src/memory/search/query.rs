@@ -246,7 +246,8 @@ impl Concept {
     }
 }
 
-fn quote(s: &str) -> String {
+/// `s` as an FTS5 string (a phrase when it holds several tokens).
+pub fn quote(s: &str) -> String {
     format!("\"{}\"", s.replace('"', "\"\""))
 }
 
