@@ -51,7 +51,7 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
         .transcript()
         .and_then(crate::memory::index::discover::transcript_uri);
     let window = ctx.cfg.index.tool_result_chars;
-    let Some(fix) = errors::recall(&conn, &output, window, &sid, here.as_deref())? else {
+    let Some(fix) = errors::recall(&conn, &sig, &output, window, &sid, here.as_deref())? else {
         return Ok(None);
     };
     let text = render(&fix);

@@ -55,27 +55,26 @@ pub struct PastFix {
     pub steps: Vec<Step>,
 }
 
-/// The best past fix for the error `output` (`window`: the characters of a
-/// tool result the index keeps) in conversations other than `exclude`
+/// The best past fix for the error `output`, whose signature the caller
+/// has read as `sig` (`window`: the characters of a tool result the index
+/// keeps) in conversations other than `exclude`
 /// (the current session's id and transcript address), or None when no past
 /// error is [`STRONG`]ly alike or nothing was done after it.
 pub fn recall(
     conn: &Connection,
+    sig: &Signature,
     output: &str,
     window: usize,
     exclude_session: &str,
     exclude_uri: Option<&str>,
 ) -> rusqlite::Result<Option<PastFix>> {
-    let Some(sig) = Signature::of(output) else {
-        return Ok(None);
-    };
     // compared as the index holds the past one: cut the same way
     let Some(cut) = Signature::of_window(output, window) else {
         return Ok(None);
     };
     // one count per word, shared by the search and the weighing below
     let rarity = Rarity::new(conn)?;
-    let Some(query) = fts_query(&rarity, &sig) else {
+    let Some(query) = fts_query(&rarity, sig) else {
         return Ok(None);
     };
     let mut stmt = conn.prepare_cached(
