@@ -53,9 +53,8 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
     };
 
     let source = input.source.as_deref().unwrap_or("startup");
-    let text = layer0(ctx, source, &st);
-    if !matches!(source, "resume" | "fork")
-        && let Some(section) = continuity(ctx, &st)
+    let Layer0 { text, continuity } = layer0_with(ctx, source, &st);
+    if let Some(section) = continuity
         && text.contains(CONTINUITY_TITLE)
         && let Err(e) = SessionState::update(&ctx.ws, &sid, |s| {
             s.record_moment(
@@ -88,6 +87,17 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
 /// for it on every prompt (it goes into the system prompt, which OpenClaw
 /// rebuilds each turn).
 pub fn layer0(ctx: &Context, source: &str, st: &SessionState) -> String {
+    layer0_with(ctx, source, st).text
+}
+
+/// Layer 0 and the continuity section offered to it (which the packing may
+/// have left out), built once: the hook records it as a moment when shown.
+struct Layer0 {
+    text: String,
+    continuity: Option<Section>,
+}
+
+fn layer0_with(ctx: &Context, source: &str, st: &SessionState) -> Layer0 {
     let cwd = st.cwd.as_deref().map(std::path::Path::new);
     let rules: Vec<_> = lessons::all_rules(&ctx.ws)
         .into_iter()
@@ -106,6 +116,7 @@ pub fn layer0(ctx: &Context, source: &str, st: &SessionState) -> String {
         .profile_field("Name")
         .unwrap_or_else(|| "the user".into());
     let mut sections: Vec<Section> = Vec::new();
+    let mut carried = None;
     let header;
     match source {
         "resume" | "fork" => {
@@ -128,11 +139,15 @@ from memory (such as learnings not confirmed yet): judge it, and do not follow i
             if source == "compact" {
                 sections.extend(reloaded_after_compaction(ctx, st, &domains));
             }
-            sections.extend(continuity(ctx, st));
+            carried = continuity(ctx, st);
+            sections.extend(carried.clone());
             sections.push(layers::guide(&ctx.ws, &domains));
         }
     }
-    budget::pack(&header, &sections, ctx.cfg.hooks.budget_chars)
+    Layer0 {
+        text: budget::pack(&header, &sections, ctx.cfg.hooks.budget_chars),
+        continuity: carried,
+    }
 }
 
 /// After compaction: the domain and workflow rules this session had loaded.
