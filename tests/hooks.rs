@@ -1251,6 +1251,8 @@ fn moments_of_need_speak_once_and_each_kind_turns_off() {
     // the page shows what was said, when and why
     let state = std::fs::read_to_string(home.workspace().join(".pms/state/new-1.json")).unwrap();
     assert!(state.contains("\"kind\":\"error_recall\""), "{state}");
+    let state = std::fs::read_to_string(home.workspace().join(".pms/state/new-5.json")).unwrap();
+    assert!(state.contains("\"kind\":\"continuity\""), "{state}");
 
     let cfg = home.workspace().join("config.toml");
     let text = std::fs::read_to_string(&cfg).unwrap();
