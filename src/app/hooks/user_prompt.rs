@@ -44,17 +44,19 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
     } else {
         layers::format_rules(&ctx.ws)
     };
-    if !st.prompted
-        && let Err(e) = SessionState::update(&ctx.ws, &sid, |st| st.prompted = true)
-    {
-        super::log(
-            ctx,
-            Event::UserPrompt,
-            &format!("saving session state: {e}"),
-        );
-    }
+    // the first prompt marks the session prompted, in the one state write
+    // this hook makes
+    let first_prompt = !st.prompted;
     let mut sections = Vec::new();
     if is_trivial(whole, ctx.cfg.hooks.trivial_prompt_chars) {
+        if first_prompt && let Err(e) = SessionState::update(&ctx.ws, &sid, |st| st.prompted = true)
+        {
+            super::log(
+                ctx,
+                Event::UserPrompt,
+                &format!("saving session state: {e}"),
+            );
+        }
         return Ok(reply(&format, &sections, ctx.cfg.hooks.prompt_budget_chars));
     }
     let mut heartbeat_delivered = false;
@@ -106,8 +108,9 @@ in one plain sentence so it can be staged for the user's confirmation.",
     }
     let loading = !newly_loaded.is_empty();
     let said = prompt_rules(&prompt);
-    if (heartbeat_delivered || loading || !said.is_empty())
+    if (first_prompt || heartbeat_delivered || loading || !said.is_empty())
         && let Err(e) = SessionState::update(&ctx.ws, &sid, |st| {
+            st.prompted = true;
             st.heartbeat_due &= !heartbeat_delivered;
             extend_unique(&mut st.loaded, &newly_loaded);
             st.record(said, 0);
