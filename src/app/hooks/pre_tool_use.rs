@@ -33,7 +33,7 @@ use crate::memory::lessons::action::Action;
 use crate::memory::lessons::guard::GuardMode;
 use crate::memory::lessons::index_file::{self, GuardHit, Matched, Place};
 use crate::memory::recall::files::{self, Touch, TouchKind};
-use crate::memory::sessions::state::SessionState;
+use crate::memory::sessions::state::{SessionState, extend_unique};
 use crate::platform::agents::Agent;
 use crate::platform::agents::hook_io::HookInput;
 use crate::platform::workspace::context::Context;
@@ -48,43 +48,53 @@ pub fn run(ctx: &Context, input: &HookInput, agent: Agent) -> Result<Option<Valu
     };
     let place = Place::of(input.cwd.as_deref());
     let verdict = index_file::for_action(&ctx.ws, &action, place)?;
-    // OpenClaw's before_tool_call cannot carry context: no history there.
-    let history = match (&action, agent) {
-        (_, Agent::OpenClaw) => None,
-        (Action::Edit { path, .. }, _) if ctx.cfg.hooks.file_history => {
-            file_history(ctx, input, path).unwrap_or_else(|e| {
-                super::log(ctx, Event::PreToolUse, &format!("file history: {e}"));
-                None
-            })
-        }
-        _ => None,
-    };
-    if verdict.guard.is_none() && verdict.lessons.is_empty() {
-        return Ok(history.map(|h| {
-            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": h}})
-        }));
-    }
-    let sid = input.session_id();
     let candidates: Vec<&Matched> = verdict
         .lessons
         .iter()
         .filter(|m| verdict.guard.as_ref().is_none_or(|g| g.id != m.id))
         .collect();
+    // OpenClaw's before_tool_call cannot carry context: no history there.
+    let edited = match (&action, agent) {
+        (_, Agent::OpenClaw) => None,
+        (Action::Edit { path, .. }, _) if ctx.cfg.hooks.file_history => Some(path.as_str()),
+        _ => None,
+    };
+    if candidates.is_empty() && edited.is_none() {
+        return Ok(reply(verdict.guard, agent, None));
+    }
+    // The session's state is read once and written at most once per call.
+    let sid = input.session_id();
+    let st = SessionState::load(&ctx.ws, &sid);
+    let first_edit = edited.and_then(|path| {
+        first_edit(ctx, input, path, &st).unwrap_or_else(|e| {
+            super::log(ctx, Event::PreToolUse, &format!("file history: {e}"));
+            None
+        })
+    });
     // Claude Code runs the PreToolUse hooks of parallel tool calls at the
     // same time: which lessons are new is decided under the session's lock,
     // so two calls never both show one. A lesson shown already costs a read
     // only.
-    let shown = SessionState::load(&ctx.ws, &sid).action_lessons;
-    let fresh: Vec<&Matched> = if candidates.iter().all(|m| shown.contains(&m.id)) {
+    let unshown = |shown: &[String]| -> Vec<String> {
+        candidates
+            .iter()
+            .filter(|m| !shown.contains(&m.id))
+            .map(|m| m.id.clone())
+            .collect()
+    };
+    let new_ids = if unshown(&st.action_lessons).is_empty() && first_edit.is_none() {
         Vec::new()
     } else {
-        let new_ids = SessionState::update(&ctx.ws, &sid, |st| {
-            let new: Vec<String> = candidates
-                .iter()
-                .filter(|m| !st.action_lessons.contains(&m.id))
-                .map(|m| m.id.clone())
-                .collect();
-            crate::memory::sessions::state::extend_unique(&mut st.action_lessons, &new);
+        SessionState::update(&ctx.ws, &sid, |s| {
+            let new = unshown(&s.action_lessons);
+            extend_unique(&mut s.action_lessons, &new);
+            if let Some(f) = &first_edit {
+                // only the first edit asks: later ones of this file skip it
+                extend_unique(&mut s.history_files, std::slice::from_ref(&f.key));
+                if let Some(h) = &f.history {
+                    s.record_moment("file_history", &h.why, &h.text);
+                }
+            }
             new
         })
         .unwrap_or_else(|e| {
@@ -94,22 +104,25 @@ pub fn run(ctx: &Context, input: &HookInput, agent: Agent) -> Result<Option<Valu
                 &format!("saving session state: {e}"),
             );
             // unsaved (a full disk): shown again next time rather than never
-            candidates
-                .iter()
-                .filter(|m| !shown.contains(&m.id))
-                .map(|m| m.id.clone())
-                .collect()
-        });
-        candidates
-            .into_iter()
-            .filter(|m| new_ids.contains(&m.id))
-            .collect()
+            unshown(&st.action_lessons)
+        })
     };
+    let fresh: Vec<&Matched> = candidates
+        .into_iter()
+        .filter(|m| new_ids.contains(&m.id))
+        .collect();
+    let history = first_edit.and_then(|f| f.history).map(|h| h.text);
     let context = match (lessons_context(&fresh), history) {
         (Some(l), Some(h)) => Some(format!("{l}\n\n{h}")),
         (l, h) => l.or(h),
     };
-    Ok(match (verdict.guard, agent) {
+    Ok(reply(verdict.guard, agent, context))
+}
+
+/// What the hook answers: the guard's decision, if one applies, with the
+/// context for the model (lessons, history), if any.
+fn reply(guard: Option<GuardHit>, agent: Agent, context: Option<String>) -> Option<Value> {
+    match (guard, agent) {
         (Some(g), Agent::OpenClaw) => Some(json!({"block": true, "blockReason": reason(&g, agent)})),
         (None, Agent::OpenClaw) => None,
         (Some(g), _) => {
@@ -130,7 +143,7 @@ pub fn run(ctx: &Context, input: &HookInput, agent: Agent) -> Result<Option<Valu
         (None, _) => context.map(|c| {
             json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": c}})
         }),
-    })
+    }
 }
 
 /// Why a guard stopped the call, as the model (or the user, asked) reads it.
@@ -177,20 +190,36 @@ fn lessons_context(fresh: &[&Matched]) -> Option<String> {
 /// Longest file history, in characters (the budget).
 pub const HISTORY_CHARS: usize = 800;
 
-/// The history of the file at `path` the first time this session edits
-/// it, or None (told before, no index, no history).
-fn file_history(ctx: &Context, input: &HookInput, path: &str) -> Result<Option<String>> {
+/// The first edit of a file in the session: the key the session state
+/// remembers it by, and its history when it has one.
+struct FirstEdit {
+    key: String,
+    history: Option<History>,
+}
+
+struct History {
+    /// What the model reads.
+    text: String,
+    /// Why it was said, for the page.
+    why: String,
+}
+
+/// The file at `path` looked up the first time this session edits it, or
+/// None (told before, no index). Saves nothing: the caller writes the
+/// session state once.
+fn first_edit(
+    ctx: &Context,
+    input: &HookInput,
+    path: &str,
+    st: &SessionState,
+) -> Result<Option<FirstEdit>> {
     let cwd = input.cwd.as_deref().map(std::path::Path::new);
     let file = match (std::path::Path::new(path), cwd) {
         (p, Some(c)) if p.is_relative() => c.join(p),
         (p, _) => p.to_path_buf(),
     };
     let key = file.to_string_lossy().into_owned();
-    let sid = input.session_id();
-    if SessionState::load(&ctx.ws, &sid)
-        .history_files
-        .contains(&key)
-    {
+    if st.history_files.contains(&key) {
         return Ok(None);
     }
     let db = ctx.ws.db_path();
@@ -202,49 +231,25 @@ fn file_history(ctx: &Context, input: &HookInput, path: &str) -> Result<Option<S
             .unwrap_or(std::path::Path::new("/")),
     );
     let conn = crate::memory::index::db::open_ro(&db)?;
-    let touches = files::history(&conn, &root, &file, &sid)?;
+    let touches = files::history(&conn, &root, &file, &input.session_id())?;
     if touches.is_empty() {
-        // only the first edit asks: later ones of this file skip the query
-        if let Err(e) = SessionState::update(&ctx.ws, &sid, |st| {
-            crate::memory::sessions::state::extend_unique(
-                &mut st.history_files,
-                std::slice::from_ref(&key),
-            )
-        }) {
-            super::log(
-                ctx,
-                Event::PreToolUse,
-                &format!("saving session state: {e}"),
-            );
-        }
-        return Ok(None);
+        return Ok(Some(FirstEdit { key, history: None }));
     }
     let shown = file
         .strip_prefix(&root)
         .map(|r| r.to_string_lossy().into_owned())
         .unwrap_or_else(|_| key.clone());
-    let text = render_history(&shown, &touches);
-    if let Err(e) = SessionState::update(&ctx.ws, &sid, |st| {
-        crate::memory::sessions::state::extend_unique(
-            &mut st.history_files,
-            std::slice::from_ref(&key),
-        );
-        st.record_moment(
-            "file_history",
-            &format!(
-                "first edit of {shown} in this session; {} past session(s) touched it",
-                touches.len()
-            ),
-            &text,
-        );
-    }) {
-        super::log(
-            ctx,
-            Event::PreToolUse,
-            &format!("saving session state: {e}"),
-        );
-    }
-    Ok(Some(text))
+    let history = History {
+        text: render_history(&shown, &touches),
+        why: format!(
+            "first edit of {shown} in this session; {} touched it",
+            crate::platform::plural::count(touches.len(), "past session", "past sessions")
+        ),
+    };
+    Ok(Some(FirstEdit {
+        key,
+        history: Some(history),
+    }))
 }
 
 /// The history as the model reads it, within [`HISTORY_CHARS`]: sessions
