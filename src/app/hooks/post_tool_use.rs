@@ -96,10 +96,7 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
 /// string that says the exit code. Others: an exit code in the response.
 fn failed_output(input: &HookInput) -> Option<String> {
     let tool = input.tool_name.as_deref()?;
-    if !matches!(
-        tool,
-        "Bash" | "exec_command" | "shell" | "exec" | "local_shell"
-    ) {
+    if !crate::memory::lessons::action::is_command_tool(tool) {
         return None;
     }
     if let Some(e) = &input.error {

@@ -186,6 +186,25 @@ pub fn commands_in(prompt: &str) -> Vec<Action> {
 /// code", "Python files").
 pub const TYPE_WORDS: &str = "code file files source script scripts";
 
+/// Whether `tool` runs a shell command (Claude Code's Bash, Codex's
+/// `shell` / `local_shell` / `exec_command`, OpenClaw's `exec`).
+pub fn is_command_tool(tool: &str) -> bool {
+    matches!(
+        tool,
+        "Bash" | "exec" | "shell" | "local_shell" | "exec_command"
+    )
+}
+
+/// Whether `tool` writes files (Claude Code's Write, Edit, MultiEdit,
+/// NotebookEdit; Codex's and OpenClaw's `apply_patch`; OpenClaw's `write`,
+/// `edit`).
+pub fn is_edit_tool(tool: &str) -> bool {
+    matches!(
+        tool,
+        "Write" | "write" | "Edit" | "edit" | "MultiEdit" | "NotebookEdit" | "apply_patch"
+    )
+}
+
 impl Action {
     /// The action of a tool call, from the tool's name and its input as
     /// Claude Code, Codex or OpenClaw pass them; None for a tool that
@@ -193,7 +212,7 @@ impl Action {
     pub fn from_tool(tool: &str, input: &Value) -> Option<Action> {
         let s = |k: &str| input.get(k).and_then(Value::as_str);
         match tool {
-            "Bash" | "exec" | "shell" | "local_shell" | "exec_command" => s("command")
+            t if is_command_tool(t) => s("command")
                 .or_else(|| s("cmd"))
                 .map(|c| Action::Command(c.to_string())),
             "Write" | "write" => Some(Action::Edit {

@@ -133,18 +133,12 @@ pub fn history(
     Ok(touches)
 }
 
+/// Whether `line` is a transcript's `[tool <name>] <path>` line of a tool
+/// that writes files.
 fn is_edit_tool(line: &str) -> bool {
-    [
-        "[tool Edit]",
-        "[tool Write]",
-        "[tool MultiEdit]",
-        "[tool NotebookEdit]",
-        "[tool apply_patch]",
-        "[tool write]",
-        "[tool edit]",
-    ]
-    .iter()
-    .any(|t| line.starts_with(t))
+    line.strip_prefix("[tool ")
+        .and_then(|rest| rest.split_once(']'))
+        .is_some_and(|(name, _)| crate::memory::lessons::action::is_edit_tool(name))
 }
 
 /// Whether `line` names the file by its absolute path or its path in the

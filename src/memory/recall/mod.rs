@@ -11,6 +11,7 @@ pub mod signature;
 
 use std::path::Path;
 
+use crate::memory::lessons::action::{is_command_tool, is_edit_tool};
 use crate::platform::agents::transcript::truncate;
 
 /// A past conversation, as a reference the agent can open with
@@ -85,16 +86,13 @@ pub fn steps(rows: &[(Option<String>, String)]) -> Vec<Step> {
                         }
                         let (name, arg) = rest.split_once("] ").unwrap_or((rest, ""));
                         let name = name.trim_end_matches(']');
-                        match name {
-                            "Bash" | "exec_command" | "shell" | "exec" => {
-                                out.push(Step::Ran(truncate(arg.trim(), 200)))
-                            }
-                            "Edit" | "Write" | "MultiEdit" | "NotebookEdit" | "apply_patch"
-                            | "write" | "edit" => out.push(Step::Edited(truncate(
+                        if is_command_tool(name) {
+                            out.push(Step::Ran(truncate(arg.trim(), 200)));
+                        } else if is_edit_tool(name) {
+                            out.push(Step::Edited(truncate(
                                 arg.split_whitespace().next().unwrap_or(""),
                                 200,
-                            ))),
-                            _ => {}
+                            )));
                         }
                     } else if !line.trim().is_empty() {
                         said.push(line.trim());
