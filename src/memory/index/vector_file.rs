@@ -38,7 +38,7 @@ use std::time::Instant;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::vectors::{ScanQuery, stored_model};
+use super::vectors::{ScanQuery, TopK, stored_model};
 
 const MAGIC: &[u8; 8] = b"PMSVEC\0\0";
 const VERSION: u32 = 1;
@@ -484,51 +484,12 @@ unsafe fn distances_popcnt(count: usize, distance: &dyn Fn(usize) -> u16, out: &
     out.extend((0..count).map(distance));
 }
 
-/// The best `k` (id, cosine) pairs seen.
-pub(crate) struct TopK {
-    k: usize,
-    heap: std::collections::BinaryHeap<std::cmp::Reverse<(i32, i64)>>,
-}
-
-impl TopK {
-    pub(crate) fn new(k: usize) -> TopK {
-        TopK {
-            k,
-            heap: std::collections::BinaryHeap::with_capacity(k + 1),
-        }
-    }
-
-    pub(crate) fn offer(&mut self, id: i64, cosine: f32) {
-        use std::cmp::Reverse;
-        // cosines as ordered integers: 1e-6 resolution is plenty
-        let key = (cosine * 1_000_000.0) as i32;
-        if self.heap.len() < self.k {
-            self.heap.push(Reverse((key, id)));
-        } else if self
-            .heap
-            .peek()
-            .is_some_and(|Reverse((worst, _))| key > *worst)
-        {
-            self.heap.pop();
-            self.heap.push(Reverse((key, id)));
-        }
-    }
-
-    pub(crate) fn into_sorted(self) -> Vec<(i64, f32)> {
-        let mut out: Vec<(i64, f32)> = self
-            .heap
-            .into_iter()
-            .map(|std::cmp::Reverse((key, id))| (id, key as f32 / 1_000_000.0))
-            .collect();
-        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        out
-    }
-}
-
-/// The nearest `k` vectors of the whole index: from the vector file (and the
-/// vectors added after it, from SQLite) when there is a current one, else
-/// streamed from SQLite.
-pub fn nearest(
+/// The nearest `k` vectors of the whole index, from the vector file and
+/// the vectors added after it, or None without a current file. Search does
+/// the two steps itself (`search::hybrid`, the scan on its own thread);
+/// the tests ask here.
+#[cfg(test)]
+fn nearest(
     conn: &Connection,
     query_vec: &[f32],
     k: usize,

@@ -96,6 +96,47 @@ impl ScanQuery {
     }
 }
 
+/// The best `k` (id, cosine) pairs seen.
+pub(crate) struct TopK {
+    k: usize,
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<(i32, i64)>>,
+}
+
+impl TopK {
+    pub(crate) fn new(k: usize) -> TopK {
+        TopK {
+            k,
+            heap: std::collections::BinaryHeap::with_capacity(k + 1),
+        }
+    }
+
+    pub(crate) fn offer(&mut self, id: i64, cosine: f32) {
+        use std::cmp::Reverse;
+        // cosines as ordered integers: 1e-6 resolution is plenty
+        let key = (cosine * 1_000_000.0) as i32;
+        if self.heap.len() < self.k {
+            self.heap.push(Reverse((key, id)));
+        } else if self
+            .heap
+            .peek()
+            .is_some_and(|Reverse((worst, _))| key > *worst)
+        {
+            self.heap.pop();
+            self.heap.push(Reverse((key, id)));
+        }
+    }
+
+    pub(crate) fn into_sorted(self) -> Vec<(i64, f32)> {
+        let mut out: Vec<(i64, f32)> = self
+            .heap
+            .into_iter()
+            .map(|std::cmp::Reverse((key, id))| (id, key as f32 / 1_000_000.0))
+            .collect();
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        out
+    }
+}
+
 /// The model the stored vectors came from.
 pub fn stored_model(conn: &Connection) -> Option<String> {
     super::db::get_meta(conn, "embedding_model")

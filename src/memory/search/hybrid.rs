@@ -14,8 +14,7 @@
 //! text a cosine well above zero, so raw cosines would lift every candidate
 //! alike, and dividing by the best alone would too.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
 use rusqlite::{Connection, params_from_iter, types::Value as SqlValue};
@@ -23,7 +22,7 @@ use rusqlite::{Connection, params_from_iter, types::Value as SqlValue};
 use super::{HIT_COLUMNS, Hit, Matched, Mode, SearchOutcome, SearchParams};
 use crate::memory::embed::Embedder;
 use crate::memory::index::vector_file::{self, VectorFile};
-use crate::memory::index::vectors;
+use crate::memory::index::vectors::{self, TopK};
 use crate::platform::workspace::config::SearchConfig;
 
 /// Cosines at or below this count as no semantic match at all.
@@ -161,46 +160,6 @@ impl VectorCache {
             top.offer(*id, query.cosine(v));
         }
         Ok(top.into_sorted())
-    }
-}
-
-/// The best `k` (id, cosine) pairs seen.
-struct TopK {
-    k: usize,
-    heap: BinaryHeap<Reverse<(i32, i64)>>,
-}
-
-impl TopK {
-    fn new(k: usize) -> TopK {
-        TopK {
-            k,
-            heap: BinaryHeap::with_capacity(k + 1),
-        }
-    }
-
-    fn offer(&mut self, id: i64, cosine: f32) {
-        // cosines as ordered integers: 1e-6 resolution is plenty
-        let key = (cosine * 1_000_000.0) as i32;
-        if self.heap.len() < self.k {
-            self.heap.push(Reverse((key, id)));
-        } else if self
-            .heap
-            .peek()
-            .is_some_and(|Reverse((worst, _))| key > *worst)
-        {
-            self.heap.pop();
-            self.heap.push(Reverse((key, id)));
-        }
-    }
-
-    fn into_sorted(self) -> Vec<(i64, f32)> {
-        let mut out: Vec<(i64, f32)> = self
-            .heap
-            .into_iter()
-            .map(|Reverse((key, id))| (id, key as f32 / 1_000_000.0))
-            .collect();
-        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        out
     }
 }
 
