@@ -52,7 +52,8 @@ pub const SECOND_HOP: Hop = Hop {
 
 /// Chunks holding a bridge word counted, at most, to rank the words (the
 /// rarest are what link two turns; a word in more than this is no link).
-const DF_CAP: i64 = 500;
+/// The indexer lists every word in more than this in `frequent_terms`.
+const DF_CAP: i64 = crate::memory::index::indexer::COMMON_MIN_DOCS;
 
 /// Words of a hit whose chunk counts are looked up, at most.
 const BRIDGE_LOOKUPS: usize = 16;
@@ -135,12 +136,7 @@ fn best_link(
     text: &str,
     hop: &Hop,
 ) -> rusqlite::Result<Option<Hit>> {
-    let transcript = from.source == "transcript";
-    let table = if transcript {
-        "transcript_fts"
-    } else {
-        "knowledge_fts"
-    };
+    // `from` is a conversation turn (`second_hop` starts from no note)
     // the hit's own words, less the question's and the common ones
     let words = Concepts::parse(text, &Synonyms::default());
     let mut seen = HashSet::new();
@@ -171,9 +167,6 @@ fn best_link(
     // in one lookup, but reads a common word's whole doclist to count it:
     // over 1.1M chunks hybrid search took p50 449 ms with it, 160 ms
     // without the hop (`cargo bench --bench vector_file`, machine loaded).
-    if !transcript {
-        return Ok(None);
-    }
     // A word the index lists as common (in more than DF_CAP chunks) links
     // nothing: left out without a count (most of a turn's long words, on
     // the 1.1M-chunk bench index: 0.25 ms each).
@@ -184,18 +177,13 @@ fn best_link(
             _ => None,
         })
         .collect();
-    let listed: Vec<(String, i64)> = super::keyword::rows_for_terms(
+    let common: HashSet<String> = super::keyword::rows_for_terms(
         conn,
-        "SELECT term, docs FROM frequent_terms",
+        "SELECT term FROM frequent_terms",
         &first_forms,
-        |r| Ok((r.get(0)?, r.get(1)?)),
+        |r| r.get(0),
     )
     .unwrap_or_default();
-    let common: HashSet<String> = listed
-        .into_iter()
-        .filter(|(_, n)| *n >= DF_CAP)
-        .map(|(t, _)| t)
-        .collect();
     let mut bridge: Vec<(usize, i64)> = Vec::new();
     for i in candidates {
         if matches!(words.concepts[i].forms.first(), Some(f) if f.len() == 1 && common.contains(&f[0]))
@@ -206,9 +194,9 @@ fn best_link(
             continue;
         };
         let n: i64 = conn
-            .prepare_cached(&format!(
-                "SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ?1 LIMIT ?2)"
-            ))?
+            .prepare_cached(
+                "SELECT count(*) FROM (SELECT 1 FROM transcript_fts WHERE transcript_fts MATCH ?1 LIMIT ?2)",
+            )?
             .query_row(rusqlite::params![expr, DF_CAP], |r| r.get(0))?;
         // in the hit alone it links nothing; in too many, everything
         if (2..DF_CAP).contains(&n) {
@@ -227,15 +215,15 @@ fn best_link(
     let expr = format!("({need}) AND ({link})");
     let mut args: Vec<SqlValue> = vec![SqlValue::Text(expr)];
     let mut filters = super::keyword::filter_clause(params, &mut args);
-    if transcript && !from.project.is_empty() {
+    if !from.project.is_empty() {
         args.push(SqlValue::Text(from.project.clone()));
         filters.push_str(&format!(" AND f.project = ?{}", args.len()));
     }
     args.push(SqlValue::Integer(HOP_POOL));
     let sql = format!(
         "SELECT {HIT_COLUMNS}
-         FROM {table} JOIN chunks c ON c.id = {table}.rowid JOIN files f ON f.id = c.file_id
-         WHERE {table} MATCH ?1{filters} ORDER BY bm25({table}) LIMIT ?{}",
+         FROM transcript_fts JOIN chunks c ON c.id = transcript_fts.rowid JOIN files f ON f.id = c.file_id
+         WHERE transcript_fts MATCH ?1{filters} ORDER BY bm25(transcript_fts) LIMIT ?{}",
         args.len()
     );
     let mut stmt = conn.prepare_cached(&sql)?;
