@@ -257,7 +257,9 @@ fn search_bench(db_path: &Path, cfg: &Config) {
                 ..SearchParams::default()
             };
             let t = Instant::now();
-            let out = search::keyword::search_tuned(&conn, &cfg.search, &p, &tuning).unwrap();
+            let out =
+                search::keyword::search_tuned(&conn, &cfg.search, &p, &tuning, &search::hop::OFF)
+                    .unwrap();
             let took = t.elapsed().as_secs_f64() * 1e3;
             if verbose && round == 4 {
                 println!("  {took:>8.2} ms  {:<16} {}", out.matched.as_str(), q.text);

@@ -98,34 +98,21 @@ fn ranked(out: SearchOutcome) -> Vec<Ranked> {
         .collect()
 }
 
+/// A request as `pms search --json --limit 10` parses it.
+fn top10(cfg: &Config, q: &str) -> pms::memory::search::SearchParams {
+    Request {
+        query: q,
+        limit: Some(10),
+        ..Request::default()
+    }
+    .parse(&cfg.search, usize::MAX)
+    .unwrap()
+}
+
 /// The search as `pms search --json --limit 10 [--keyword]` runs it: the
 /// same request parsing and the same entry point.
 pub fn pms_search(conn: &Connection, cfg: &Config, q: &str, semantic: &Semantic) -> Vec<Ranked> {
-    let params = Request {
-        query: q,
-        limit: Some(10),
-        ..Request::default()
-    }
-    .parse(&cfg.search, usize::MAX)
-    .unwrap();
-    ranked(hybrid::search(conn, &cfg.search, &params, semantic).unwrap())
-}
-
-/// Keyword search with other weights (the tuning runs of the benchmark).
-pub fn pms_search_tuned(
-    conn: &Connection,
-    cfg: &Config,
-    q: &str,
-    tuning: &pms::memory::search::keyword::Tuning,
-) -> Vec<Ranked> {
-    let params = Request {
-        query: q,
-        limit: Some(10),
-        ..Request::default()
-    }
-    .parse(&cfg.search, usize::MAX)
-    .unwrap();
-    ranked(pms::memory::search::keyword::search_tuned(conn, &cfg.search, &params, tuning).unwrap())
+    ranked(hybrid::search(conn, &cfg.search, &top10(cfg, q), semantic).unwrap())
 }
 
 /// Keyword search with a second hop (what the hop would add to it).
@@ -135,14 +122,8 @@ pub fn pms_search_with_hop(
     q: &str,
     hop: &pms::memory::search::hop::Hop,
 ) -> Vec<Ranked> {
-    let params = Request {
-        query: q,
-        limit: Some(10),
-        ..Request::default()
-    }
-    .parse(&cfg.search, usize::MAX)
-    .unwrap();
-    ranked(pms::memory::search::keyword::search_with_hop(conn, &cfg.search, &params, hop).unwrap())
+    use pms::memory::search::keyword::{TUNING, search_tuned};
+    ranked(search_tuned(conn, &cfg.search, &top10(cfg, q), &TUNING, hop).unwrap())
 }
 
 pub fn keyword() -> Semantic<'static> {

@@ -53,38 +53,20 @@ pub fn search(
     cfg: &SearchConfig,
     params: &SearchParams,
 ) -> rusqlite::Result<SearchOutcome> {
-    search_tuned(conn, cfg, params, &TUNING)
+    search_tuned(conn, cfg, params, &TUNING, &super::hop::OFF)
 }
 
-/// [`search`] with other weights (for the benchmarks).
+/// [`search`] with other weights and a second hop ([`super::hop`]), for
+/// the benchmarks: keyword search itself has no hop, so that its figures
+/// stay those measured when no model is installed.
 pub fn search_tuned(
     conn: &Connection,
     cfg: &SearchConfig,
     params: &SearchParams,
     tuning: &Tuning,
-) -> rusqlite::Result<SearchOutcome> {
-    let k = keyword_scored(conn, cfg, params, tuning)?;
-    Ok(finish(
-        k.scored,
-        k.matched,
-        Mode::Keyword,
-        cfg,
-        params,
-        &k.concepts,
-    ))
-}
-
-/// [`search_tuned`] with a second hop ([`super::hop`]): what keyword search
-/// would give with it, printed by `cargo bench --bench memory` for the
-/// record. Keyword search itself has none, so that its figures stay those
-/// measured when no model is installed.
-pub fn search_with_hop(
-    conn: &Connection,
-    cfg: &SearchConfig,
-    params: &SearchParams,
     hop: &super::hop::Hop,
 ) -> rusqlite::Result<SearchOutcome> {
-    let mut k = keyword_scored(conn, cfg, params, &TUNING)?;
+    let mut k = keyword_scored(conn, cfg, params, tuning)?;
     super::hop::second_hop(conn, params, &k.concepts, &mut k.scored, hop)?;
     Ok(finish(
         k.scored,
