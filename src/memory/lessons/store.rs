@@ -10,10 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{
-    DUPLICATE_SIMILARITY, Rule, all_rules, id_for, one_line, parse_bullet, parse_detail, rules_in,
-    similarity,
-};
+use super::{Rule, all_rules, id_for, one_line, parse_bullet, parse_detail, rules_in};
 use crate::platform::host::durable;
 use crate::platform::host::error::FileError;
 use crate::platform::workspace::Workspace;
@@ -299,12 +296,10 @@ pub fn promote(
     {
         return Ok(Promoted::Added(done.clone()));
     }
+    // the nearest rule of the same polarity (one that says the opposite is
+    // replaced, not merged)
     if on_duplicate != OnDuplicate::KeepBoth
-        && let Some(existing) = rules.iter().find(|r| {
-            // one that says the opposite is replaced, not merged
-            similarity(&r.text, &text) >= DUPLICATE_SIMILARITY
-                && super::polarity(&r.text) == super::polarity(&text)
-        })
+        && let Some(existing) = super::near_duplicate(&rules, &text)
     {
         if on_duplicate == OnDuplicate::Stop {
             return Ok(Promoted::Duplicate(existing.clone()));
