@@ -117,12 +117,17 @@ fn act(ctx: &Context, args: &LessonsArgs) -> Result<ExitCode> {
                 ..NewRule::default()
             };
             // A rule that says the opposite of one in force replaces it.
-            let reversed = store::reversed_by(ws, text);
-            match store::promote(ws, &new, &target, OnDuplicate::from_flags(*merge, *force))? {
+            let (promoted, retired) = accept::add_rule(
+                ws,
+                &new,
+                &target,
+                OnDuplicate::from_flags(*merge, *force),
+                None,
+            )?;
+            match promoted {
                 Promoted::Added(r) => {
                     println_stripped!("Added {}", shown(&r, Placed::To));
-                    if let Some(old) = reversed {
-                        let old = store::retire_replaced(ws, &old.id, &r.id)?;
+                    if let Some(old) = retired {
                         println_stripped!(
                             "It reverses {}, which is retired (archived with a pointer to {}): {}",
                             old.id,

@@ -100,18 +100,15 @@ pub fn accept(ws: &Workspace, id: &str, how: &Acceptance) -> Result<Accepted, Ac
         source_ref: item.transcript_ref.as_deref(),
         origin: Some(&item.id),
     };
-    let outcome = match store::promote(ws, &new, &target, how.on_duplicate)? {
-        Promoted::Added(rule) => {
-            // a reversal retires the rule it reverses (written first: an
-            // interruption leaves both in force, and accepting again, which
-            // finds the new one by its origin, finishes)
-            if let Some(old) = &item.replaces
-                && store::find(ws, old).is_ok()
-            {
-                store::retire_replaced(ws, old, &rule.id)?;
-            }
-            Accepted::Promoted(rule)
-        }
+    let (promoted, _) = add_rule(
+        ws,
+        &new,
+        &target,
+        how.on_duplicate,
+        item.replaces.as_deref(),
+    )?;
+    let outcome = match promoted {
+        Promoted::Added(rule) => Accepted::Promoted(rule),
         Promoted::Merged(rule) => Accepted::Merged(rule),
         Promoted::Duplicate(existing) => {
             return Ok(Accepted::Duplicate {
@@ -140,6 +137,32 @@ pub struct Adopted {
     pub forgotten: bool,
 }
 
+/// Writes a rule in force, the one way every writer adds one (`lessons
+/// add`, accepting a learning, adopting an auto-memory): a rule that says
+/// the opposite of one in force (`replaces`, as staged, or found now)
+/// retires it, written after the new one (an interruption leaves both in
+/// force, and accepting again, which finds the new one by its origin,
+/// finishes). Returns what was written and the rule it retired.
+pub fn add_rule(
+    ws: &Workspace,
+    new: &NewRule,
+    target: &Target,
+    on_duplicate: OnDuplicate,
+    replaces: Option<&str>,
+) -> Result<(Promoted, Option<Rule>), StoreError> {
+    let reversed = replaces
+        .map(str::to_string)
+        .or_else(|| store::reversed_by(ws, new.text).map(|r| r.id));
+    let promoted = store::promote(ws, new, target, on_duplicate)?;
+    let retired = match (&promoted, reversed) {
+        (Promoted::Added(rule), Some(old)) if store::find(ws, &old).is_ok() => {
+            Some(store::retire_replaced(ws, &old, &rule.id)?)
+        }
+        _ => None,
+    };
+    Ok((promoted, retired))
+}
+
 /// Makes auto-memory correction `memory` a lesson (`new`, its `source_ref`
 /// the memory's uri) and, when asked, removes it from auto-memory. Nothing
 /// is removed unless the rule was written or merged: when a near-duplicate
@@ -152,7 +175,7 @@ pub fn adopt_memory(
     on_duplicate: OnDuplicate,
     forget: Forget,
 ) -> Result<Adopted, AdoptError> {
-    let promoted = store::promote(ws, new, target, on_duplicate)?;
+    let (promoted, _) = add_rule(ws, new, target, on_duplicate, None)?;
     let written = matches!(promoted, Promoted::Added(_) | Promoted::Merged(_));
     let forgotten = written && forget == Forget::Yes;
     if forgotten {
@@ -268,5 +291,24 @@ mod tests {
         .unwrap();
         assert!(matches!(done.promoted, Promoted::Duplicate(_)) && !done.forgotten);
         assert!(second.path.exists());
+        // one that says the opposite replaces the rule, as `lessons add` does
+        let third = memory("third");
+        let reversal = "Never run the staging migrations inside a transaction";
+        let done = adopt_memory(
+            &ws,
+            &third,
+            &rule(reversal),
+            &Target::Me,
+            OnDuplicate::Stop,
+            Forget::Yes,
+        )
+        .unwrap();
+        assert!(matches!(done.promoted, Promoted::Added(_)));
+        let in_force: Vec<String> = super::super::all_rules(&ws)
+            .into_iter()
+            .map(|r| r.text)
+            .collect();
+        assert!(!in_force.iter().any(|t| t == text), "{in_force:?}");
+        assert!(in_force.iter().any(|t| t == reversal), "{in_force:?}");
     }
 }
