@@ -170,18 +170,18 @@ pub fn refresh_workspace(ctx: &Context) -> Result<Refreshed> {
     }
     // after the migration: the index says which model its vectors are from
     if manifest.embedding_default.is_none() {
-        out.embedding_model = match adopt_new_embedding_default(ctx) {
-            Ok(Some(done)) => Some(EmbeddingDefault::Adopted(done)),
-            Ok(None) => None,
-            Err(e) => Some(EmbeddingDefault::NotWritten(format!("{e:#}"))),
-        };
-        if !matches!(out.embedding_model, Some(EmbeddingDefault::NotWritten(_)))
-            && adopt_step_settled(ctx)
-        {
+        let step = adopt_new_embedding_default(ctx);
+        // done for good unless it is to be tried again
+        if matches!(step, DefaultStep::Adopted(_) | DefaultStep::Settled) {
             manifest.embedding_default =
                 Some(crate::platform::workspace::config::DEFAULT_MODEL.to_string());
             manifest.save(&ws.manifest_path())?;
         }
+        out.embedding_model = match step {
+            DefaultStep::Adopted(m) => Some(EmbeddingDefault::Adopted(m)),
+            DefaultStep::NotWritten(e) => Some(EmbeddingDefault::NotWritten(e)),
+            DefaultStep::Settled | DefaultStep::RetryLater => None,
+        };
     }
     out.rewired = rewire(ctx)?;
     Ok(out)
@@ -195,44 +195,47 @@ pub fn refresh_workspace(ctx: &Context) -> Result<Refreshed> {
 /// nothing was made with the old one (the model is not installed and the
 /// index, readable, holds no vectors from it) and the local model is in
 /// use. A value set later is the user's and is never touched.
-fn adopt_new_embedding_default(ctx: &Context) -> Result<Option<&'static str>> {
+fn adopt_new_embedding_default(ctx: &Context) -> DefaultStep {
     use crate::platform::workspace::config::{DEFAULT_MODEL, MULTILINGUAL_MODEL, Provider};
     let e = &ctx.cfg.embeddings;
     if e.model != MULTILINGUAL_MODEL || !matches!(e.provider, Provider::Auto | Provider::Local) {
-        return Ok(None);
+        return DefaultStep::Settled; // another model, or none, was chosen
     }
     let dir = crate::memory::embed::model_dir(&ctx.env, MULTILINGUAL_MODEL);
     if crate::memory::embed::local::is_installed(&dir) {
-        return Ok(None);
+        return DefaultStep::Settled;
     }
-    if index_model(ctx).is_none_or(|m| m.is_some_and(|id| id.contains(MULTILINGUAL_MODEL))) {
-        return Ok(None); // made with it, or the index cannot say
+    let db = ctx.ws.db_path();
+    if db.exists() {
+        let Ok(conn) = crate::memory::index::db::open_ro(&db) else {
+            return DefaultStep::RetryLater; // the index cannot say
+        };
+        if crate::memory::index::vectors::stored_model(&conn)
+            .is_some_and(|id| id.contains(MULTILINGUAL_MODEL))
+        {
+            return DefaultStep::Settled; // made with it
+        }
     }
-    crate::platform::workspace::config::set_string_key(
+    match crate::platform::workspace::config::set_string_key(
         &ctx.ws,
         "embeddings",
         "model",
         DEFAULT_MODEL,
-    )?;
-    Ok(Some(DEFAULT_MODEL))
-}
-
-/// The model the index's vectors were made with: `Some(None)` for none
-/// (or no index), `None` when the index cannot be read.
-fn index_model(ctx: &Context) -> Option<Option<String>> {
-    let db = ctx.ws.db_path();
-    if !db.exists() {
-        return Some(None);
+    ) {
+        Ok(_) => DefaultStep::Adopted(DEFAULT_MODEL),
+        Err(e) => DefaultStep::NotWritten(format!("{e:#}")),
     }
-    let conn = crate::memory::index::db::open_ro(&db).ok()?;
-    Some(crate::memory::index::vectors::stored_model(&conn))
 }
 
-/// Whether the move to the new default needs no later look: done, or left
-/// for a reason that will not go away (another model chosen, the old one
-/// installed or used). An unreadable index is looked at again next time.
-fn adopt_step_settled(ctx: &Context) -> bool {
-    index_model(ctx).is_some()
+/// What the move to the new default did.
+enum DefaultStep {
+    Adopted(&'static str),
+    /// Left for good: another model chosen, the old one installed or used.
+    Settled,
+    /// Tried again at the next upgrade: the index could not be read.
+    RetryLater,
+    /// Tried again at the next upgrade: config.toml could not be written.
+    NotWritten(String),
 }
 
 fn vars_from_profile(ws: &Workspace) -> templates::Vars {
