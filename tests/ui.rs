@@ -479,7 +479,7 @@ fn the_matcher_box_shows_what_the_hook_would_add() {
         ))
         .body;
     assert!(
-        page.contains("The hook would add <b>1</b> lesson(s)"),
+        page.contains("The hook would add <b>1 lesson</b> to this prompt"),
         "{page}"
     );
     let row = &page[page.find("<tbody>").unwrap()..];
@@ -530,7 +530,7 @@ fn the_matcher_box_shows_a_typed_token_redacted() {
         "{page}"
     );
     assert!(
-        page.contains("The hook would add <b>1</b> lesson(s)"),
+        page.contains("The hook would add <b>1 lesson</b> to this prompt"),
         "the prompt is matched as typed: {page}"
     );
 }

@@ -248,7 +248,8 @@ pub fn print_report(env: &HostEnv, r: &Report) {
     }
     match (&r.indexed_chunks, &r.index_error) {
         (Some(n), _) => super::print_fitted(&format!(
-            "  Index          {n} chunk(s) added: searchable now (pms search, memory_search)"
+            "  Index          {} added: searchable now (pms search, memory_search)",
+            crate::platform::plural::count(*n, "chunk", "chunks")
         )),
         (None, Some(e)) => super::print_fitted(&format!(
             "  Index          not updated ({e}); run `pms index` to make the imported text searchable"

@@ -193,8 +193,8 @@ fn matcher(app: &App, prompt: &str) -> Html {
         return h;
     }
     h.s("<p>The hook would add <b>")
-        .n(chosen.len())
-        .s("</b> lesson(s) to this prompt.</p><table><thead><tr><th class=\"nowrap\">Score</th><th class=\"nowrap\">Added?</th><th>Lesson</th><th class=\"opt\">File</th></tr></thead><tbody>");
+        .t(crate::platform::plural::count(chosen.len(), "lesson", "lessons"))
+        .s("</b> to this prompt.</p><table><thead><tr><th class=\"nowrap\">Score</th><th class=\"nowrap\">Added?</th><th>Lesson</th><th class=\"opt\">File</th></tr></thead><tbody>");
     for m in &all {
         h.s("<tr><td class=\"score nowrap\">")
             .f(m.score, 2)

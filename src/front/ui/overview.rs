@@ -186,8 +186,8 @@ fn hook_errors(app: &App) -> Html {
         h.s("<p class=\"muted\">None logged.</p>");
     } else {
         h.s("<p class=\"small muted\">The last ")
-            .n(lines.len())
-            .s(" line(s) of <code>.pms/logs/hooks.log</code>, oldest first. The hooks never fail Claude Code: they log and go on.</p><pre>");
+            .t(crate::platform::plural::count(lines.len(), "line", "lines"))
+            .s(" of <code>.pms/logs/hooks.log</code>, oldest first. The hooks never fail Claude Code: they log and go on.</p><pre>");
         for l in &lines {
             h.t(crate::platform::redact::redact(l)).s("\n");
         }

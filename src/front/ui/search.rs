@@ -126,8 +126,12 @@ pub fn page(app: &App, req: &Req) -> Reply {
         }
     };
     h.s("<section id=\"results\"><p class=\"muted small\">")
-        .n(out.hits.len())
-        .s(" result(s) · ")
+        .t(crate::platform::plural::count(
+            out.hits.len(),
+            "result",
+            "results",
+        ))
+        .s(" · ")
         .s(match out.mode {
             Mode::Hybrid => "keyword + meaning",
             Mode::Keyword => "keyword",
@@ -189,8 +193,12 @@ pub fn page(app: &App, req: &Req) -> Reply {
             .is_some_and(|i| std::ptr::eq(&out.hits[i], hit));
         if let Some(g) = group.filter(|g| g.more > 0 && last_of_group) {
             h.s("<p class=\"small muted\">")
-                .n(g.more)
-                .s(" more passage(s) of it matched: open it to read them.</p>");
+                .t(crate::platform::plural::count(
+                    g.more,
+                    "more passage",
+                    "more passages",
+                ))
+                .s(" of it matched: open it to read them.</p>");
         }
         h.s("</div>");
     }

@@ -59,7 +59,9 @@ pub fn timeline(app: &App, req: &Req) -> Reply {
 
     moments(app, &mut h);
     let sessions: usize = found.iter().map(|d| d.sessions.len()).sum();
-    h.s("<p class=\"muted\">").n(sessions).s(" session(s)");
+    h.s("<p class=\"muted\">").t(crate::platform::plural::count(
+        sessions, "session", "sessions",
+    ));
     if sessions >= MAX_SESSIONS {
         h.s(" (the most recent ").n(MAX_SESSIONS).s(")");
     }

@@ -239,7 +239,6 @@ fn edit_section(
     Ok(())
 }
 
-/// The rule `id` as it is in the files now.
 /// The rule `id` in force.
 pub fn find(ws: &Workspace, id: &str) -> Result<Rule, StoreError> {
     all_rules(ws)

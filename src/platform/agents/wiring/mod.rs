@@ -702,9 +702,6 @@ pub fn codex_untrusted(env: &HostEnv, record: &InstallRecord) -> usize {
         .count()
 }
 
-/// Removes pms's wiring from one agent, as `record` says it was made (the
-/// files it names, the containers it created). `ws` is needed for Claude
-/// Code's workspace-scope settings.
 /// What [`unwire`] would take out of `agent`'s files, read without
 /// changing anything: one line per change, empty when pms is not wired in
 /// there. Uninstall shows it before asking, as init shows its plan.
@@ -785,6 +782,9 @@ pub fn found_wiring(
     out
 }
 
+/// Removes pms's wiring from one agent, as `record` says it was made (the
+/// files it names, the containers it created). `ws` is needed for Claude
+/// Code's workspace-scope settings.
 pub fn unwire(
     env: &HostEnv,
     ws: Option<&Workspace>,
