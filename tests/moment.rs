@@ -239,6 +239,44 @@ impl Figures {
     }
 }
 
+/// The least each figure may be (a regression shows; the figures are
+/// reported). Each kind must have been measured: a half without a case of
+/// a kind would pass on 0/0.
+struct Floors {
+    fix_found: f64,
+    silent_unseen: f64,
+    history_precision: f64,
+    history_recall: f64,
+    items_carried: f64,
+}
+
+impl Figures {
+    fn check(&self, label: &str, floors: Floors) {
+        let line = self.line(label);
+        for (kind, n) in [
+            ("errors with a fix", self.fix_found.1),
+            ("errors never met", self.silent_unseen.1),
+            ("past sessions of edited files", self.history_expected),
+            ("items to carry", self.items_carried.1),
+        ] {
+            assert!(n > 0, "{label}: no {kind} measured: {line}");
+        }
+        assert!(ratio(self.fix_found) >= floors.fix_found, "{line}");
+        assert!(ratio(self.silent_unseen) >= floors.silent_unseen, "{line}");
+        assert!(
+            ratio((self.history_right, self.history_named)) >= floors.history_precision,
+            "{line}"
+        );
+        assert!(
+            ratio((self.history_right, self.history_expected)) >= floors.history_recall,
+            "{line}"
+        );
+        assert!(ratio(self.items_carried) >= floors.items_carried, "{line}");
+        // another project's items are never carried
+        assert_eq!(self.foreign_kept_out.0, self.foreign_kept_out.1, "{line}");
+    }
+}
+
 /// Whether every word of `phrase` (three letters or more) is in `text`.
 fn carries(text: &str, phrase: &str) -> bool {
     let text = text.to_lowercase();
@@ -398,22 +436,19 @@ fn dev_set_tuning_and_held_out_halves() {
         eprintln!("  miss: {m}");
     }
     for (label, f) in [("tuning", &tuning), ("held-out", &held_out)] {
-        assert!(ratio(f.fix_found) >= 0.8, "{label}: {}", f.line(label));
-        assert!(ratio(f.silent_unseen) >= 0.95, "{label}: {}", f.line(label));
-        assert!(
-            ratio((f.history_right, f.history_named)) >= 0.9,
-            "{label}: {}",
-            f.line(label)
+        f.check(
+            label,
+            Floors {
+                fix_found: 0.8,
+                silent_unseen: 0.95,
+                history_precision: 0.9,
+                history_recall: 0.9,
+                items_carried: 1.0,
+            },
         );
         assert_eq!(
             f.items_rejected.0,
             f.items_rejected.1,
-            "{label}: {}",
-            f.line(label)
-        );
-        assert_eq!(
-            f.items_carried.0,
-            f.items_carried.1,
             "{label}: {}",
             f.line(label)
         );
@@ -438,20 +473,18 @@ fn written_set_tuning_and_held_out_halves() {
     for m in &misses {
         eprintln!("  miss: {m}");
     }
-    // Floors below the goals: a regression shows, the figure is reported.
+    // Floors below the figures measured (0.68 / 0.58 fix found, 0.97
+    // silent, history 1.00 / 0.82-0.87, items 6/8 and 4/7).
     for (label, f) in [("tuning", &tuning), ("held-out", &held_out)] {
-        assert_eq!(
-            f.foreign_kept_out.0,
-            f.foreign_kept_out.1,
-            "{label}: {}",
-            f.line(label)
-        );
-        assert!(ratio(f.fix_found) >= 0.5, "{label}: {}", f.line(label));
-        assert!(ratio(f.silent_unseen) >= 0.9, "{label}: {}", f.line(label));
-        assert!(
-            ratio((f.history_right, f.history_named)) >= 0.9,
-            "{label}: {}",
-            f.line(label)
+        f.check(
+            label,
+            Floors {
+                fix_found: 0.5,
+                silent_unseen: 0.9,
+                history_precision: 0.9,
+                history_recall: 0.75,
+                items_carried: 0.5,
+            },
         );
     }
 }
@@ -467,18 +500,17 @@ fn blind_set() {
     let home = home_for(&set);
     let all = measure(&home, &set, None, &mut Vec::new());
     eprintln!("{}", all.line("moment blind"));
-    assert_eq!(
-        all.foreign_kept_out.0,
-        all.foreign_kept_out.1,
-        "{}",
-        all.line("blind")
-    );
-    // Floors below the goals: a regression shows, the figure is reported.
-    assert!(ratio(all.silent_unseen) >= 0.8, "{}", all.line("blind"));
-    assert!(
-        ratio((all.history_right, all.history_named)) >= 0.7,
-        "{}",
-        all.line("blind")
+    // Floors below the figures measured (0.29 fix found, 0.99 silent,
+    // history 1.00 / 0.81, items 11/22).
+    all.check(
+        "blind",
+        Floors {
+            fix_found: 0.25,
+            silent_unseen: 0.9,
+            history_precision: 0.9,
+            history_recall: 0.7,
+            items_carried: 0.4,
+        },
     );
 }
 
