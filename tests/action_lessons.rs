@@ -143,6 +143,11 @@ fn score<'a>(
             misses.push(format!("  want {want:?} got {got:?}: {key}"));
         }
     }
+    // a half without cases would score 1.0 on nothing
+    assert!(
+        expected > 0 && benign > 0,
+        "no case with a lesson ({expected}) or no benign case ({benign})"
+    );
     Score {
         recall: if expected == 0 {
             1.0
