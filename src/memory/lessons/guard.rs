@@ -8,7 +8,7 @@
 //! the review, `lessons_promote`, the page): a pattern that does not
 //! compile, or is too large, is refused there with the reason, never at a
 //! tool call. One edited by hand into `lessons.md` that does not compile
-//! is skipped by the hook and named by `pms verify`.
+//! is kept as written and matches nothing ([`Guard::matches`]).
 
 use std::sync::LazyLock;
 

@@ -74,10 +74,10 @@ const PROJECT_PREFIX: &str = "- project:";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Detail {
     Cues(Vec<String>),
+    /// A guard as written: not compiled here, since every read of the rules
+    /// (session start, the review, the page) would pay for it; one edited
+    /// by hand that does not compile matches nothing.
     Guard(guard::Guard),
-    /// A guard line whose pattern does not compile (edited by hand): kept
-    /// as written, matched against nothing, named by `pms verify`.
-    BadGuard(String),
     Project(String),
 }
 
@@ -100,9 +100,12 @@ pub fn parse_detail(line: &str) -> Option<Detail> {
     } else {
         (guard::GuardMode::Deny, g.strip_prefix(':')?)
     };
-    Some(match guard::Guard::new(pattern, mode) {
-        Ok(g) => Detail::Guard(g),
-        Err(_) => Detail::BadGuard(pattern.trim().to_string()),
+    let pattern = pattern.trim();
+    (!pattern.is_empty()).then(|| {
+        Detail::Guard(guard::Guard {
+            pattern: pattern.to_string(),
+            mode,
+        })
     })
 }
 
@@ -275,7 +278,6 @@ pub fn rules_in(text: &str, scope: &str, file: &str) -> Vec<Rule> {
             match detail {
                 Detail::Cues(cues) => last.cues = cues,
                 Detail::Guard(g) => last.guard = Some(g),
-                Detail::BadGuard(_) => {}
                 Detail::Project(p) => last.project = Some(p),
             }
         }
@@ -538,6 +540,19 @@ mod tests {
     use super::*;
 
     const SECTION: &str = "# Lessons\nmine\n<!-- pms:lessons:begin (x) -->\n- [L-abc123] Run the dry-run first, because it caught a lock. _(2026-11-22; cc://-w-p/s1.jsonl)_\n  - applies when: migrate; schema change;  apply migrations\n- [L-def456] 提交前先跑测试。\nnot a rule\n  - applies when: orphan cue line\n<!-- pms:lessons:end -->\n";
+
+    #[test]
+    fn a_guard_edited_by_hand_that_does_not_compile_is_kept_and_matches_nothing() {
+        let text = "<!-- pms:lessons:begin (x) -->\n- [L-abc123] Never npm.\n  - guard: npm (install\n<!-- pms:lessons:end -->\n";
+        let rules = rules_in(text, "me", "_me/lessons.md");
+        let guard = rules[0].guard.as_ref().expect("the guard line is read");
+        assert_eq!(guard.pattern, "npm (install");
+        assert!(!guard.matches("npm (install"));
+        assert!(
+            rules[0].render().contains("npm (install"),
+            "written back as it was"
+        );
+    }
 
     #[test]
     fn bullets_parse_with_and_without_metadata_and_cues() {
