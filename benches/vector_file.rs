@@ -7,7 +7,7 @@
 //! vector (default 384, all-MiniLM-L6-v2's) drawn around one of 2,000
 //! random directions (a transformer's vectors cluster by topic; uniform
 //! random ones would make every neighbour equally far). No model embeds
-//! 1.1M chunks here (all-MiniLM-L6-v2 does about 8 a second on this
+//! 1.1M chunks here (all-MiniLM-L6-v2 does about 35 a second on this
 //! machine): the query vectors are drawn the same way, and what embedding
 //! a query costs is measured by `cargo bench --bench memory` and added in
 //! the printout.
