@@ -29,6 +29,11 @@ static CLOSED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)(?-u:\b)(?:done|finished|implemented|added|adds|in now|is in|are in|landed|merged|shipped|fixed|resolved|closed|completed|wired|rotated|removed|migrated|switched|upgraded|bumped|deployed|released|works now|no longer|took care|taken care|in place)(?-u:\b)|(?-u:\b)(?:is|are|was|were|got) [a-z]+ed now(?-u:\b)").expect("valid")
 });
 
+/// "The Sentry TODO is done": the words before "TODO" name the item.
+static NAMED_DONE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?-u:\b)(?:the|that|this|our) ([\w ./-]{1,60}?) (?:todo|item|task)s? (?:is|are|was|were|has been|have been) (?:now )?(?:done|closed|finished|complete|completed|fixed|resolved)(?-u:\b)").expect("valid")
+});
+
 /// Words of an item that say it is one, not what it is.
 const ITEM_WORDS: &[&str] = &[
     "todo",
@@ -254,15 +259,24 @@ fn stem(w: &str) -> String {
 }
 
 /// Whether a later session says the item is done: one of its lines says
-/// so and shares most of the item's words.
+/// so and shares most of the item's words, or names it ("the Sentry TODO
+/// is done": every word before "TODO" is one of the item's).
 fn closes(later: &PastSession, key: &BTreeSet<String>) -> bool {
-    later
-        .said
-        .iter()
-        .chain(&later.decisions)
-        .chain(&later.open_items)
-        .filter(|l| CLOSED.is_match(l))
-        .any(|l| {
+    let lines = || {
+        later
+            .said
+            .iter()
+            .chain(&later.decisions)
+            .chain(&later.open_items)
+    };
+    let named = lines().any(|l| {
+        NAMED_DONE.captures_iter(l).any(|c| {
+            let words = key_words(&c[1]);
+            !words.is_empty() && words.is_subset(key)
+        })
+    });
+    named
+        || lines().filter(|l| CLOSED.is_match(l)).any(|l| {
             let words = key_words(l);
             let shared = key.intersection(&words).count();
             // most of a short item; at least half of a long one (the
@@ -290,5 +304,24 @@ mod tests {
             &key_words("TODO: add the dead-letter queue")
         ));
         assert!(!closes(&later, &key_words("TODO: rotate the staging keys")));
+    }
+
+    #[test]
+    fn a_later_session_that_names_the_item_done_closes_it() {
+        let later =
+            parse("---\nsession_id: b\n---\n# x\n## Closed items\n- The Sentry TODO is done.\n");
+        let item = key_words(
+            "TODO: upload source maps to Sentry in the build, the prod stack traces are useless.",
+        );
+        assert!(closes(&later, &item));
+        assert!(!closes(
+            &later,
+            &key_words("TODO: add the dead-letter queue")
+        ));
+        // a named item must be named whole
+        let vague = parse(
+            "---\nsession_id: b\n---\n# x\n## Closed items\n- The Sentry alerts TODO is done.\n",
+        );
+        assert!(!closes(&vague, &item));
     }
 }

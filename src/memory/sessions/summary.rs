@@ -38,10 +38,17 @@ pub struct SessionFacts {
 // slowest engine on text with CJK characters (three quarters of session-end
 // time on a 10 MB transcript went there).
 static DECISION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)((?-u:\b)(?:we|i)(?:'ll| will| decided| agreed| chose| picked| went with)(?-u:\b)|(?-u:\b)decided to(?-u:\b)|(?-u:\b)let(?:'s| us) (?:go with|use)(?-u:\b)|(?-u:\b)going with(?-u:\b)|决定|就用|选择了|确定(用|采用)|采用了)").expect("valid")
+    Regex::new(r"(?i)((?-u:\b)(?:we|i)(?:'ll| will| decided| agreed| chose| picked| went with)(?-u:\b)|(?-u:\b)decided to(?-u:\b)|(?-u:\b)(?:decision|decided):|(?-u:\b)as decided(?-u:\b)|(?-u:\b)let(?:'s| us) (?:go with|use)(?-u:\b)|(?-u:\b)going with(?-u:\b)|决定|就用|选择了|确定(用|采用)|采用了)").expect("valid")
 });
 static OPEN_ITEM: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)((?-u:\b)todo(?-u:\b)|(?-u:\b)next steps?(?-u:\b)|(?-u:\b)follow[- ]up(?-u:\b)|(?-u:\b)still (?:need|to do|open)(?-u:\b)|(?-u:\b)open question(?-u:\b)|(?-u:\b)not yet(?-u:\b)|(?-u:\b)later(?-u:\b)|(?-u:\b)remaining(?-u:\b)|待办|下一步|后续|还需要|尚未|待确认)").expect("valid")
+});
+
+/// A sentence that says an item is done ("The Sentry TODO is done", "that
+/// task is closed now"): not an open item; listed under "Closed items" for
+/// a later session's start to drop the item it names.
+pub static DONE_ITEM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?-u:\b)(?:todo|item|task)s? (?:is|are|was|were|has been|have been) (?:now )?(?:done|closed|finished|complete|completed|fixed|resolved)(?-u:\b)|待办.{0,6}(?:完成|搞定)").expect("valid")
 });
 
 /// The address of a transcript path: `cc://<project folder>/<file>` for
@@ -326,12 +333,20 @@ pub fn render(f: &SessionFacts) -> String {
     for d in decisions {
         md.push_str(&format!("- {d}\n"));
     }
-    let open = sentences_matching(&f.turns, &OPEN_ITEM, 8);
+    let (closed, open): (Vec<String>, Vec<String>) = sentences_matching(&f.turns, &OPEN_ITEM, 8)
+        .into_iter()
+        .partition(|s| DONE_ITEM.is_match(s));
     if !open.is_empty() {
         md.push_str("\n## Open items\n");
     }
     for o in open {
         md.push_str(&format!("- {o}\n"));
+    }
+    if !closed.is_empty() {
+        md.push_str("\n## Closed items\n");
+    }
+    for c in closed {
+        md.push_str(&format!("- {c}\n"));
     }
     md.push_str(&format!(
         "\nFull conversation: `{}` (memory_get reads it).\n",
@@ -501,6 +516,11 @@ mod tests {
                     "The pod crashed because of a missing env var. We decided to add it to the chart. A follow-up is still needed for staging.",
                     9,
                 ),
+                turn(
+                    Role::User,
+                    "Decision: the chart keeps one replica. The probes TODO is done.",
+                    11,
+                ),
             ],
             files_changed: vec!["/w/app/chart.yaml".into()],
             signals: BTreeMap::from([("error".to_string(), 1)]),
@@ -516,7 +536,10 @@ mod tests {
         assert!(md.contains("- The pod crashed because of a missing env var. (L9)"));
         assert!(md.contains("- Tools used: Bash ×1"));
         assert!(md.contains("## Decisions\n- We decided to add it to the chart"));
-        assert!(md.contains("## Open items\n- A follow-up is still needed for staging"));
+        assert!(md.contains("## Open items\n- A follow-up is still needed for staging.\n\n"));
+        // a label is a decision; a line that says an item is done is not open
+        assert!(md.contains("- Decision: the chart keeps one replica"));
+        assert!(md.contains("## Closed items\n- The probes TODO is done.\n"));
         let meta = SummaryMeta::parse(&md);
         assert_eq!(meta.covers, 4096);
         assert_eq!(
