@@ -189,6 +189,8 @@ fn lessons_context(fresh: &[&Matched]) -> Option<String> {
 
 /// Longest file history, in characters (the budget).
 pub const HISTORY_CHARS: usize = 800;
+/// Least of what a session said that is worth a line.
+const MIN_SAID: usize = 20;
 
 /// The first edit of a file in the session: the key the session state
 /// remembers it by, and its history when it has one.
@@ -252,8 +254,11 @@ fn first_edit(
     }))
 }
 
-/// The history as the model reads it, within [`HISTORY_CHARS`]: sessions
-/// that do not fit are left out whole.
+/// The history as the model reads it, within [`HISTORY_CHARS`]: the room
+/// is shared among the sessions (what each said cut to its share, so that
+/// four sessions are named rather than two told at length: with 220
+/// characters each, the written set's file history named 0.82 of the
+/// sessions it should); sessions that still do not fit are left out whole.
 pub fn render_history(shown: &str, touches: &[Touch]) -> String {
     let head = format!(
         "pms: past sessions in this project touched {} (newest first; what they decided may still hold):",
@@ -263,15 +268,16 @@ pub fn render_history(shown: &str, touches: &[Touch]) -> String {
         head.chars().count() + budget::DATA_OPEN.len() + budget::DATA_CLOSE.len() + 3,
     );
     let mut lines = String::new();
-    for t in touches {
+    for (i, t) in touches.iter().enumerate() {
+        let share = room / (touches.len() - i);
         let what = match t.kind {
             TouchKind::Changed => "changed it",
             TouchKind::Discussed => "discussed it",
         };
         let reference = format!("({} from line {})", t.conversation.uri, t.conversation.line);
         let fixed = t.conversation.day().len() + what.len() + reference.len() + 8;
-        let said_room = room.saturating_sub(fixed).min(220);
-        if said_room < 30 && !lines.is_empty() {
+        let said_room = share.max(fixed + MIN_SAID).saturating_sub(fixed).min(220);
+        if said_room < MIN_SAID && !lines.is_empty() {
             break;
         }
         let said = crate::platform::redact::redact(&budget::neutralise(&t.line)).into_owned();
@@ -291,4 +297,35 @@ pub fn render_history(shown: &str, touches: &[Touch]) -> String {
         lines,
         budget::DATA_CLOSE
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::recall::Conversation;
+
+    #[test]
+    fn the_history_names_four_sessions_that_said_much_within_its_budget() {
+        let touches: Vec<Touch> = (0..4)
+            .map(|i| Touch {
+                conversation: Conversation {
+                    uri: format!("cc://-home-maya-code-storefront/358a3b34-9bb7-4a96-8b6e-9bafdae702{i}f.jsonl"),
+                    project: "-home-maya-code-storefront".into(),
+                    cwd: Some("/home/maya/code/storefront".into()),
+                    date: Some(format!("2026-10-0{}T08:00:00Z", 5 - i)),
+                    line: 10,
+                },
+                kind: TouchKind::Changed,
+                line: "refreshCart is defined inside the component and recreated every render, so the effect can't just list it. ".repeat(3),
+            })
+            .collect();
+        let text = render_history("src/components/CartDrawer.tsx", &touches);
+        assert!(text.chars().count() <= HISTORY_CHARS, "{text}");
+        for t in &touches {
+            assert!(text.contains(&t.conversation.uri), "{text}");
+        }
+        // one session alone says more
+        let one = render_history("src/components/CartDrawer.tsx", &touches[..1]);
+        assert!(one.contains("recreated every render"), "{one}");
+    }
 }
