@@ -31,7 +31,7 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
     let Some(output) = failed_output(input) else {
         return Ok(None);
     };
-    let Some(sig) = Signature::of(&output) else {
+    let Some(sig) = Signature::of_failure(&output) else {
         return Ok(None);
     };
     let sid = input.session_id();

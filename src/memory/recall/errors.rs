@@ -4,17 +4,18 @@
 //! (`role = 'tool'`, `[error Bash] …` when it failed). A failing command's
 //! output becomes a [`Signature`]; its rarest words find candidate results
 //! through FTS5, each candidate's own signature is compared with ours, first
-//! cheaply ([`Signature::likeness`], to keep a [`SHORTLIST`]), then with each
-//! word weighed by its rarity in past results
-//! ([`Signature::weighted_likeness`]); the best one past [`STRONG`] gives
-//! the turns that followed it in its conversation: the fix.
+//! cheaply ([`Signature::likeness`], to keep a [`SHORTLIST`], and every one
+//! that holds a telling line of ours whole), then by
+//! [`Signature::weighted_likeness`] (a telling line held whole, else each
+//! word weighed by its rarity in past results); the best one past [`STRONG`]
+//! gives the turns that followed it in its conversation: the fix.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 use rusqlite::{Connection, params};
 
-use super::signature::Signature;
+use super::signature::{LineSet, Signature};
 use super::{Conversation, Step};
 
 /// Least weighted likeness of a past error to count as the same error.
@@ -31,6 +32,10 @@ pub const STRONG: f64 = 0.86;
 /// scored 0.085).
 const SHORTLIST: usize = 8;
 const SHORTLISTED: f64 = 0.05;
+
+/// Past conversations that may share a line of ours for it to tell which
+/// error this is (chosen on the tuning halves: 1, 2 and 3 tied there).
+const TELLING_CONVERSATIONS: usize = 1;
 
 /// Words of the signature searched for, rarest first.
 const QUERY_WORDS: usize = 10;
@@ -96,27 +101,43 @@ pub fn recall(
             first_ts: r.get(9)?,
         })
     })?;
-    let mut shortlist: Vec<(f64, Candidate, Signature)> = Vec::new();
+    let mut read: Vec<Read> = Vec::new();
     for c in rows {
         let c = c?;
         if c.session_id.as_deref() == Some(exclude_session) || Some(c.uri.as_str()) == exclude_uri {
             continue;
         }
-        let Some(past) = Signature::of(&unlabelled(&c.text)) else {
+        // a past failure is read as the new one is; a result that did
+        // not fail only by its error lines
+        let text = unlabelled(&c.text);
+        let past = if c.text.lines().any(|l| l.starts_with("[error ")) {
+            Signature::of_failure(&text)
+        } else {
+            Signature::of(&text)
+        };
+        let Some(past) = past else {
             continue;
         };
-        let likeness = cut.likeness(&past);
-        if likeness >= SHORTLISTED {
-            shortlist.push((likeness, c, past));
-        }
+        read.push(Read {
+            likeness: cut.likeness(&past),
+            shared: cut.shared_lines(&past),
+            candidate: c,
+            past,
+        });
     }
-    shortlist.sort_by(|a, b| b.0.total_cmp(&a.0));
-    shortlist.truncate(SHORTLIST);
+    let telling = telling_lines(&cut, &read);
+    // Weighed word by word: the most alike by the cheap likeness, and every
+    // one that holds a telling line of ours (a short line inside a long
+    // output is not alike by words).
+    read.sort_by(|a, b| b.likeness.total_cmp(&a.likeness));
     let mut candidates: Vec<(f64, Candidate)> = Vec::new();
-    for (_, c, past) in shortlist {
-        let likeness = cut.weighted_likeness(&past, &|w| rarity.of(w));
+    for (rank, r) in read.into_iter().enumerate() {
+        if !r.shared.meets(telling) && (rank >= SHORTLIST || r.likeness < SHORTLISTED) {
+            continue;
+        }
+        let likeness = cut.weighted_likeness(&r.past, &|w| rarity.of(w), telling);
         if likeness >= STRONG {
-            candidates.push((likeness, c));
+            candidates.push((likeness, r.candidate));
         }
     }
     // The most alike first; of equals, the newest (the latest fix).
@@ -130,10 +151,12 @@ pub fn recall(
         if !steps.iter().any(|s| matches!(s, Step::Said(_))) {
             continue; // nothing was said after it: no fix to tell
         }
-        let error_line = unlabelled(&c.text)
-            .lines()
-            .map(str::trim)
+        let text = unlabelled(&c.text);
+        let mut lines = text.lines().map(str::trim);
+        let error_line = lines
+            .clone()
             .find(|l| Signature::of(l).is_some())
+            .or_else(|| lines.rfind(|l| !l.is_empty()))
             .unwrap_or_default()
             .to_string();
         return Ok(Some(PastFix {
@@ -195,6 +218,33 @@ impl<'c> Rarity<'c> {
     fn of(&self, word: &str) -> f64 {
         (1.0 + self.chunks as f64 / (1.0 + self.docs(word) as f64)).ln()
     }
+}
+
+/// A candidate read: its signature, how alike it is by the cheap measure
+/// and which of our lines it shares whole.
+struct Read {
+    likeness: f64,
+    shared: LineSet,
+    candidate: Candidate,
+    past: Signature,
+}
+
+/// Our lines that past errors of at most [`TELLING_CONVERSATIONS`]
+/// conversations share whole: a line many errors print (`= note: this
+/// error originates in the macro …`) does not tell which one this is.
+fn telling_lines(sig: &Signature, read: &[Read]) -> LineSet {
+    let mut telling = LineSet::default();
+    for i in 0..sig.lines.len() {
+        let holders: HashSet<i64> = read
+            .iter()
+            .filter(|r| r.shared.contains(i))
+            .map(|r| r.candidate.file_id)
+            .collect();
+        if holders.len() <= TELLING_CONVERSATIONS {
+            telling = telling.with(i);
+        }
+    }
+    telling
 }
 
 struct Candidate {
