@@ -243,6 +243,7 @@ impl Figures {
 /// The least each figure may be (a regression shows; the figures are
 /// reported). Each kind must have been measured: a half without a case of
 /// a kind would pass on 0/0.
+#[derive(Clone, Copy)]
 struct Floors {
     fix_found: f64,
     silent_unseen: f64,
@@ -463,30 +464,39 @@ fn dev_set_tuning_and_held_out_halves() {
 /// (moment_blind.toml) is the blind one.
 #[test]
 fn written_set_tuning_and_held_out_halves() {
+    // Floors below the figures measured (0.86 / 0.65 fix found, 0.97
+    // silent, history 1.00 / 0.92, items 7/8 and 4/7).
+    measure_halves(
+        "written",
+        Floors {
+            fix_found: 0.6,
+            silent_unseen: 0.9,
+            history_precision: 0.9,
+            history_recall: 0.85,
+            items_carried: 0.5,
+        },
+    );
+}
+
+/// Measures both halves of tests/data/moment_{name}.toml, prints the
+/// figures and the tuning half's misses, and checks both against `floors`.
+fn measure_halves(name: &str, floors: Floors) {
     let _cpu = crate::support::cpu_heavy();
-    let set = load("moment_written.toml");
+    let set = load(&format!("moment_{name}.toml"));
     let home = home_for(&set);
     let mut misses = Vec::new();
     let tuning = measure(&home, &set, Some(true), &mut misses);
     let held_out = measure(&home, &set, Some(false), &mut Vec::new());
-    eprintln!("{}", tuning.line("moment written, tuning half"));
-    eprintln!("{}", held_out.line("moment written, held-out half"));
+    eprintln!("{}", tuning.line(&format!("moment {name}, tuning half")));
+    eprintln!(
+        "{}",
+        held_out.line(&format!("moment {name}, held-out half"))
+    );
     for m in &misses {
         eprintln!("  miss: {m}");
     }
-    // Floors below the figures measured (0.86 / 0.65 fix found, 0.97
-    // silent, history 1.00 / 0.92, items 7/8 and 4/7).
     for (label, f) in [("tuning", &tuning), ("held-out", &held_out)] {
-        f.check(
-            label,
-            Floors {
-                fix_found: 0.6,
-                silent_unseen: 0.9,
-                history_precision: 0.9,
-                history_recall: 0.85,
-                items_carried: 0.5,
-            },
-        );
+        f.check(label, floors);
     }
 }
 
@@ -496,31 +506,18 @@ fn written_set_tuning_and_held_out_halves() {
 /// are read, its held-out half is only measured.
 #[test]
 fn fresh_set_tuning_and_held_out_halves() {
-    let _cpu = crate::support::cpu_heavy();
-    let set = load("moment_fresh.toml");
-    let home = home_for(&set);
-    let mut misses = Vec::new();
-    let tuning = measure(&home, &set, Some(true), &mut misses);
-    let held_out = measure(&home, &set, Some(false), &mut Vec::new());
-    eprintln!("{}", tuning.line("moment fresh, tuning half"));
-    eprintln!("{}", held_out.line("moment fresh, held-out half"));
-    for m in &misses {
-        eprintln!("  miss: {m}");
-    }
     // Floors below the figures measured (fix found 0.54 / 0.30, silent
     // 0.93 / 0.93, history 1.00 / 0.90-0.81, items 7/7 and 6/6).
-    for (label, f) in [("tuning", &tuning), ("held-out", &held_out)] {
-        f.check(
-            label,
-            Floors {
-                fix_found: 0.25,
-                silent_unseen: 0.9,
-                history_precision: 0.9,
-                history_recall: 0.75,
-                items_carried: 0.8,
-            },
-        );
-    }
+    measure_halves(
+        "fresh",
+        Floors {
+            fix_found: 0.25,
+            silent_unseen: 0.9,
+            history_precision: 0.9,
+            history_recall: 0.75,
+            items_carried: 0.8,
+        },
+    );
 }
 
 /// The blind set (tests/data/moment_blind.toml): written by a helper who

@@ -358,8 +358,10 @@ impl Signature {
     /// partly the converse. The weights (0.8 / 0.2) were chosen on the
     /// tuning halves of tests/data/moment_dev.toml and moment_written.toml.
     fn word_agreement(&self, past: &Signature, weight: &dyn Fn(&str) -> f64) -> f64 {
-        let held = weighted_agreement(&self.lines, &past.lines, weight);
-        let converse = weighted_agreement(&past.lines, &self.lines, weight);
+        let (ours, theirs): (Vec<&ErrorLine>, Vec<&ErrorLine>) =
+            (self.lines.iter().collect(), past.lines.iter().collect());
+        let held = weighted_agreement(&ours, &theirs, weight);
+        let converse = weighted_agreement(&theirs, &ours, weight);
         held.powf(0.8) * converse.powf(0.2)
     }
 
@@ -383,14 +385,15 @@ impl Signature {
 
     /// Whether a line of this error and one of `past` are one message
     /// naming two things: each has words the other lacks, and they share
-    /// at least half of their words' weight, or what differs is one or two
+    /// [`ONE_MESSAGE`] of their words' weight, or what differs is one or two
     /// words each in a line they mostly share (`no module named 'polars'`
     /// and `'pyarrow'`; `peer eslint@…` and `peer react@…`;
     /// `crashloopbackoff` and `imagepullbackoff` in one pod's line).
     fn names_another_in_a_line(&self, past: &Signature, weight: &dyn Fn(&str) -> f64) -> bool {
         let sum = |words: &mut dyn Iterator<Item = &String>| words.map(|w| weight(w)).sum::<f64>();
-        self.what().iter().any(|l| {
-            past.what().iter().any(|m| {
+        let past_lines = past.what();
+        self.what().into_iter().any(|l| {
+            past_lines.iter().any(|m| {
                 let ours = l.words.difference(&m.words).count();
                 let theirs = m.words.difference(&l.words).count();
                 if ours == 0 || theirs == 0 {
@@ -406,12 +409,8 @@ impl Signature {
     }
 
     /// The lines that say what went wrong (not which test or where).
-    fn what(&self) -> Vec<ErrorLine> {
-        self.lines
-            .iter()
-            .filter(|l| l.says == Says::What)
-            .cloned()
-            .collect()
+    fn what(&self) -> Vec<&ErrorLine> {
+        self.lines.iter().filter(|l| l.says == Says::What).collect()
     }
 
     /// The names the error is about: what its lines quote (`'pandas'`,
@@ -463,7 +462,7 @@ fn names_another_thing(
 /// How much of the lines of `a` the lines of `b` hold: each line of `a`
 /// by its best match in `b` (the weight of their shared words over its
 /// own), weighted by its words.
-fn weighted_agreement(a: &[ErrorLine], b: &[ErrorLine], weight: &dyn Fn(&str) -> f64) -> f64 {
+fn weighted_agreement(a: &[&ErrorLine], b: &[&ErrorLine], weight: &dyn Fn(&str) -> f64) -> f64 {
     let mut sum = 0.0;
     let mut total = 0.0;
     for l in a {
