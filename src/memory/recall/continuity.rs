@@ -27,7 +27,7 @@ const MAX_ITEMS: usize = 8;
 
 /// Words that say an item was done.
 static CLOSED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?-u:\b)(?:done|finished|implemented|added|adds|in now|is in|are in|landed|merged|shipped|fixed|resolved|closed|completed|wired|rotated|removed|migrated|switched|upgraded|bumped|deployed|released|works now|no longer|took care|taken care|in place)(?-u:\b)|(?-u:\b)(?:is|are|was|were|got) [a-z]+ed now(?-u:\b)").expect("valid")
+    Regex::new(r"(?i-u)(?-u:\b)(?:done|finished|implemented|added|adds|in now|is in|are in|landed|merged|shipped|fixed|resolved|closed|completed|wired|rotated|removed|migrated|switched|upgraded|bumped|deployed|released|works now|no longer|took care|taken care|in place)(?-u:\b)|(?-u:\b)(?:is|are|was|were|got) [a-z]+ed now(?-u:\b)").expect("valid")
 });
 
 /// Words of an item that say it is one, not what it is.
@@ -128,10 +128,12 @@ pub fn carried(ws: &Workspace, root: &Path, exclude_session: &str) -> Vec<Carrie
             }
         }
     }
+    // what each says is done, read once (not once per item)
+    let closings: Vec<Closings> = sessions.iter().take(SESSIONS).map(Closings::of).collect();
     let mut out: Vec<Carried> = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
     for (i, s) in sessions.iter().take(SESSIONS).enumerate() {
-        let later = &sessions[..i];
+        let later = &closings[..i];
         for (kind, items) in [
             (ItemKind::Open, &s.open_items),
             (ItemKind::Decision, &s.decisions),
@@ -147,7 +149,7 @@ pub fn carried(ws: &Workspace, root: &Path, exclude_session: &str) -> Vec<Carrie
                 {
                     continue;
                 }
-                if kind == ItemKind::Open && later.iter().any(|l| closes(l, &key, &open)) {
+                if kind == ItemKind::Open && later.iter().any(|l| l.close(&key, &open)) {
                     continue;
                 }
                 if out.iter().filter(|c| c.kind == kind).count() >= MAX_ITEMS {
@@ -264,38 +266,54 @@ fn stem(w: &str) -> String {
     crate::memory::words::stem(w)
 }
 
-/// Whether a later session says the item is done: one of its lines says
-/// so and shares most of the item's words, or names it ("the Sentry TODO
-/// is done": every word before "TODO" is one of the item's, and of no
-/// other item in `open`, the open items carried).
-fn closes(later: &PastSession, key: &BTreeSet<String>, open: &[BTreeSet<String>]) -> bool {
-    let lines = || {
-        later
-            .said
-            .iter()
-            .chain(&later.decisions)
-            .chain(&later.open_items)
-    };
-    let named = lines().any(|l| {
-        done_item_name(l).is_some_and(|name| {
-            let words = key_words(name);
-            !words.is_empty()
-                && words.is_subset(key)
-                && open.iter().filter(|k| words.is_subset(k)).count() == 1
-        })
-    });
-    named
-        || lines().filter(|l| CLOSED.is_match(l)).any(|l| {
-            let words = key_words(l);
-            let shared = key.intersection(&words).count();
-            // most of a short item; at least half of a long one (the
-            // agent's restatement of an item adds words the closing line
-            // has no reason to repeat: "TODO fix the flaky checkout e2e
-            // test (Stripe iframe timeout on CI)", "the flaky checkout test
-            // is fixed")
-            shared >= 2.min(key.len())
-                && (shared * 5 >= key.len() * 3 || (shared >= 3 && shared * 2 >= key.len()))
-        })
+/// What a later session says is done: the words of each line that says
+/// so, and of each item it names done ("the Sentry TODO is done").
+struct Closings {
+    lines: Vec<BTreeSet<String>>,
+    named: Vec<BTreeSet<String>>,
+}
+
+impl Closings {
+    fn of(later: &PastSession) -> Closings {
+        let lines = || {
+            later
+                .said
+                .iter()
+                .chain(&later.decisions)
+                .chain(&later.open_items)
+        };
+        Closings {
+            lines: lines()
+                .filter(|l| CLOSED.is_match(l))
+                .map(|l| key_words(l))
+                .collect(),
+            named: lines()
+                .filter_map(|l| done_item_name(l))
+                .map(key_words)
+                .filter(|w| !w.is_empty())
+                .collect(),
+        }
+    }
+
+    /// Whether the item of `key` is done: a line says so and shares most
+    /// of its words, or names it (every word of the name is the item's,
+    /// and of no other item in `open`, the open items carried).
+    fn close(&self, key: &BTreeSet<String>, open: &[BTreeSet<String>]) -> bool {
+        let named = self.named.iter().any(|words| {
+            words.is_subset(key) && open.iter().filter(|k| words.is_subset(k)).count() == 1
+        });
+        named
+            || self.lines.iter().any(|words| {
+                let shared = key.intersection(words).count();
+                // most of a short item; at least half of a long one (the
+                // agent's restatement of an item adds words the closing
+                // line has no reason to repeat: "TODO fix the flaky
+                // checkout e2e test (Stripe iframe timeout on CI)", "the
+                // flaky checkout test is fixed")
+                shared >= 2.min(key.len())
+                    && (shared * 5 >= key.len() * 3 || (shared >= 3 && shared * 2 >= key.len()))
+            })
+    }
 }
 
 #[cfg(test)]
@@ -308,16 +326,8 @@ mod tests {
             said: vec!["The dead-letter queue is in now, wired to the retry worker.".into()],
             ..PastSession::default()
         };
-        assert!(closes(
-            &later,
-            &key_words("TODO: add the dead-letter queue"),
-            &[]
-        ));
-        assert!(!closes(
-            &later,
-            &key_words("TODO: rotate the staging keys"),
-            &[]
-        ));
+        assert!(Closings::of(&later).close(&key_words("TODO: add the dead-letter queue"), &[]));
+        assert!(!Closings::of(&later).close(&key_words("TODO: rotate the staging keys"), &[]));
     }
 
     #[test]
@@ -329,16 +339,16 @@ mod tests {
         );
         let other = key_words("TODO: add the dead-letter queue");
         let open = [item.clone(), other.clone()];
-        assert!(closes(&later, &item, &open));
-        assert!(!closes(&later, &other, &open));
+        assert!(Closings::of(&later).close(&item, &open));
+        assert!(!Closings::of(&later).close(&other, &open));
         // a named item must be named whole
         let vague = parse(
             "---\nsession_id: b\n---\n# x\n## Closed items\n- The Sentry alerts TODO is done.\n",
         );
-        assert!(!closes(&vague, &item, &open));
+        assert!(!Closings::of(&vague).close(&item, &open));
         // and be the only open item so named
         let alerts = key_words("TODO: Sentry alerts for the checkout errors");
-        assert!(!closes(&later, &item, &[item.clone(), alerts]));
+        assert!(!Closings::of(&later).close(&item, &[item.clone(), alerts]));
         // a condition or a question closes nothing
         for line in [
             "Once the Sentry TODO is done, the next step is the canary deploy.",
@@ -348,7 +358,7 @@ mod tests {
             let asked = parse(&format!(
                 "---\nsession_id: b\n---\n# x\n## What was asked\n- {line}\n"
             ));
-            assert!(!closes(&asked, &item, &open), "{line}");
+            assert!(!Closings::of(&asked).close(&item, &open), "{line}");
         }
     }
 }

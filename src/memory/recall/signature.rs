@@ -13,7 +13,7 @@ use regex::Regex;
 /// `sessions::summary`: Unicode ones fall back to the slowest engine).
 static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)((?-u:\b)(?:error|errors|err!|fatal|fail|failed|failure|exception|panicked|traceback|cannot|could not|couldn't|can't|unable|not found|no such|denied|refused|undefined|unresolved|unrecognized|unknown|missing|invalid|mismatch|mismatched|timed out|timeout|segmentation fault|core dumped|killed|aborted|conflict|unsatisfiable|not permitted|does not exist|doesn't exist|is not|are not|was not|were not|has not been|have not been|expected|[a-z]*backoff|oomkilled|evicted|errimagepull)(?-u:\b)|(?-u:\b)[a-z]+(?:error|exception)(?-u:\b)|(?-u:\b)e\d{3,5}(?-u:\b)|(?-u:\b)ts\d{4}(?-u:\b))",
+        r"(?i-u)((?-u:\b)(?:error|errors|err!|fatal|fail|failed|failure|exception|panicked|traceback|cannot|could not|couldn't|can't|unable|not found|no such|denied|refused|undefined|unresolved|unrecognized|unknown|missing|invalid|mismatch|mismatched|timed out|timeout|segmentation fault|core dumped|killed|aborted|conflict|unsatisfiable|not permitted|does not exist|doesn't exist|is not|are not|was not|were not|has not been|have not been|expected|[a-z]*backoff|oomkilled|evicted|errimagepull)(?-u:\b)|(?-u:\b)[a-z]+(?:error|exception)(?-u:\b)|(?-u:\b)e\d{3,5}(?-u:\b)|(?-u:\b)ts\d{4}(?-u:\b))",
     )
     .expect("valid")
 });
@@ -24,13 +24,14 @@ static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
 /// without one. A module path is asked for so that `PyTorch: 2.1.0` is not
 /// one; a warning ([`Signature::of`] checks) is not a failure.
 static EXCEPTION_NAME: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:[A-Za-z_]\w*\.)+([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+): \S").expect("valid")
+    Regex::new(r"^(?:[A-Za-z_][A-Za-z0-9_]*\.)+([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+): [^ ]")
+        .expect("valid")
 });
 /// Maven's wrapper before what failed (`[ERROR] Failed to execute goal
 /// org.apache…:maven-compiler-plugin:3.13.0:compile (default-compile) on
 /// project ledger-api: `): the rest of the line is the error.
 static MAVEN_GOAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\[error\] failed to execute goal \S+(?: \([^)]*\))? on project [^:]+: ")
+    Regex::new(r"^\[error\] failed to execute goal [^ ]+(?: \([^)]*\))? on project [^:]+: ")
         .expect("valid")
 });
 
@@ -38,7 +39,7 @@ static MAVEN_GOAL: LazyLock<Regex> = LazyLock::new(|| {
 /// make two different errors look alike.
 static GENERIC: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^(?:exit code <n>|process exited with code|command exited with|error: could not compile|warning: build failed|error: aborting due to|aborting due to|for more information about this error|some errors have detailed explanations|npm err! a complete log|npm err! for a full report|npm err!\s*$|npm err! <path>|error: process didn't exit successfully|caused by:$|traceback \(most recent call last\):?$|error: recipe for target|error: command failed with exit code|error: script .* exited|error: lifecycle script|the above exception was the direct cause|during handling of the above exception|note: run with `rust_backtrace|error: test failed|test result: failed|failures:$|error: <n> errors? |found <n> errors?|<n> errors? generated|error: failed to run custom build command|run with --stacktrace|run with --info|\* try:|build failed with an exception|error: could not find `cargo.toml`|failure: build failed with an exception|\* what went wrong:?$|what went wrong:$|execution failed for task '[^']*'\.?$|> a failure occurred while executing|> compilation error\. see log|compilation error\. see log|build failed in <n>|<n> actionable tasks?|\* get more help at|(?:compilation failure|there are test failures)\b.*|process terminated with exit code:? <n>$|\[error\] -> \[help <n>\]|\[error\] re-run maven|\[error\] to see the full stack trace|\[error\] for more information about the errors|\[error\] after correcting the problems|\[error\]\s*$|\[error\] <url>|\[info\] build failure|build failure$|-- configuring incomplete, errors occurred|ninja: build stopped|g?make(?:\[<n>\])?: \*\*\* \[|fail\s+<path>(?:\s+(?:<n>s?|\[build failed\]|\[setup failed\]))?$|exit status <n>$|\*\* (?:build|test|archive) failed \*\*|the following build commands failed|testing failed:$|=+ short test summary info|!+ interrupted:|failed examples:$|<n> examples?, <n> failures?|error command failed with exit code|info visit <url>|elifecycle|err_pnpm_recursive_run|error: subprocess-exited-with-error|note: this error originates from a subprocess|rake aborted!$|\(see full trace by running task with --trace\)|.*loggingfailureanalysisreporter :\s*$|.*: application run failed$|application failed to start$|.*listenerexecutionfailedexception: listener failed$|standarderror: an error has occurred, this and all later migrations canceled:?(?: \(standarderror\))?$|.*for more information see above\.?$|husky - \S+ hook exited with code|husky - \S+ script failed|✖ \S+ (?:--\S+ )?failed to|✖ \S+ found some errors)",
+        r"^(?:exit code <n>|process exited with code|command exited with|error: could not compile|warning: build failed|error: aborting due to|aborting due to|for more information about this error|some errors have detailed explanations|npm err! a complete log|npm err! for a full report|npm err! *$|npm err! <path>|error: process didn't exit successfully|caused by:$|traceback \(most recent call last\):?$|error: recipe for target|error: command failed with exit code|error: script .* exited|error: lifecycle script|the above exception was the direct cause|during handling of the above exception|note: run with `rust_backtrace|error: test failed|test result: failed|failures:$|error: <n> errors? |found <n> errors?|<n> errors? generated|error: failed to run custom build command|run with --stacktrace|run with --info|\* try:|build failed with an exception|error: could not find `cargo.toml`|failure: build failed with an exception|\* what went wrong:?$|what went wrong:$|execution failed for task '[^']*'\.?$|> a failure occurred while executing|> compilation error\. see log|compilation error\. see log|build failed in <n>|<n> actionable tasks?|\* get more help at|(?:compilation failure|there are test failures)(?:[^a-z].*)?$|process terminated with exit code:? <n>$|\[error\] -> \[help <n>\]|\[error\] re-run maven|\[error\] to see the full stack trace|\[error\] for more information about the errors|\[error\] after correcting the problems|\[error\] *$|\[error\] <url>|\[info\] build failure|build failure$|-- configuring incomplete, errors occurred|ninja: build stopped|g?make(?:\[<n>\])?: \*\*\* \[|fail +<path>(?: +(?:<n>s?|\[build failed\]|\[setup failed\]))?$|exit status <n>$|\*\* (?:build|test|archive) failed \*\*|the following build commands failed|testing failed:$|=+ short test summary info|!+ interrupted:|failed examples:$|<n> examples?, <n> failures?|error command failed with exit code|info visit <url>|elifecycle|err_pnpm_recursive_run|error: subprocess-exited-with-error|note: this error originates from a subprocess|rake aborted!$|\(see full trace by running task with --trace\)|.*loggingfailureanalysisreporter : *$|.*: application run failed$|application failed to start$|.*listenerexecutionfailedexception: listener failed$|standarderror: an error has occurred, this and all later migrations canceled:?(?: \(standarderror\))?$|.*for more information see above\.?$|husky - [^ ]+ hook exited with code|husky - [^ ]+ script failed|✖ [^ ]+ (?:--[^ ]+ )?failed to|✖ [^ ]+ found some errors)",
     )
     .expect("valid")
 });
@@ -71,8 +72,10 @@ static NUMBER: LazyLock<Regex> = LazyLock::new(|| {
 /// A quoted name in an error line (an apostrophe inside a word, as in
 /// "can't", opens no quote).
 static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?:^|[^\w'])'([^'\s][^']{0,60})'|"([^"\s][^"]{0,60})"|`([^`\s][^`]{0,60})`|‘([^’]{1,60})’|“([^”]{1,60})”"#).expect("valid")
+    Regex::new(r#"(?:^|[^A-Za-z0-9_'])'([^' \t][^']*)'|"([^" \t][^"]*)"|`([^` \t][^`]*)`|‘([^’]+)’|“([^”]+)”"#).expect("valid")
 });
+/// Longest quoted name (a longer quote is a sentence, not a name).
+const QUOTED_CHARS: usize = 61;
 /// The header of a Go program's log line (klog, glog: `E1014
 /// 08:03:11.220417`): its level, the day and the time of the run.
 static GLOG: LazyLock<Regex> = LazyLock::new(|| {
@@ -80,33 +83,34 @@ static GLOG: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// A line under a compiler's error that says what it is about (javac's
 /// `symbol:` and `location:`).
-static DETAIL: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)^(?:\[error\]\s+)?(?:symbol|location)\s*:").expect("valid"));
+static DETAIL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:\[error\][ \t]+)?(?:symbol|location)[ \t]*:").expect("valid")
+});
 /// A moment as logs write it (`2026-10-30T10:11:48.310+01:00`,
 /// `2026-11-18 19:04:11.772`, `[2026-10-08T07:55:12.004118 #1]`), with
 /// its zone (`2026-11-24 09:12:05.771 WET` in winter, `WEST` in summer).
 static TIMESTAMP: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2}| (?:UTC|GMT|WET|WEST|CET|CEST|EET|EEST|BST|IST|EST|EDT|CST|CDT|MST|MDT|PST|PDT|JST|KST|AEST|AEDT|NZST|NZDT|MSK|SGT|HKT)(?-u:\b))?")
+    Regex::new(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2})?(?:[.,][0-9]+)?(?:Z|[+-][0-9]{2}:?[0-9]{2}| (?:UTC|GMT|WET|WEST|CET|CEST|EET|EEST|BST|IST|EST|EDT|CST|CDT|MST|MDT|PST|PDT|JST|KST|AEST|AEDT|NZST|NZDT|MSK|SGT|HKT)(?-u:\b))?")
         .expect("valid")
 });
 /// A frame of a Java, Kotlin or JavaScript stack trace (`at
 /// com.x.Y.from(Y.java:67)`): where, not what.
 static FRAME: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^at [\w$.<>/@:-]+ ?\(.*\)$").expect("valid"));
+    LazyLock::new(|| Regex::new(r"^at [A-Za-z0-9_$.<>/@:-]+ ?\(.*\)$").expect("valid"));
 /// A line that says which test failed or where (`--- FAIL: TestX`, `FAIL
 /// src/a.test.ts > formatPrice > …`, surefire's `<<< FAILURE!`): two
 /// failures of different tests may have one cause, so when they share a
 /// line that says what failed, such lines do not make them two messages
 /// about different things (the word likeness still reads them).
 static LOCATION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"<<< (?:failure|error)!|^fail <path> >|^--- fail:|^failed <path>::|^rspec <path>|^test \S+ \.\.\. failed|^---- \S+ stdout ----|^\[error\] tests run:|^tests run:.*failures")
+    Regex::new(r"<<< (?:failure|error)!|^fail <path> >|^--- fail:|^failed <path>::|^rspec <path>|^test [^ ]+ \.\.\. failed|^---- [^ ]+ stdout ----|^\[error\] tests run:|^tests run:.*failures")
         .expect("valid")
 });
 /// An assertion that failed (`AssertionError: expected 3 to be 4`,
 /// `org.opentest4j.AssertionFailedError: expected: <1> but was: <2>`,
 /// pytest's `E   assert 3 == 4`), normalised.
 static EXPECTATION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"assertion\w*error|^e?\s*assert |expected:? .* but (?:was|got|found)|expected .* to (?:be|equal|have|contain|match)")
+    Regex::new(r"assertion[a-z0-9_]*error|^e? *assert |expected:? .* but (?:was|got|found)|expected .* to (?:be|equal|have|contain|match)")
         .expect("valid")
 });
 static SPACES: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\s+").expect("valid"));
@@ -461,7 +465,11 @@ impl Signature {
                     .next()
                     .map(|m| m.as_str().trim().to_string())
             })
-            .filter(|q| q.chars().any(char::is_alphabetic) && !q.starts_with('<'))
+            .filter(|q| {
+                q.chars().count() <= QUOTED_CHARS
+                    && q.chars().any(char::is_alphabetic)
+                    && !q.starts_with('<')
+            })
             .collect()
     }
 
