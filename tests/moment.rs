@@ -596,3 +596,74 @@ date = "2026-10-02T09:00:00Z"
     )
     .unwrap()
 }
+
+/// An error met in two past sessions, now inside pytest's output: its line
+/// is held by one past error, however many conversations met it, so the
+/// line tells which error this is.
+#[test]
+fn a_recurring_error_inside_another_tools_output_is_recalled() {
+    let session = |id: &str, date: &str, module: &str, fix: &str| {
+        format!(
+            r#"
+[[session]]
+id = "{id}"
+project = "/home/ana/etl"
+date = "{date}"
+  [[session.turn]]
+  role = "user"
+  text = "the daily run fails"
+  [[session.turn]]
+  role = "tool_call"
+  tool = "Bash"
+  command = "python -m etl.run"
+  [[session.turn]]
+  role = "tool_result"
+  is_error = true
+  text = '''
+Traceback (most recent call last):
+  File "<frozen runpy>", line 198, in _run_module_as_main
+ModuleNotFoundError: No module named '{module}'
+'''
+  [[session.turn]]
+  role = "assistant"
+  text = "{fix}"
+"#
+        )
+    };
+    let text = [
+        session(
+            "first",
+            "2026-10-01T09:00:00Z",
+            "psycopg2",
+            "psycopg2 is not in the venv: poetry add psycopg2-binary fixed it.",
+        ),
+        session(
+            "again",
+            "2026-10-09T09:00:00Z",
+            "psycopg2",
+            "Same as last week: poetry add psycopg2-binary.",
+        ),
+        session(
+            "other",
+            "2026-10-05T09:00:00Z",
+            "pyarrow",
+            "pyarrow was missing: poetry add pyarrow.",
+        ),
+    ]
+    .concat();
+    let set: Set = toml_edit::de::from_str(&text).unwrap();
+    let home = TestHome::new();
+    build(&home, &set);
+    let out = home.hook(
+        "post-tool-use",
+        &json!({
+            "session_id": "new-1", "cwd": "/home/ana/etl", "hook_event_name": "PostToolUseFailure",
+            "tool_name": "Bash", "tool_input": {"command": "poetry run pytest tests/test_load.py"},
+            "error": "Exit code 2\n______ ERROR collecting tests/test_load.py ______\nImportError while importing test module '/home/ana/etl/tests/test_load.py'.\nE   ModuleNotFoundError: No module named 'psycopg2'\n!!!!!!! Interrupted: 1 error during collection !!!!!!!",
+        }),
+    );
+    let said = context(&out);
+    let got = named(&set, &said);
+    assert!(!got.is_empty() && !got.contains("other"), "{got:?}: {said}");
+    assert!(said.contains("psycopg2-binary"), "{said}");
+}
