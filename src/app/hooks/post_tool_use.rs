@@ -31,7 +31,10 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
     let Some(output) = failed_output(input) else {
         return Ok(None);
     };
-    let Some(sig) = Signature::of_failure(&output) else {
+    // read as the index keeps a failed result (its two ends), so that it
+    // is compared with past ones read the same way; one reading serves the
+    // once-per-session key, the search and the comparison
+    let Some(sig) = Signature::of_window(&output, ctx.cfg.index.tool_result_chars) else {
         return Ok(None);
     };
     let sid = input.session_id();
@@ -50,8 +53,7 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
     let here = input
         .transcript()
         .and_then(crate::memory::index::discover::transcript_uri);
-    let window = ctx.cfg.index.tool_result_chars;
-    let Some(fix) = errors::recall(&conn, &sig, &output, window, &sid, here.as_deref())? else {
+    let Some(fix) = errors::recall(&conn, &sig, &sid, here.as_deref())? else {
         return Ok(None);
     };
     let text = render(&fix);

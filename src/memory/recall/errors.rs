@@ -61,26 +61,20 @@ pub struct PastFix {
     pub steps: Vec<Step>,
 }
 
-/// The best past fix for the error `output`, whose signature the caller
-/// has read as `sig` (`window`: the characters of a tool result the index
-/// keeps) in conversations other than `exclude`
-/// (the current session's id and transcript address), or None when no past
-/// error is [`STRONG`]ly alike or nothing was done after it.
+/// The best past fix for the error whose signature is `cut` (read with
+/// [`Signature::of_window`], as the index keeps a past result) in
+/// conversations other than `exclude` (the current session's id and
+/// transcript address), or None when no past error is [`STRONG`]ly alike or
+/// nothing was done after it.
 pub fn recall(
     conn: &Connection,
-    sig: &Signature,
-    output: &str,
-    window: usize,
+    cut: &Signature,
     exclude_session: &str,
     exclude_uri: Option<&str>,
 ) -> rusqlite::Result<Option<PastFix>> {
-    // compared as the index holds the past one: cut the same way
-    let Some(cut) = Signature::of_window(output, window) else {
-        return Ok(None);
-    };
     // one count per word, shared by the search and the weighing below
     let rarity = Rarity::new(conn)?;
-    let Some(query) = fts_query(&rarity, sig) else {
+    let Some(query) = fts_query(&rarity, cut) else {
         return Ok(None);
     };
     let mut stmt = conn.prepare_cached(
@@ -126,17 +120,18 @@ pub fn recall(
             past,
         });
     }
-    let telling = telling_lines(&cut, &read);
+    let telling = telling_lines(cut, &read);
     // Weighed word by word: the most alike by the cheap likeness, and every
     // one that holds a telling line of ours (a short line inside a long
     // output is not alike by words).
     read.sort_by(|a, b| b.likeness.total_cmp(&a.likeness));
     let mut candidates: Vec<(f64, Candidate)> = Vec::new();
     for (rank, r) in read.into_iter().enumerate() {
-        if !r.shared.meets(telling) && (rank >= SHORTLIST || r.likeness < SHORTLISTED) {
+        let shared = r.shared.and(telling);
+        if shared.is_empty() && (rank >= SHORTLIST || r.likeness < SHORTLISTED) {
             continue;
         }
-        let likeness = cut.weighted_likeness(&r.past, &|w| rarity.of(w), telling);
+        let likeness = cut.weighted_likeness(&r.past, &|w| rarity.of(w), shared);
         if likeness >= STRONG {
             candidates.push((likeness, r.candidate));
         }
@@ -235,14 +230,20 @@ struct Read {
 /// errors print (`= note: this error originates in the macro …`) does not
 /// tell which one this is.
 fn telling_lines(sig: &Signature, read: &[Read]) -> LineSet {
+    // each holder's key once, whatever lines it holds
+    let holders: Vec<(LineSet, String)> = read
+        .iter()
+        .filter(|r| !r.shared.is_empty())
+        .map(|r| (r.shared, r.past.key()))
+        .collect();
     let mut telling = LineSet::default();
     for i in 0..sig.lines.len() {
-        let holders: HashSet<String> = read
+        let errors: HashSet<&str> = holders
             .iter()
-            .filter(|r| r.shared.contains(i))
-            .map(|r| r.past.key())
+            .filter(|(shared, _)| shared.contains(i))
+            .map(|(_, key)| key.as_str())
             .collect();
-        if holders.len() <= TELLING_ERRORS {
+        if errors.len() <= TELLING_ERRORS {
             telling = telling.with(i);
         }
     }

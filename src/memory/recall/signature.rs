@@ -147,9 +147,6 @@ const TAIL_BYTES: usize = 8 * 1024;
 pub struct LineSet(u16);
 
 impl LineSet {
-    /// Every line.
-    pub const ALL: LineSet = LineSet(u16::MAX);
-
     /// This set and line `i` (a line past the 16th is never in a set).
     pub fn with(self, i: usize) -> LineSet {
         LineSet(self.0 | 1u16.checked_shl(i as u32).unwrap_or(0))
@@ -159,9 +156,13 @@ impl LineSet {
         self.0 & 1u16.checked_shl(i as u32).unwrap_or(0) != 0
     }
 
-    /// Whether the two have a line in common.
-    pub fn meets(self, other: LineSet) -> bool {
-        self.0 & other.0 != 0
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The lines in both.
+    pub fn and(self, other: LineSet) -> LineSet {
+        LineSet(self.0 & other.0)
     }
 }
 
@@ -187,7 +188,21 @@ pub enum Says {
 }
 
 impl ErrorLine {
-    fn new(text: String, words: BTreeSet<String>) -> ErrorLine {
+    /// A raw line of output as a signature keeps it: normalised, Maven's
+    /// goal wrapper stripped, or None when every failure of some tool
+    /// prints it ([`GENERIC`]).
+    fn read(raw: &str) -> Option<ErrorLine> {
+        let text = normalise(raw);
+        let text = match MAVEN_GOAL.find(&text) {
+            Some(m) => text[m.end()..]
+                .trim_end_matches(" -> [help <n>]")
+                .to_string(),
+            None => text,
+        };
+        if GENERIC.is_match(&text) {
+            return None;
+        }
+        let words = words(&text);
         let says = if LOCATION.is_match(&text) {
             Says::Where
         } else if EXPECTATION.is_match(&text) {
@@ -195,7 +210,7 @@ impl ErrorLine {
         } else {
             Says::What
         };
-        ErrorLine { text, words, says }
+        Some(ErrorLine { text, words, says })
     }
 }
 
@@ -260,21 +275,13 @@ impl Signature {
                 detailed = format!("{raw} {}", details.join(" "));
                 detailed.as_str()
             };
-            let text = normalise(raw);
-            let text = match MAVEN_GOAL.find(&text) {
-                Some(m) => text[m.end()..]
-                    .trim_end_matches(" -> [help <n>]")
-                    .to_string(),
-                None => text,
+            let Some(line) = ErrorLine::read(raw) else {
+                continue;
             };
-            if GENERIC.is_match(&text) {
+            if line.words.len() < 2 || lines.iter().any(|l| l.text == line.text) {
                 continue;
             }
-            let words = words(&text);
-            if words.len() < 2 || lines.iter().any(|l| l.text == text) {
-                continue;
-            }
-            lines.push(ErrorLine::new(text, words));
+            lines.push(line);
             if lines.len() >= MAX_LINES {
                 break;
             }
@@ -299,15 +306,13 @@ impl Signature {
             if raw.is_empty() || raw.len() > 600 {
                 continue;
             }
-            let text = normalise(raw);
-            if GENERIC.is_match(&text) || lines.iter().any(|l| l.text == text) {
+            let Some(line) = ErrorLine::read(raw) else {
+                continue;
+            };
+            if line.words.len() < 3 || lines.iter().any(|l| l.text == line.text) {
                 continue;
             }
-            let words = words(&text);
-            if words.len() < 3 {
-                continue;
-            }
-            lines.push(ErrorLine::new(text, words));
+            lines.push(line);
             if lines.len() >= TAIL_LINES {
                 break;
             }
@@ -348,8 +353,9 @@ impl Signature {
     }
 
     /// How alike `past` is to this error, 0 to 1. At least [`SAME_LINE`]
-    /// when one of our `telling` lines is whole in a line of the other (or
-    /// holds one) and no line pair is one message naming two things: the
+    /// when `shared` (our telling lines whole in a line of `past`, or
+    /// holding one: [`Signature::shared_lines`] of those that tell) is not
+    /// empty and no line pair is one message naming two things: the
     /// same message inside another tool's output, or cut (with this, the
     /// written set's tuning half found 0.82 of the fixes rather than 0.68,
     /// and stayed as silent). Else [`Signature::word_likeness`].
@@ -357,9 +363,9 @@ impl Signature {
         &self,
         past: &Signature,
         weight: &dyn Fn(&str) -> f64,
-        telling: LineSet,
+        shared: LineSet,
     ) -> f64 {
-        if self.shared_lines(past).meets(telling) && !self.names_another_in_a_line(past, weight) {
+        if !shared.is_empty() && !self.names_another_in_a_line(past, weight) {
             // what went wrong, whichever test it was
             let (ours, theirs) = (self.what(), past.what());
             let held = weighted_agreement(&ours, &theirs, weight);
@@ -690,9 +696,9 @@ mod tests {
         let past = Signature::of("error: could not find `openssl` (pkg-config failed)\nCould not find directory of OpenSSL installation, and this `-sys` crate cannot proceed\nMake sure you also have the development packages of openssl installed").unwrap();
         let tail = Signature::of("Could not find directory of OpenSSL installation, and this `-sys` crate cannot proceed").unwrap();
         assert!(
-            tail.weighted_likeness(&past, &weight, LineSet::ALL) >= 0.86,
+            tail.weighted_likeness(&past, &weight, tail.shared_lines(&past)) >= 0.86,
             "{}",
-            tail.weighted_likeness(&past, &weight, LineSet::ALL)
+            tail.weighted_likeness(&past, &weight, tail.shared_lines(&past))
         );
         assert!(
             tail.likeness(&past) < 0.72,
@@ -700,7 +706,7 @@ mod tests {
         );
         let a = Signature::of("ModuleNotFoundError: No module named 'pyarrow'").unwrap();
         let b = Signature::of("ModuleNotFoundError: No module named 'psycopg2'").unwrap();
-        assert_eq!(a.weighted_likeness(&b, &weight, LineSet::ALL), 0.0);
+        assert_eq!(a.weighted_likeness(&b, &weight, a.shared_lines(&b)), 0.0);
         let lpq = Signature::of("error: linking with `cc` failed: exit status: 1\n  = note: /usr/bin/ld: cannot find -lpq: No such file or directory").unwrap();
         let lsqlite = Signature::of("error: linking with `cc` failed: exit status: 1\n  = note: /usr/bin/ld: cannot find -lsqlite3: No such file or directory").unwrap();
         let rare = |w: &str| {
@@ -711,14 +717,14 @@ mod tests {
             }
         };
         assert_eq!(
-            lpq.weighted_likeness(&lsqlite, &rare, LineSet::ALL),
+            lpq.weighted_likeness(&lsqlite, &rare, lpq.shared_lines(&lsqlite)),
             0.0,
             "another library"
         );
-        assert!(lpq.weighted_likeness(&lpq, &rare, LineSet::ALL) > 0.99);
+        assert!(lpq.weighted_likeness(&lpq, &rare, lpq.shared_lines(&lpq)) > 0.99);
         let named = Signature::of("error: can't find 'foo' in this scope").unwrap();
         assert_eq!(named.subjects(), BTreeSet::from(["foo".to_string()]));
-        assert!(a.weighted_likeness(&a, &weight, LineSet::ALL) > 0.99);
+        assert!(a.weighted_likeness(&a, &weight, a.shared_lines(&a)) > 0.99);
     }
 
     #[test]
@@ -734,18 +740,20 @@ mod tests {
             "alike by words: {}",
             same.word_likeness(&runpy, &weight)
         );
-        assert!(same.weighted_likeness(&runpy, &weight, LineSet::ALL) >= 0.9);
+        assert!(same.weighted_likeness(&runpy, &weight, same.shared_lines(&runpy)) >= 0.9);
         // the line is there but told nothing when other conversations hold it too
         let shared = same.shared_lines(&runpy);
         assert!(shared.contains(2) && !shared.contains(0), "{shared:?}");
-        assert!(same.weighted_likeness(&runpy, &weight, LineSet::default().with(0)) < 0.86);
+        assert!(
+            same.weighted_likeness(&runpy, &weight, shared.and(LineSet::default().with(0))) < 0.86
+        );
         // the same message about another module is another error
         let other = pytest("polars");
-        assert!(other.weighted_likeness(&runpy, &weight, LineSet::ALL) < 0.86);
+        assert!(other.weighted_likeness(&runpy, &weight, other.shared_lines(&runpy)) < 0.86);
         // a pod's line with another status: one message naming two things
         let crash = Signature::of("error: deployment \"shop\" exceeded its progress deadline\nshop-7d9c6b5f4-x2k9p 0/1 CrashLoopBackOff 4 2m").unwrap();
         let pull = Signature::of("error: deployment \"shop\" exceeded its progress deadline\nshop-7d9c6b5f4-q8w2z 0/1 ImagePullBackOff 0 2m").unwrap();
-        assert!(crash.weighted_likeness(&pull, &weight, LineSet::ALL) < 0.86);
+        assert!(crash.weighted_likeness(&pull, &weight, crash.shared_lines(&pull)) < 0.86);
     }
 
     #[test]
@@ -814,7 +822,7 @@ mod tests {
             test("EntryControllerTest.returnsEntries"),
         );
         assert_eq!(a.lines[0].says, Says::Where);
-        assert!(a.weighted_likeness(&b, &weight, LineSet::ALL) >= 0.9);
+        assert!(a.weighted_likeness(&b, &weight, a.shared_lines(&b)) >= 0.9);
         // Spring's "application run failed" says nothing of its own
         assert_eq!(
             Signature::of(
@@ -872,8 +880,8 @@ mod tests {
         };
         let (a, b) = (test("OrderTest.createsOrder"), test("UserTest.deletesUser"));
         assert_eq!(a.lines[1].says, Says::Expected);
-        assert!(a.weighted_likeness(&b, &weight, LineSet::ALL) < 0.86);
-        assert!(a.weighted_likeness(&a, &weight, LineSet::ALL) > 0.99);
+        assert!(a.weighted_likeness(&b, &weight, a.shared_lines(&b)) < 0.86);
+        assert!(a.weighted_likeness(&a, &weight, a.shared_lines(&a)) > 0.99);
         // a line set never holds a line past its 16th
         assert!(!LineSet::default().with(40).contains(40));
     }
