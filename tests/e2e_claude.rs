@@ -1010,9 +1010,17 @@ fn memory_speaks_up_at_the_moment_of_need() {
         .iter()
         .find(|b| b.contains("unknown config key"))
         .expect("a request carried the failure");
+    // the hook's own words: the fix and its address could also come from
+    // the continuity section of the first message, repeated in every request
     assert!(
-        after_failure.contains("frobnicate.depth") && after_failure.contains("cc://"),
+        after_failure.contains("this error was met before")
+            && after_failure.contains("frobnicate.depth")
+            && after_failure.contains("cc://"),
         "the past fix did not follow the failure: {after_failure}"
+    );
+    assert!(
+        !first.contains("this error was met before"),
+        "recalled before anything failed: {first}"
     );
     let last = seen.last().unwrap();
     assert_eq!(
@@ -1021,7 +1029,11 @@ fn memory_speaks_up_at_the_moment_of_need() {
         1,
         "the file's history should come with its first edit only: {last}"
     );
-    assert!(last.contains("ledger.ini"), "{last}");
+    // the history names the file (the Edit itself names it anyway)
+    assert!(
+        last.contains("past sessions in this project touched ledger.ini"),
+        "{last}"
+    );
 
     // elsewhere, the project's open items stay out
     let other = home.path("elsewhere");
