@@ -187,9 +187,10 @@ pub fn refresh_workspace(ctx: &Context) -> Result<Refreshed> {
     Ok(out)
 }
 
-/// The default embedding model became all-MiniLM-L6-v2 (it finds notes by
-/// a paraphrase 0.69 of the time where the multilingual static model found
-/// 0.23). `pms init` writes every key, so a workspace made before names the
+/// The default embedding model became all-MiniLM-L6-v2 (on the held-out
+/// half of `cargo bench --bench memory`, it finds notes by a paraphrase
+/// 0.69 of the time, where keyword search and the registry's static model
+/// find 0.23). `pms init` writes every key, so a workspace made before names the
 /// old default as if it had been chosen: it moves to the new one, once per
 /// workspace (the manifest's `embedding_default` marks it done), only when
 /// nothing was made with the old one (the model is not installed and the

@@ -573,8 +573,9 @@ fn pick_model(
     }
     // The costs, measured on all-MiniLM-L6-v2 (docs/architecture.md,
     // Search): 90.9 MB of weights, English only (Chinese notes: Recall@1
-    // 1.0 -> 0.7), and 10-50 chunks per CPU-second, so the first `pms
-    // index` of a large history takes hours.
+    // 1.0 -> 0.7), and about 50 chunks per CPU-second (`cargo bench
+    // --bench memory`), so the first `pms index` of a large history takes
+    // hours.
     // The costs first, as lines that wrap, then a short question: a prompt
     // that wraps is redrawn over itself.
     let costs = if model == DEFAULT_MODEL {

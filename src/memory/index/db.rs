@@ -83,8 +83,10 @@ CREATE TRIGGER IF NOT EXISTS chunks_after_delete_structured AFTER DELETE ON chun
 WHEN old.source <> 'transcript' BEGIN
     DELETE FROM knowledge_fts WHERE rowid = old.id;
 END;
--- Terms in so many transcript chunks that they select nothing (see
--- search::mod); recomputed by the indexer when the transcript set changes.
+-- Terms in more than 500 transcript chunks (too common to link two turns:
+-- the second hop skips them); those also above meta
+-- frequent_terms_threshold select nothing in keyword search. Recomputed by
+-- the indexer when the transcript set changes.
 CREATE TABLE IF NOT EXISTS frequent_terms (
     term  TEXT PRIMARY KEY,
     docs  INTEGER NOT NULL

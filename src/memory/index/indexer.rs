@@ -303,7 +303,8 @@ fn sync(
 /// A term in more transcript chunks than this (and than 2% of them) is
 /// "frequent" for search; the threshold is kept in the meta table
 /// ([`FREQUENT_THRESHOLD`]).
-pub const FREQUENT_MIN_DOCS: i64 = 20_000;
+const FREQUENT_MIN_DOCS: i64 = 20_000;
+/// The meta key of that threshold, which keyword search reads.
 pub const FREQUENT_THRESHOLD: &str = "frequent_terms_threshold";
 
 /// `frequent_terms` lists every term in more transcript chunks than this:

@@ -14,7 +14,8 @@ use crate::platform::workspace::Workspace;
 
 /// Sessions of the project whose open items are carried (an item stays
 /// open until a later session closes it, however many sessions later:
-/// with 3, the written set's tuning half carried 4 of 8 items, with 6, 6).
+/// when chosen, the written set's tuning half carried 4 of 8 items with 3,
+/// and 6 with 6).
 pub const SESSIONS: usize = 6;
 /// Sessions whose decisions are carried: a decision is restated when it
 /// still matters, so only the last few are.
