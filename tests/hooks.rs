@@ -1270,3 +1270,36 @@ fn moments_of_need_speak_once_and_each_kind_turns_off() {
     );
     assert!(!context(&home.hook("session-start", &start("new-8"))).contains("dead-letter"));
 }
+
+/// Claude Code runs the PreToolUse hooks of parallel tool calls at once:
+/// of several first edits of one file at the same moment, one shows its
+/// history and records it on the page.
+#[test]
+fn parallel_first_edits_of_a_file_show_its_history_once() {
+    use crate::moment::{build, context, small_set};
+    use std::io::Write;
+    let home = TestHome::new();
+    build(&home, &small_set());
+    let payload = json!({"session_id": "par-1", "cwd": "/home/ana/shop", "hook_event_name": "PreToolUse",
+        "tool_name": "Edit", "tool_input": {"file_path": "/home/ana/shop/src/db/pool.rs", "old_string": "a", "new_string": "b"}})
+    .to_string();
+    let children: Vec<_> = (0..6)
+        .map(|_| {
+            let mut c = home.spawn_hook("pre-tool-use");
+            c.stdin
+                .take()
+                .unwrap()
+                .write_all(payload.as_bytes())
+                .unwrap();
+            c
+        })
+        .collect();
+    let shown = children
+        .into_iter()
+        .map(|c| context(&c.wait_with_output().unwrap()))
+        .filter(|said| said.contains("past sessions in this project touched"))
+        .count();
+    assert_eq!(shown, 1);
+    let state = std::fs::read_to_string(home.workspace().join(".pms/state/par-1.json")).unwrap();
+    assert_eq!(state.matches("\"file_history\"").count(), 1, "{state}");
+}

@@ -72,9 +72,9 @@ pub fn run(ctx: &Context, input: &HookInput, agent: Agent) -> Result<Option<Valu
         })
     });
     // Claude Code runs the PreToolUse hooks of parallel tool calls at the
-    // same time: which lessons are new is decided under the session's lock,
-    // so two calls never both show one. A lesson shown already costs a read
-    // only.
+    // same time: which lessons are new, and whether this is the file's
+    // first edit, are decided under the session's lock, so two calls never
+    // both show one. A lesson shown already costs a read only.
     let unshown = |shown: &[String]| -> Vec<String> {
         candidates
             .iter()
@@ -82,20 +82,24 @@ pub fn run(ctx: &Context, input: &HookInput, agent: Agent) -> Result<Option<Valu
             .map(|m| m.id.clone())
             .collect()
     };
-    let new_ids = if unshown(&st.action_lessons).is_empty() && first_edit.is_none() {
-        Vec::new()
+    let (new_ids, first) = if unshown(&st.action_lessons).is_empty() && first_edit.is_none() {
+        (Vec::new(), false)
     } else {
         SessionState::update(&ctx.ws, &sid, |s| {
             let new = unshown(&s.action_lessons);
             extend_unique(&mut s.action_lessons, &new);
+            let mut first = false;
             if let Some(f) = &first_edit {
                 // only the first edit asks: later ones of this file skip it
-                extend_unique(&mut s.history_files, std::slice::from_ref(&f.key));
-                if let Some(h) = &f.history {
-                    s.record_moment("file_history", &h.why, &h.text);
+                first = !s.history_files.contains(&f.key);
+                if first {
+                    s.history_files.push(f.key.clone());
+                    if let Some(h) = &f.history {
+                        s.record_moment("file_history", &h.why, &h.text);
+                    }
                 }
             }
-            new
+            (new, first)
         })
         .unwrap_or_else(|e| {
             super::log(
@@ -104,14 +108,17 @@ pub fn run(ctx: &Context, input: &HookInput, agent: Agent) -> Result<Option<Valu
                 &format!("saving session state: {e}"),
             );
             // unsaved (a full disk): shown again next time rather than never
-            unshown(&st.action_lessons)
+            (unshown(&st.action_lessons), first_edit.is_some())
         })
     };
     let fresh: Vec<&Matched> = candidates
         .into_iter()
         .filter(|m| new_ids.contains(&m.id))
         .collect();
-    let history = first_edit.and_then(|f| f.history).map(|h| h.text);
+    let history = first_edit
+        .filter(|_| first)
+        .and_then(|f| f.history)
+        .map(|h| h.text);
     let context = match (lessons_context(&fresh), history) {
         (Some(l), Some(h)) => Some(format!("{l}\n\n{h}")),
         (l, h) => l.or(h),
