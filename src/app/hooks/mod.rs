@@ -36,6 +36,20 @@ pub fn log(ctx: &Context, event: Event, msg: &str) {
     crate::platform::workspace::log::append(Some(&ctx.ws.root), event.as_str(), &msg);
 }
 
+/// Updates session `sid`'s state with `f` under its lock; a write that
+/// fails (a full disk) is logged for `event` and gives None: a hook goes on
+/// without it.
+pub fn save_state<R>(
+    ctx: &Context,
+    event: Event,
+    sid: &str,
+    f: impl FnOnce(&mut crate::memory::sessions::state::SessionState) -> R,
+) -> Option<R> {
+    crate::memory::sessions::state::SessionState::update(&ctx.ws, sid, f)
+        .map_err(|e| log(ctx, event, &format!("saving session state: {e}")))
+        .ok()
+}
+
 /// Logs the failure `msg` of hook `event` (whose payload was `raw`). A
 /// failure met while the workspace cannot be written (the disk is full, or
 /// it is read-only) says so first, and that nothing is lost: the session is

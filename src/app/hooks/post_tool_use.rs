@@ -62,7 +62,7 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
         .first()
         .map(|l| l.text.clone())
         .unwrap_or_default();
-    if let Err(e) = SessionState::update(&ctx.ws, &sid, |st| {
+    super::save_state(ctx, Event::PostToolUse, &sid, |st| {
         state::extend_unique(&mut st.recalled_errors, std::slice::from_ref(&key));
         st.record_moment(
             "error_recall",
@@ -76,13 +76,7 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
             ),
             &text,
         );
-    }) {
-        super::log(
-            ctx,
-            Event::PostToolUse,
-            &format!("saving session state: {e}"),
-        );
-    }
+    });
     let event = input
         .hook_event_name
         .clone()

@@ -85,7 +85,7 @@ pub fn run(ctx: &Context, input: &HookInput, agent: Agent) -> Result<Option<Valu
     let (new_ids, first) = if unshown(&st.action_lessons).is_empty() && first_edit.is_none() {
         (Vec::new(), false)
     } else {
-        SessionState::update(&ctx.ws, &sid, |s| {
+        super::save_state(ctx, Event::PreToolUse, &sid, |s| {
             let new = unshown(&s.action_lessons);
             extend_unique(&mut s.action_lessons, &new);
             let mut first = false;
@@ -101,15 +101,8 @@ pub fn run(ctx: &Context, input: &HookInput, agent: Agent) -> Result<Option<Valu
             }
             (new, first)
         })
-        .unwrap_or_else(|e| {
-            super::log(
-                ctx,
-                Event::PreToolUse,
-                &format!("saving session state: {e}"),
-            );
-            // unsaved (a full disk): shown again next time rather than never
-            (unshown(&st.action_lessons), first_edit.is_some())
-        })
+        // unsaved (a full disk): shown again next time rather than never
+        .unwrap_or_else(|| (unshown(&st.action_lessons), first_edit.is_some()))
     };
     let fresh: Vec<&Matched> = candidates
         .into_iter()

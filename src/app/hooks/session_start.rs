@@ -25,7 +25,7 @@ use crate::platform::workspace::context::Context;
 
 pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
     let sid = input.session_id();
-    let st = SessionState::update(&ctx.ws, &sid, |st| {
+    let st = super::save_state(ctx, Event::SessionStart, &sid, |st| {
         if st.started.is_none() {
             st.started =
                 Some(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
@@ -40,23 +40,14 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
         }
         st.clone()
     });
-    let st = match st {
-        Ok(st) => st,
-        Err(e) => {
-            super::log(
-                ctx,
-                Event::SessionStart,
-                &format!("saving session state: {e}"),
-            );
-            SessionState::load(&ctx.ws, &sid)
-        }
-    };
+    let st = st.unwrap_or_else(|| SessionState::load(&ctx.ws, &sid));
 
     let source = input.source.as_deref().unwrap_or("startup");
     let Layer0 { text, continuity } = layer0_with(ctx, source, &st);
     if let Some(section) = continuity
         && text.contains(CONTINUITY_TITLE)
-        && let Err(e) = SessionState::update(&ctx.ws, &sid, |s| {
+    {
+        super::save_state(ctx, Event::SessionStart, &sid, |s| {
             s.record_moment(
                 "continuity",
                 &format!(
@@ -65,13 +56,7 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
                 ),
                 &section.body,
             )
-        })
-    {
-        super::log(
-            ctx,
-            Event::SessionStart,
-            &format!("saving session state: {e}"),
-        );
+        });
     }
     state::prune(&ctx.ws);
     let mut args = vec!["sync", "--exclude-session"];

@@ -49,13 +49,8 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
     let first_prompt = !st.prompted;
     let mut sections = Vec::new();
     if is_trivial(whole, ctx.cfg.hooks.trivial_prompt_chars) {
-        if first_prompt && let Err(e) = SessionState::update(&ctx.ws, &sid, |st| st.prompted = true)
-        {
-            super::log(
-                ctx,
-                Event::UserPrompt,
-                &format!("saving session state: {e}"),
-            );
+        if first_prompt {
+            super::save_state(ctx, Event::UserPrompt, &sid, |st| st.prompted = true);
         }
         return Ok(reply(&format, &sections, ctx.cfg.hooks.prompt_budget_chars));
     }
@@ -108,19 +103,13 @@ in one plain sentence so it can be staged for the user's confirmation.",
     }
     let loading = !newly_loaded.is_empty();
     let said = prompt_rules(&prompt);
-    if (first_prompt || heartbeat_delivered || loading || !said.is_empty())
-        && let Err(e) = SessionState::update(&ctx.ws, &sid, |st| {
+    if first_prompt || heartbeat_delivered || loading || !said.is_empty() {
+        super::save_state(ctx, Event::UserPrompt, &sid, |st| {
             st.prompted = true;
             st.heartbeat_due &= !heartbeat_delivered;
             extend_unique(&mut st.loaded, &newly_loaded);
             st.record(said, 0);
-        })
-    {
-        super::log(
-            ctx,
-            Event::UserPrompt,
-            &format!("saving session state: {e}"),
-        );
+        });
     }
     // Loading a domain or workflow needs room for its rules.
     let budget = if loading {
