@@ -4,9 +4,9 @@
 //! endpoint on 127.0.0.1, and vectors kept in step with the chunks.
 
 use crate::support::static_server::StaticServer;
+use crate::support::static_server::{Served, serve_model};
 use crate::support::{TestHome, models, stdout};
 use serde_json::{Value, json};
-use sha1::Digest as _;
 
 const AUTH_NOTE: &str = "# Authentication\n\nWe use JWT tokens signed with RS256. The access token lives 15 minutes; \
 the refresh token rotates on each use. The endpoint checks the password hash and returns both tokens.\n";
@@ -142,81 +142,17 @@ fn filters_apply_to_semantic_hits_too() {
 
 /// A model hub on 127.0.0.1 serving `org/tiny` the way Hugging Face does:
 /// a file listing with LFS SHA-256s and Git blob ids, and the files.
-fn hub(model_dir: &std::path::Path, corrupt: bool) -> StaticServer {
+fn hub(model_dir: &std::path::Path, served: Served) -> StaticServer {
     let server = StaticServer::start();
-    serve_model(&server, "org/tiny", model_dir, corrupt);
+    serve_model(&server, "org/tiny", model_dir, served);
     server
-}
-
-/// Serves the model in `model_dir` as `id` on `server`: the top listing
-/// (a subfolder as a "directory" entry, listed apart as the hub does) and
-/// every file of the folder. `corrupt` flips a byte of model.safetensors.
-pub fn serve_model(server: &StaticServer, id: &str, model_dir: &std::path::Path, corrupt: bool) {
-    let mut top = Vec::new();
-    let mut nested: std::collections::BTreeMap<String, Vec<Value>> = Default::default();
-    for name in [
-        "config.json",
-        "tokenizer.json",
-        "model.safetensors",
-        "sentence_bert_config.json",
-        "1_Pooling/config.json",
-    ] {
-        let Ok(bytes) = std::fs::read(model_dir.join(name)) else {
-            continue;
-        };
-        let mut entry = json!({"type": "file", "path": name, "size": bytes.len()});
-        let mut blob = sha1::Sha1::new();
-        blob.update(format!("blob {}\0", bytes.len()).as_bytes());
-        blob.update(&bytes);
-        entry["oid"] = json!(hex(&blob.finalize()));
-        if name == "model.safetensors" {
-            let sha = hex(&sha2::Sha256::digest(&bytes));
-            entry["lfs"] = json!({"oid": sha, "size": bytes.len(), "pointerSize": 134});
-        }
-        match name.split_once('/') {
-            Some((folder, _)) => {
-                if !nested.contains_key(folder) {
-                    top.push(json!({"type": "directory", "path": folder, "oid": "d", "size": 0}));
-                }
-                nested.entry(folder.to_string()).or_default().push(entry);
-            }
-            None => top.push(entry),
-        }
-        let mut served = bytes.clone();
-        if corrupt && name == "model.safetensors" {
-            let last = served.len() - 1;
-            served[last] ^= 0xff;
-        }
-        server.route(
-            &format!("/{id}/resolve/main/{name}"),
-            "application/octet-stream",
-            served,
-        );
-    }
-    top.push(json!({"type": "file", "path": "README.md", "size": 3, "oid": "x"}));
-    server.route(
-        &format!("/api/models/{id}/tree/main"),
-        "application/json",
-        Value::Array(top).to_string().into_bytes(),
-    );
-    for (folder, entries) in nested {
-        server.route(
-            &format!("/api/models/{id}/tree/main/{folder}"),
-            "application/json",
-            Value::Array(entries).to_string().into_bytes(),
-        );
-    }
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 #[test]
 fn the_first_index_downloads_an_explicit_local_model_with_checksums() {
     let home = setup();
     let model = models::tiny_model(&home.path("tiny-model"));
-    let server = hub(&model, false);
+    let server = hub(&model, Served::Intact);
     set_config(&home, "embeddings", "provider", "local");
     set_config(&home, "embeddings", "model", "org/tiny");
     set_config(&home, "embeddings", "download_url", &server.url());
@@ -247,7 +183,7 @@ fn the_first_index_downloads_an_explicit_local_model_with_checksums() {
 fn a_corrupt_download_is_refused_and_leaves_nothing_behind() {
     let home = setup();
     let model = models::tiny_model(&home.path("tiny-model"));
-    let server = hub(&model, true);
+    let server = hub(&model, Served::Corrupt);
     set_config(&home, "embeddings", "model", "org/tiny");
     set_config(&home, "embeddings", "download_url", &server.url());
     let out = home.run(&["embeddings", "install"]);
@@ -282,7 +218,7 @@ fn install_downloads_the_default_bert_model_with_its_settings() {
         &server,
         "sentence-transformers/all-MiniLM-L6-v2",
         &model,
-        false,
+        Served::Intact,
     );
     set_config(&home, "embeddings", "download_url", &server.url());
     let config_path = home.workspace().join("config.toml");
@@ -297,13 +233,7 @@ fn install_downloads_the_default_bert_model_with_its_settings() {
         "{out}"
     );
     let installed = home.path(".cache/pms/models/sentence-transformers--all-MiniLM-L6-v2");
-    for name in [
-        "config.json",
-        "tokenizer.json",
-        "model.safetensors",
-        "sentence_bert_config.json",
-        "1_Pooling/config.json",
-    ] {
+    for name in models::BERT_FILES {
         assert_eq!(
             std::fs::read(installed.join(name)).unwrap(),
             std::fs::read(model.join(name)).unwrap(),
@@ -330,7 +260,7 @@ fn install_downloads_the_default_bert_model_with_its_settings() {
 fn install_model_installs_another_model_and_sets_it_in_config() {
     let home = setup();
     let model = models::tiny_model(&home.path("tiny-model"));
-    let server = hub(&model, false);
+    let server = hub(&model, Served::Intact);
     set_config(&home, "embeddings", "download_url", &server.url());
     let config_path = home.workspace().join("config.toml");
     let mut before = std::fs::read_to_string(&config_path).unwrap();
@@ -404,7 +334,7 @@ fn init_installs_the_model_only_when_asked_and_a_failed_download_does_not_fail_i
         &server,
         "sentence-transformers/all-MiniLM-L6-v2",
         &model,
-        false,
+        Served::Intact,
     );
     let with_hub = |url: &str| {
         let home = TestHome::new();

@@ -236,11 +236,11 @@ fn the_wizard_offers_the_embedding_model_with_its_costs_and_installs_it_on_yes()
     let ws = home.workspace();
     let model = crate::support::models::tiny_bert(&home.path("tiny-bert"));
     let server = crate::support::static_server::StaticServer::start();
-    crate::embeddings::serve_model(
+    crate::support::static_server::serve_model(
         &server,
         "sentence-transformers/all-MiniLM-L6-v2",
         &model,
-        false,
+        crate::support::static_server::Served::Intact,
     );
     std::fs::create_dir_all(&ws).unwrap();
     std::fs::write(

@@ -373,3 +373,12 @@ fn pip_platform() -> &'static str {
         _ => "manylinux2014_x86_64",
     }
 }
+
+/// The files of a sentence-transformers BERT model that pms downloads.
+pub const BERT_FILES: [&str; 5] = [
+    "config.json",
+    "tokenizer.json",
+    "model.safetensors",
+    "sentence_bert_config.json",
+    "1_Pooling/config.json",
+];

@@ -8,6 +8,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
+use serde_json::{Value, json};
+
 /// A request as a handler sees it.
 pub struct Request {
     pub method: String,
@@ -162,4 +164,71 @@ fn read_chunked(reader: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
         }
         body.extend_from_slice(&chunk[..size]);
     }
+}
+
+/// How a fake hub serves a model's weights.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Served {
+    Intact,
+    /// model.safetensors with a byte flipped: its checksum fails.
+    Corrupt,
+}
+
+/// Serves the model in `model_dir` as `id` on `server`: the top listing
+/// (a subfolder as a "directory" entry, listed apart as the hub does) and
+/// every file of the folder (`models::BERT_FILES`, those present); a
+/// [`Served::Corrupt`] model.safetensors has a byte flipped.
+pub fn serve_model(server: &StaticServer, id: &str, model_dir: &std::path::Path, weights: Served) {
+    let mut top = Vec::new();
+    let mut nested: std::collections::BTreeMap<String, Vec<Value>> = Default::default();
+    for name in super::models::BERT_FILES {
+        let Ok(bytes) = std::fs::read(model_dir.join(name)) else {
+            continue;
+        };
+        let mut entry = json!({"type": "file", "path": name, "size": bytes.len()});
+        let mut blob = <sha1::Sha1 as sha1::Digest>::new();
+        sha1::Digest::update(&mut blob, format!("blob {}\0", bytes.len()).as_bytes());
+        sha1::Digest::update(&mut blob, &bytes);
+        entry["oid"] = json!(hex(&sha1::Digest::finalize(blob)));
+        if name == "model.safetensors" {
+            let sha = hex(&<sha2::Sha256 as sha2::Digest>::digest(&bytes));
+            entry["lfs"] = json!({"oid": sha, "size": bytes.len(), "pointerSize": 134});
+        }
+        match name.split_once('/') {
+            Some((folder, _)) => {
+                if !nested.contains_key(folder) {
+                    top.push(json!({"type": "directory", "path": folder, "oid": "d", "size": 0}));
+                }
+                nested.entry(folder.to_string()).or_default().push(entry);
+            }
+            None => top.push(entry),
+        }
+        let mut served = bytes.clone();
+        if weights == Served::Corrupt && name == "model.safetensors" {
+            let last = served.len() - 1;
+            served[last] ^= 0xff;
+        }
+        server.route(
+            &format!("/{id}/resolve/main/{name}"),
+            "application/octet-stream",
+            served,
+        );
+    }
+    top.push(json!({"type": "file", "path": "README.md", "size": 3, "oid": "x"}));
+    server.route(
+        &format!("/api/models/{id}/tree/main"),
+        "application/json",
+        Value::Array(top).to_string().into_bytes(),
+    );
+    for (folder, entries) in nested {
+        server.route(
+            &format!("/api/models/{id}/tree/main/{folder}"),
+            "application/json",
+            Value::Array(entries).to_string().into_bytes(),
+        );
+    }
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
 }
