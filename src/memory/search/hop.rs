@@ -170,13 +170,12 @@ fn best_link(
     // A word the index lists as common (in more than DF_CAP chunks) links
     // nothing: left out without a count (most of a turn's long words, on
     // the 1.1M-chunk bench index: 0.25 ms each).
-    let first_forms: Vec<&String> = candidates
-        .iter()
-        .filter_map(|i| match words.concepts[*i].forms.first() {
-            Some(f) if f.len() == 1 => Some(&f[0]),
-            _ => None,
-        })
-        .collect();
+    // a concept whose first form is one word: that word
+    let sole = |i: usize| match words.concepts[i].forms.first() {
+        Some(f) if f.len() == 1 => Some(&f[0]),
+        _ => None,
+    };
+    let first_forms: Vec<&String> = candidates.iter().filter_map(|&i| sole(i)).collect();
     let common: HashSet<String> = super::keyword::rows_for_terms(
         conn,
         "SELECT term FROM frequent_terms",
@@ -186,8 +185,7 @@ fn best_link(
     .unwrap_or_default();
     let mut bridge: Vec<(usize, i64)> = Vec::new();
     for i in candidates {
-        if matches!(words.concepts[i].forms.first(), Some(f) if f.len() == 1 && common.contains(&f[0]))
-        {
+        if sole(i).is_some_and(|w| common.contains(w)) {
             continue;
         }
         let Some(expr) = words.or_expr(&[i]) else {
