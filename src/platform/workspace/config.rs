@@ -779,10 +779,12 @@ pub fn set_string_key(
     let path = ws.config_path();
     let existing = crate::platform::host::durable::read_existing_text(&path)
         .with_context(|| format!("{}: left as it is", path.display()))?;
-    // A key already there: only its value's bytes change, every other byte
-    // stays (line ends, a byte-order mark, spacing, the comments).
+    // A key already there (whatever its value): only its value's bytes
+    // change, every other byte stays (line ends, a byte-order mark,
+    // spacing, the comments, the one above the key too, which toml_edit's
+    // insert would drop).
     if let Some(text) = existing.as_deref()
-        && let Some(span) = string_value_span(text, table, key)
+        && let Some(span) = value_span(text, table, key)
     {
         let mut out = String::with_capacity(text.len() + value.len());
         out.push_str(&text[..span.start]);
@@ -815,23 +817,8 @@ pub fn set_string_key(
             path.display()
         );
     };
-    if t.get(key).and_then(Item::as_str) == Some(value) {
-        return Ok(false);
-    }
-    let mut new = toml_edit::Value::from(value);
-    match t.get_mut(key) {
-        // In place: `insert` would drop the comment above the key, which
-        // toml_edit keeps with the key, not the value.
-        Some(item) => {
-            if let Some(old) = item.as_value() {
-                *new.decor_mut() = old.decor().clone();
-            }
-            *item = Item::Value(new);
-        }
-        None => {
-            t.insert(key, Item::Value(new));
-        }
-    }
+    // a key with a value was set in place above: here it is new
+    t.insert(key, Item::Value(toml_edit::Value::from(value)));
     let mut text = doc.to_string();
     // toml_edit writes `\n` where the file had `\r\n`: a file whose every
     // line ends in `\r\n` gets them back (one that mixes the two keeps
@@ -851,9 +838,9 @@ pub fn set_string_key(
     Ok(true)
 }
 
-/// Where, in `text`, the string value of `table.key` is (its quotes
+/// Where, in `text`, the value of `table.key` is (a string's quotes
 /// included), when the file parses and holds one.
-fn string_value_span(text: &str, table: &str, key: &str) -> Option<std::ops::Range<usize>> {
+fn value_span(text: &str, table: &str, key: &str) -> Option<std::ops::Range<usize>> {
     let parsed = toml_edit::Document::parse(text).ok()?;
     let value = parsed
         .as_table()
@@ -861,17 +848,28 @@ fn string_value_span(text: &str, table: &str, key: &str) -> Option<std::ops::Ran
         .as_table_like()?
         .get(key)?
         .as_value()?;
-    value.as_str()?;
     let span = value.span()?;
-    // the span is of the text as parsed: it must hold that value there
-    text.get(span.clone())
-        .filter(|raw| raw.starts_with(['"', '\'']))
-        .map(|_| span)
+    // the span is of the text as parsed: it must be within it
+    text.get(span.clone()).map(|_| span)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_of_another_type_is_set_in_place_with_its_comment() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = super::super::Workspace::new(dir.path());
+        let user = "[embeddings]\n# which model\nmodel = 5 # a mistake\n";
+        std::fs::write(ws.config_path(), user).unwrap();
+        assert!(set_string_key(&ws, "embeddings", "model", "x/y").unwrap());
+        assert_eq!(
+            std::fs::read_to_string(ws.config_path()).unwrap(),
+            "[embeddings]\n# which model\nmodel = \"x/y\" # a mistake\n"
+        );
+        assert!(!set_string_key(&ws, "embeddings", "model", "x/y").unwrap());
+    }
 
     #[test]
     fn setting_a_key_keeps_the_other_bytes_and_the_keys_comment() {
