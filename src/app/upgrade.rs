@@ -96,17 +96,23 @@ pub struct Refreshed {
     pub block: Option<&'static str>,
     pub index_migrated: Option<(i32, i32)>,
     pub rewired: bool,
-    /// What became of `embeddings.model` when the default changed.
+    /// What became of `embeddings.model` when the default changed (None:
+    /// done at an earlier upgrade).
     pub embedding_model: Option<EmbeddingDefault>,
 }
 
-/// The one-time move of `embeddings.model` to the new default.
+/// What the one-time move of `embeddings.model` to the new default
+/// ([`DEFAULT_MODEL`](crate::platform::workspace::config::DEFAULT_MODEL))
+/// did.
 #[derive(Debug, Clone, PartialEq)]
 pub enum EmbeddingDefault {
-    /// Moved to this model.
-    Adopted(&'static str),
-    /// To be moved, but config.toml could not be written (tried again at
-    /// the next upgrade).
+    /// Moved to the new default.
+    Adopted,
+    /// Left for good: another model chosen, the old one installed or used.
+    Settled,
+    /// Tried again at the next upgrade: the index could not be read.
+    RetryLater,
+    /// Tried again at the next upgrade: config.toml could not be written.
     NotWritten(String),
 }
 
@@ -172,16 +178,12 @@ pub fn refresh_workspace(ctx: &Context) -> Result<Refreshed> {
     if manifest.embedding_default.is_none() {
         let step = adopt_new_embedding_default(ctx);
         // done for good unless it is to be tried again
-        if matches!(step, DefaultStep::Adopted(_) | DefaultStep::Settled) {
+        if matches!(step, EmbeddingDefault::Adopted | EmbeddingDefault::Settled) {
             manifest.embedding_default =
                 Some(crate::platform::workspace::config::DEFAULT_MODEL.to_string());
             manifest.save(&ws.manifest_path())?;
         }
-        out.embedding_model = match step {
-            DefaultStep::Adopted(m) => Some(EmbeddingDefault::Adopted(m)),
-            DefaultStep::NotWritten(e) => Some(EmbeddingDefault::NotWritten(e)),
-            DefaultStep::Settled | DefaultStep::RetryLater => None,
-        };
+        out.embedding_model = Some(step);
     }
     out.rewired = rewire(ctx)?;
     Ok(out)
@@ -196,25 +198,25 @@ pub fn refresh_workspace(ctx: &Context) -> Result<Refreshed> {
 /// nothing was made with the old one (the model is not installed and the
 /// index, readable, holds no vectors from it) and the local model is in
 /// use. A value set later is the user's and is never touched.
-fn adopt_new_embedding_default(ctx: &Context) -> DefaultStep {
+fn adopt_new_embedding_default(ctx: &Context) -> EmbeddingDefault {
     use crate::platform::workspace::config::{DEFAULT_MODEL, MULTILINGUAL_MODEL, Provider};
     let e = &ctx.cfg.embeddings;
     if e.model != MULTILINGUAL_MODEL || !matches!(e.provider, Provider::Auto | Provider::Local) {
-        return DefaultStep::Settled; // another model, or none, was chosen
+        return EmbeddingDefault::Settled; // another model, or none, was chosen
     }
     let dir = crate::memory::embed::model_dir(&ctx.env, MULTILINGUAL_MODEL);
     if crate::memory::embed::local::is_installed(&dir) {
-        return DefaultStep::Settled;
+        return EmbeddingDefault::Settled;
     }
     let db = ctx.ws.db_path();
     if db.exists() {
         let Ok(conn) = crate::memory::index::db::open_ro(&db) else {
-            return DefaultStep::RetryLater; // the index cannot say
+            return EmbeddingDefault::RetryLater; // the index cannot say
         };
         if crate::memory::index::vectors::stored_model(&conn)
             .is_some_and(|id| id.contains(MULTILINGUAL_MODEL))
         {
-            return DefaultStep::Settled; // made with it
+            return EmbeddingDefault::Settled; // made with it
         }
     }
     match crate::platform::workspace::config::set_string_key(
@@ -223,20 +225,9 @@ fn adopt_new_embedding_default(ctx: &Context) -> DefaultStep {
         "model",
         DEFAULT_MODEL,
     ) {
-        Ok(_) => DefaultStep::Adopted(DEFAULT_MODEL),
-        Err(e) => DefaultStep::NotWritten(format!("{e:#}")),
+        Ok(_) => EmbeddingDefault::Adopted,
+        Err(e) => EmbeddingDefault::NotWritten(format!("{e:#}")),
     }
-}
-
-/// What the move to the new default did.
-enum DefaultStep {
-    Adopted(&'static str),
-    /// Left for good: another model chosen, the old one installed or used.
-    Settled,
-    /// Tried again at the next upgrade: the index could not be read.
-    RetryLater,
-    /// Tried again at the next upgrade: config.toml could not be written.
-    NotWritten(String),
 }
 
 fn vars_from_profile(ws: &Workspace) -> templates::Vars {

@@ -96,13 +96,15 @@ fn refresh(args: &UpgradeArgs) -> Result<ExitCode> {
         println!("  hooks and MCP registration now point at this binary");
     }
     match &r.embedding_model {
-        Some(upgrade::EmbeddingDefault::Adopted(m)) => println!(
-            "  config.toml: embeddings.model is now {m}, the new default (the multilingual model it named was never installed; set it back for languages other than English). `pms embeddings install` downloads it"
+        Some(upgrade::EmbeddingDefault::Adopted) => println!(
+            "  config.toml: embeddings.model is now {}, the new default (the multilingual model it named was never installed; set it back for languages other than English). `pms embeddings install` downloads it",
+            crate::platform::workspace::config::DEFAULT_MODEL
         ),
         Some(upgrade::EmbeddingDefault::NotWritten(e)) => println!(
             "  config.toml: embeddings.model was left as it is ({e}); the next `pms upgrade` tries again"
         ),
-        None => {}
+        Some(upgrade::EmbeddingDefault::Settled | upgrade::EmbeddingDefault::RetryLater) | None => {
+        }
     }
     show(
         "still to merge by hand (from an earlier upgrade, .pms-new beside each)",
