@@ -13,25 +13,54 @@ use regex::Regex;
 /// `sessions::summary`: Unicode ones fall back to the slowest engine).
 static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i-u)((?-u:\b)(?:error|errors|err!|fatal|fail|failed|failure|exception|panicked|traceback|cannot|could not|couldn't|can't|unable|not found|no such|denied|refused|undefined|unresolved|unrecognized|unknown|missing|invalid|mismatch|mismatched|timed out|timeout|segmentation fault|core dumped|killed|aborted|conflict|unsatisfiable|not permitted|does not exist|doesn't exist|is not|are not|was not|were not|has not been|have not been|expected|[a-z]*backoff|oomkilled|evicted|errimagepull)(?-u:\b)|(?-u:\b)[a-z]+(?:error|exception)(?-u:\b)|(?-u:\b)e\d{3,5}(?-u:\b)|(?-u:\b)ts\d{4}(?-u:\b))",
+        r"(?i-u)((?-u:\b)(?:error|errors|err!|fatal|fail|failed|failure|exception|panicked|traceback|cannot|could not|couldn't|can't|unable|not found|no such|denied|refused|undefined|unresolved|unrecognized|unknown|missing|invalid|mismatch|mismatched|timed out|timeout|segmentation fault|core dumped|killed|aborted|conflict|unsatisfiable|not permitted|does not exist|doesn't exist|is not|are not|was not|were not|has not been|have not been|expected|incompatible|forbidden|[a-z]*backoff|oomkilled|evicted|errimagepull)(?-u:\b)|(?-u:\b)[a-z]+(?:error|exception)(?-u:\b)|(?-u:\b)e\d{3,5}(?-u:\b)|(?-u:\b)ts\d{4}(?-u:\b))",
     )
     .expect("valid")
 });
 
 /// A line that starts with an exception's dotted name in CamelCase without
 /// an error word (`pandas…np_datetime.OutOfBoundsDatetime: Out of bounds
-/// nanosecond timestamp`): the last line of a traceback says what failed
-/// without one. A module path is asked for so that `PyTorch: 2.1.0` is not
-/// one; a warning ([`Signature::of`] checks) is not a failure.
+/// nanosecond timestamp`, Ruby's `ActiveRecord::ConnectionNotEstablished:`
+/// with its message on the next line): the last line of a traceback says
+/// what failed without one. A module path is asked for so that `PyTorch:
+/// 2.1.0` is not one; a warning ([`Signature::of`] checks) is not a failure.
 static EXCEPTION_NAME: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:[A-Za-z_][A-Za-z0-9_]*\.)+([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+): [^ ]")
+    Regex::new(
+        r"^(?:[A-Za-z_][A-Za-z0-9_]*(?:\.|::))+([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+):(?: [^ ]|$)",
+    )
+    .expect("valid")
+});
+/// What a log or a CI runner writes before each line, whatever it says:
+/// `gh run view --log`'s job, step and time (`build\tBuild and
+/// push\t2026-10-03T07:12:40.118Z `), BuildKit's step and seconds (`#17
+/// 3.021 `), Spring Boot's header (`2026-11-24T09:12:05.771+01:00  WARN
+/// 31877 --- [app] [main] o.s.b.SpringApplication : `) and Ruby's Logger's
+/// (`E, [2026-10-08T07:55:12.004118 #1] ERROR -- : `). Read on the raw
+/// line, where the tabs still are; nested ones are stripped in turn. ASCII
+/// classes: `[^\t]+` compiled in 0.6 ms, a third of that as `[ -~]+`.
+static LOG_HEADER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?:[ -~]+\t[ -~]+\t[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z ?|#[0-9]+ (?:[0-9]+\.[0-9]+ )?|[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9:.,]+(?:Z|[+-][0-9]{2}:?[0-9]{2})? +(?:ERROR|WARN|INFO|DEBUG|TRACE|FATAL) +[0-9]+ --- (?:\[[ -\\^-~]*\] +)*[!-~]+ +: |[A-Z], \[[ -\\^-~]*\] +(?:ERROR|WARN|INFO|DEBUG|FATAL|ANY) -- [ -9;-~]*: )",
+    )
+    .expect("valid")
+});
+/// A tool's wrapper before what failed: Maven's goal (`[ERROR] Failed to
+/// execute goal org.apache…:maven-compiler-plugin:3.13.0:compile
+/// (default-compile) on project ledger-api: `) and Spring's refresh
+/// (`Exception encountered during context initialization - cancelling
+/// refresh attempt: `). The rest of the line is the error.
+static WRAPPER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:\[error\] failed to execute goal [^ ]+(?: \([^)]*\))? on project [^:]+: |exception encountered during context initialization - cancelling refresh attempt: )")
         .expect("valid")
 });
-/// Maven's wrapper before what failed (`[ERROR] Failed to execute goal
-/// org.apache…:maven-compiler-plugin:3.13.0:compile (default-compile) on
-/// project ledger-api: `): the rest of the line is the error.
-static MAVEN_GOAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\[error\] failed to execute goal [^ ]+(?: \([^)]*\))? on project [^:]+: ")
+/// What a tool adds at the end of a message to say where, not what:
+/// Jackson's `(through reference chain: a.B["field"])`, xcodebuild's `(in
+/// target 'App' from project 'App')`, Ruby's exception class repeated
+/// (`(ActiveRecord::ConnectionNotEstablished)`). The same error met on
+/// another field or target is the same error. (Not any parenthesis: in
+/// `cannot read properties of undefined (reading 'map')` it names what.)
+static TRAILER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?: *\((?:through reference chain: .*|in target '[^']*' from project '[^']*'|(?:[a-z_][a-z0-9_]*::)+[a-z_][a-z0-9_]*|[a-z_][a-z0-9_]*(?:error|exception))\))+$")
         .expect("valid")
 });
 
@@ -39,7 +68,7 @@ static MAVEN_GOAL: LazyLock<Regex> = LazyLock::new(|| {
 /// make two different errors look alike.
 static GENERIC: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^(?:exit code <n>|process exited with code|command exited with|error: could not compile|warning: build failed|error: aborting due to|aborting due to|for more information about this error|some errors have detailed explanations|npm err! a complete log|npm err! for a full report|npm err! *$|npm err! <path>|error: process didn't exit successfully|caused by:$|traceback \(most recent call last\):?$|error: recipe for target|error: command failed with exit code|error: script .* exited|error: lifecycle script|the above exception was the direct cause|during handling of the above exception|note: run with `rust_backtrace|error: test failed|test result: failed|failures:$|error: <n> errors? |found <n> errors?|<n> errors? generated|error: failed to run custom build command|run with --stacktrace|run with --info|\* try:|build failed with an exception|error: could not find `cargo.toml`|failure: build failed with an exception|\* what went wrong:?$|what went wrong:$|execution failed for task '[^']*'\.?$|> a failure occurred while executing|> compilation error\. see log|compilation error\. see log|build failed in <n>|<n> actionable tasks?|\* get more help at|(?:compilation failure|there are test failures)(?:[^a-z].*)?$|process terminated with exit code:? <n>$|\[error\] -> \[help <n>\]|\[error\] re-run maven|\[error\] to see the full stack trace|\[error\] for more information about the errors|\[error\] after correcting the problems|\[error\] *$|\[error\] <url>|\[info\] build failure|build failure$|-- configuring incomplete, errors occurred|ninja: build stopped|g?make(?:\[<n>\])?: \*\*\* \[|fail +<path>(?: +(?:<n>s?|\[build failed\]|\[setup failed\]))?$|exit status <n>$|\*\* (?:build|test|archive) failed \*\*|the following build commands failed|testing failed:$|=+ short test summary info|!+ interrupted:|failed examples:$|<n> examples?, <n> failures?|error command failed with exit code|info visit <url>|elifecycle|err_pnpm_recursive_run|error: subprocess-exited-with-error|note: this error originates from a subprocess|rake aborted!$|\(see full trace by running task with --trace\)|.*loggingfailureanalysisreporter : *$|.*: application run failed$|application failed to start$|.*listenerexecutionfailedexception: listener failed$|standarderror: an error has occurred, this and all later migrations canceled:?(?: \(standarderror\))?$|.*for more information see above\.?$|husky - [^ ]+ hook exited with code|husky - [^ ]+ script failed|✖ [^ ]+ (?:--[^ ]+ )?failed to|✖ [^ ]+ found some errors)",
+        r"^(?:exit code <n>|process exited with code|command exited with|error: could not compile|warning: build failed|error: aborting due to|aborting due to|for more information about this error|some errors have detailed explanations|npm err! a complete log|npm err! for a full report|npm err! *$|npm err! <path>|error: process didn't exit successfully|caused by:$|traceback \(most recent call last\):?$|error: recipe for target|error: command failed with exit code|error: script .* exited|error: lifecycle script|the above exception was the direct cause|during handling of the above exception|note: run with `rust_backtrace|error: test failed|test result: failed|failures:$|error: <n> errors? |found <n> errors?|<n> errors? generated|error: failed to run custom build command|run with --stacktrace|run with --info|\* try:|build failed with an exception|error: could not find `cargo.toml`|failure: build failed with an exception|\* what went wrong:?$|what went wrong:$|execution failed for task '[^']*'\.?$|> a failure occurred while executing|> compilation error\. see log|compilation error\. see log|build failed in <n>|<n> actionable tasks?|\* get more help at|(?:compilation failure|there are test failures)(?:[^a-z].*)?$|process terminated with exit code:? <n>$|\[error\] -> \[help <n>\]|\[error\] re-run maven|\[error\] to see the full stack trace|\[error\] for more information about the errors|\[error\] after correcting the problems|\[error\] *$|\[error\] <url>|\[info\] build failure|build failure$|-- configuring incomplete, errors occurred|ninja: build stopped|g?make(?:\[<n>\])?: \*\*\* \[|fail +<path>(?: +(?:<n>s?|\[build failed\]|\[setup failed\]))?$|exit status <n>$|\*\* (?:build|test|archive) failed \*\*|the following build commands failed|testing failed:$|=+ short test summary info|!+ interrupted:|failed examples:$|<n> examples?, <n> failures?|error command failed with exit code|info visit <url>|elifecycle|err_pnpm_recursive_run|error: subprocess-exited-with-error|note: this error originates from a subprocess|rake aborted!$|\(see full trace by running task with --trace\)|.*loggingfailureanalysisreporter : *$|(?:.*: )?application run failed$|an error occurred while loading <path>\.?$|could not find compatible versions$|version solving (?:has )?failed\.?$|\[error\] (?:errors|failures): *$|application failed to start$|.*listenerexecutionfailedexception: listener failed$|standarderror: an error has occurred, this and all later migrations canceled:?(?: \(standarderror\))?$|.*for more information see above\.?$|husky - [^ ]+ hook exited with code|husky - [^ ]+ script failed|✖ [^ ]+ (?:--[^ ]+ )?failed to|✖ [^ ]+ found some errors)",
     )
     .expect("valid")
 });
@@ -103,7 +132,7 @@ static FRAME: LazyLock<Regex> =
 /// line that says what failed, such lines do not make them two messages
 /// about different things (the word likeness still reads them).
 static LOCATION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"<<< (?:failure|error)!|^fail <path> >|^--- fail:|^failed <path>::|^rspec <path>|^test [^ ]+ \.\.\. failed|^---- [^ ]+ stdout ----|^\[error\] tests run:|^tests run:.*failures")
+    Regex::new(r"<<< (?:failure|error)!|^\[error\] +[a-z0-9_$]+\.[a-z0-9_$]+:<n> |^fail <path> >|^--- fail:|^failed <path>::|^rspec <path>|^test [^ ]+ \.\.\. failed|^---- [^ ]+ stdout ----|^\[error\] tests run:|^tests run:.*failures")
         .expect("valid")
 });
 /// An assertion that failed (`AssertionError: expected 3 to be 4`,
@@ -193,17 +222,24 @@ impl ErrorLine {
     /// prints it ([`GENERIC`]).
     fn read(raw: &str) -> Option<ErrorLine> {
         let text = normalise(raw);
-        let text = match MAVEN_GOAL.find(&text) {
+        let text = match WRAPPER.find(&text) {
             Some(m) => text[m.end()..]
                 .trim_end_matches(" -> [help <n>]")
                 .to_string(),
             None => text,
         };
+        let text = match TRAILER.find(&text) {
+            Some(m) if words(&text[..m.start()]).len() >= LINE_WORDS => {
+                text[..m.start()].to_string()
+            }
+            _ => text,
+        };
         if GENERIC.is_match(&text) {
             return None;
         }
         let words = words(&text);
-        let says = if LOCATION.is_match(&text) {
+        // RSpec's `Failure/Error: <the line of code that raised>`
+        let says = if LOCATION.is_match(&text) || raw.starts_with("Failure/Error:") {
             Says::Where
         } else if EXPECTATION.is_match(&text) {
             Says::Expected
@@ -211,6 +247,27 @@ impl ErrorLine {
             Says::What
         };
         Some(ErrorLine { text, words, says })
+    }
+}
+
+impl ErrorLine {
+    /// The words of the labels before the line's message: its leading
+    /// `: `-separated names (one token each: an exception's class, a
+    /// tool's name), while [`LINE_WORDS`] words follow them
+    /// (`activerecord::connectionnotestablished` and `pg::connectionbad`
+    /// before one message). Not words of a sentence: in `error installing
+    /// pg: failed to build gem native extension` the gem is what failed.
+    fn labels(&self) -> BTreeSet<String> {
+        let mut labels = BTreeSet::new();
+        let mut rest = self.text.as_str();
+        while let Some((label, after)) = rest.split_once(": ") {
+            if label.contains(' ') || words(after).len() < LINE_WORDS {
+                break;
+            }
+            labels.extend(words(label));
+            rest = after;
+        }
+        labels
     }
 }
 
@@ -234,7 +291,8 @@ impl Signature {
     pub fn of(output: &str) -> Option<Signature> {
         let mut lines: Vec<ErrorLine> = Vec::new();
         let text = bounded(output);
-        let all: Vec<&str> = text.lines().map(str::trim).collect();
+        let mut all: Vec<&str> = text.lines().map(message).collect();
+        uncut(&mut all);
         for (i, raw) in all.iter().enumerate() {
             if raw.is_empty()
                 || raw.len() > 600
@@ -282,7 +340,22 @@ impl Signature {
                 continue;
             }
             lines.push(line);
+            // A Java exception's message goes on under it until its first
+            // frame (Flyway's `Detected resolved migration not applied to
+            // database: 10.` under `…FlywayValidateException: Validate
+            // failed`): its next line is part of what failed.
+            if let Some(next) = all.get(i + 1)
+                && !raw.ends_with(':')
+                && is_exception(all[i].strip_prefix("Caused by: ").unwrap_or(all[i]))
+                && is_continuation(next)
+                && let Some(more) = ErrorLine::read(next)
+                && more.words.len() >= 2
+                && !lines.iter().any(|l| l.text == more.text)
+            {
+                lines.push(more);
+            }
             if lines.len() >= MAX_LINES {
+                lines.truncate(MAX_LINES);
                 break;
             }
         }
@@ -301,8 +374,10 @@ impl Signature {
     /// that no failure of any tool prints.
     fn of_tail(output: &str) -> Option<Signature> {
         let text = bounded(output);
+        let mut all: Vec<&str> = text.lines().map(message).collect();
+        uncut(&mut all);
         let mut lines: Vec<ErrorLine> = Vec::new();
-        for raw in text.lines().rev().map(str::trim) {
+        for raw in all.into_iter().rev() {
             if raw.is_empty() || raw.len() > 600 {
                 continue;
             }
@@ -430,7 +505,10 @@ impl Signature {
     /// [`ONE_MESSAGE`] of their words' weight, or what differs is one or two
     /// words each in a line they mostly share (`no module named 'polars'`
     /// and `'pyarrow'`; `peer eslint@…` and `peer react@…`;
-    /// `crashloopbackoff` and `imagepullbackoff` in one pod's line).
+    /// `crashloopbackoff` and `imagepullbackoff` in one pod's line). Not
+    /// when all that differs is in the lines' labels ([`ErrorLine::labels`]:
+    /// Rails' `ActiveRecord::ConnectionNotEstablished: connection to
+    /// server … failed` and pg's `PG::ConnectionBad: connection …`).
     fn names_another_in_a_line(&self, past: &Signature, weight: &dyn Fn(&str) -> f64) -> bool {
         let sum = |words: &mut dyn Iterator<Item = &String>| words.map(|w| weight(w)).sum::<f64>();
         let past_lines = past.what();
@@ -439,6 +517,14 @@ impl Signature {
                 let ours = l.words.difference(&m.words).count();
                 let theirs = m.words.difference(&l.words).count();
                 if ours == 0 || theirs == 0 {
+                    return false;
+                }
+                let (our_labels, their_labels) = (l.labels(), m.labels());
+                if l.words.difference(&m.words).all(|w| our_labels.contains(w))
+                    && m.words
+                        .difference(&l.words)
+                        .all(|w| their_labels.contains(w))
+                {
                     return false;
                 }
                 let shared = l.words.intersection(&m.words).count();
@@ -616,6 +702,49 @@ pub fn normalise(line: &str) -> String {
         .to_lowercase()
         .trim()
         .to_string()
+}
+
+/// Lines without the part words an excerpt's cut left either side of its
+/// `…` line ([`Signature::of_window`]): `missing colu` is not a word of the
+/// error that a whole line lacks.
+fn uncut(lines: &mut [&str]) {
+    for i in 0..lines.len() {
+        if lines[i] != "…" {
+            continue;
+        }
+        if i > 0 {
+            let before = lines[i - 1];
+            lines[i - 1] = before.rsplit_once(' ').map_or("", |(whole, _)| whole);
+        }
+        if let Some(after) = lines.get(i + 1).copied() {
+            lines[i + 1] = after.split_once(' ').map_or("", |(_, whole)| whole);
+        }
+    }
+}
+
+/// A raw line without what a log or a CI runner wrote before it
+/// ([`LOG_HEADER`]), trimmed.
+fn message(raw: &str) -> &str {
+    let mut line = raw.trim();
+    // at most three: `gh run view --log` around BuildKit around a log
+    for _ in 0..3 {
+        match LOG_HEADER.find(line) {
+            Some(m) if m.end() > 0 => line = line[m.end()..].trim(),
+            _ => break,
+        }
+    }
+    line
+}
+
+/// Whether the line after an exception's goes on with its message: not a
+/// frame, not a line read for itself (an error line, the next exception).
+fn is_continuation(line: &str) -> bool {
+    !line.is_empty()
+        && line.len() <= 600
+        && !FRAME.is_match(line)
+        && !line.starts_with("Caused by")
+        && !ERROR_LINE.is_match(line)
+        && !is_exception(line)
 }
 
 /// Whether `line` starts with an exception's name ([`EXCEPTION_NAME`]) that
@@ -884,6 +1013,92 @@ mod tests {
         assert!(a.weighted_likeness(&a, &weight, a.shared_lines(&a)) > 0.99);
         // a line set never holds a line past its 16th
         assert!(!LineSet::default().with(40).contains(40));
+    }
+
+    #[test]
+    fn what_logs_and_runners_write_around_a_message_is_not_read() {
+        let lines = |output: &str| -> Vec<String> {
+            Signature::of(output)
+                .map(|s| s.lines.into_iter().map(|l| l.text).collect())
+                .unwrap_or_default()
+        };
+        // gh run view --log around BuildKit, and the class Ruby repeats
+        assert_eq!(
+            lines(
+                "build\tBuild and push\t2026-10-03T07:12:40.1182274Z #17 3.021 ArgumentError: Missing `secret_key_base` for 'production' environment (ArgumentError)"
+            ),
+            ["argumenterror: missing `secret_key_base` for 'production' environment"]
+        );
+        // Spring Boot's log header and its refresh wrapper
+        assert_eq!(
+            lines(
+                "2026-11-24T09:12:05.771+01:00  WARN 31877 --- [ledger-api] [           main] ConfigServletWebServerApplicationContext : Exception encountered during context initialization - cancelling refresh attempt: org.springframework.beans.factory.BeanCreationException: Error creating bean with name 'flywayInitializer'"
+            ),
+            [
+                "org.springframework.beans.factory.beancreationexception: error creating bean with name 'flywayinitializer'"
+            ]
+        );
+        // Jackson's reference chain says where, not what
+        let instant = |chain: &str| {
+            lines(&format!(
+                "com.fasterxml.jackson.databind.exc.InvalidDefinitionException: Java 8 date/time type `java.time.Instant` not supported by default: add module \"com.fasterxml.jackson.datatype:jackson-datatype-jsr310\" to enable handling (through reference chain: {chain})"
+            ))
+        };
+        assert_eq!(
+            instant("a.Entry[\"bookedAt\"]"),
+            instant("b.Payment[\"settledAt\"]")
+        );
+        // but a parenthesis that names what failed stays
+        assert_ne!(
+            lines("TypeError: Cannot read properties of undefined (reading 'map')"),
+            lines("TypeError: Cannot read properties of undefined (reading 'length')")
+        );
+        // Ruby's exception on its own line, its message under it
+        assert_eq!(
+            lines(
+                "ActiveRecord::ConnectionNotEstablished:\n  connection to server on socket \"/tmp/.s.PGSQL.5432\" failed: No such file or directory"
+            )[0],
+            "activerecord::connectionnotestablished: connection to server on socket \"<path>\" failed: no such file or directory"
+        );
+        // a Java exception's message goes on under it
+        assert_eq!(
+            lines(
+                "Caused by: org.flywaydb.core.api.exception.FlywayValidateException: Validate failed: Migrations have failed validation\nDetected resolved migration not applied to database: 10.\n\tat org.flywaydb.core.Flyway.lambda$migrate$0(Flyway.java:151)"
+            ),
+            [
+                "caused by: org.flywaydb.core.api.exception.flywayvalidateexception: validate failed: migrations have failed validation",
+                "detected resolved migration not applied to database: <n>."
+            ]
+        );
+        // the words an excerpt's cut left half are not words of the error
+        assert_eq!(
+            lines(
+                "Caused by: SchemaManagementException: Schema-validation: missing colu\n…\numn [settled_at] in table [ledger_entry]"
+            ),
+            ["caused by: schemamanagementexception: schema-validation: missing"]
+        );
+    }
+
+    #[test]
+    fn errors_told_by_another_label_are_one_message() {
+        let weight = |_: &str| 1.0;
+        let rails = Signature::of("ActiveRecord::ConnectionNotEstablished: connection to server on socket \"/tmp/.s.PGSQL.5432\" failed: No such file or directory (ActiveRecord::ConnectionNotEstablished)").unwrap();
+        let pg = Signature::of("PG::ConnectionBad: connection to server on socket \"/tmp/.s.PGSQL.5432\" failed: No such file or directory (PG::ConnectionBad)").unwrap();
+        assert!(!rails.names_another_in_a_line(&pg, &weight));
+        // what differs in the message names another thing
+        let denied = Signature::of("ActiveRecord::ConnectionNotEstablished: connection to server on socket \"/tmp/.s.PGSQL.5432\" failed: Permission denied").unwrap();
+        assert!(rails.names_another_in_a_line(&denied, &weight));
+        let pg_gem = Signature::of(
+            "ERROR: Error installing pg:\nERROR: Failed to build gem native extension.",
+        )
+        .unwrap();
+        let mysql_gem = Signature::of(
+            "ERROR: Error installing mysql2:\nERROR: Failed to build gem native extension.",
+        )
+        .unwrap();
+        assert!(
+            pg_gem.weighted_likeness(&mysql_gem, &weight, pg_gem.shared_lines(&mysql_gem)) < 0.86
+        );
     }
 
     #[test]
