@@ -132,7 +132,7 @@ static FRAME: LazyLock<Regex> =
 /// line that says what failed, such lines do not make them two messages
 /// about different things (the word likeness still reads them).
 static LOCATION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"<<< (?:failure|error)!|^\[error\] +[a-z0-9_$]+\.[a-z0-9_$]+:<n> |^fail <path> >|^--- fail:|^failed <path>::|^rspec <path>|^test [^ ]+ \.\.\. failed|^---- [^ ]+ stdout ----|^\[error\] tests run:|^tests run:.*failures")
+    Regex::new(r"<<< (?:failure|error)!|^\[error\] +[a-z0-9_$]+\.[a-z0-9_$]+:<n> |^\[error\] +[a-z0-9_$.]+(?::<n>)? » |^fail <path> >|^--- fail:|^failed <path>::|^rspec <path>|^test [^ ]+ \.\.\. failed|^---- [^ ]+ stdout ----|^\[error\] tests run:|^tests run:.*failures")
         .expect("valid")
 });
 /// An assertion that failed (`AssertionError: expected 3 to be 4`,
@@ -291,8 +291,9 @@ impl Signature {
     pub fn of(output: &str) -> Option<Signature> {
         let mut lines: Vec<ErrorLine> = Vec::new();
         let text = bounded(output);
-        let mut all: Vec<&str> = text.lines().map(message).collect();
+        let mut all: Vec<&str> = text.lines().collect();
         uncut(&mut all);
+        let all: Vec<&str> = all.into_iter().map(message).collect();
         for (i, raw) in all.iter().enumerate() {
             if raw.is_empty()
                 || raw.len() > 600
@@ -374,10 +375,10 @@ impl Signature {
     /// that no failure of any tool prints.
     fn of_tail(output: &str) -> Option<Signature> {
         let text = bounded(output);
-        let mut all: Vec<&str> = text.lines().map(message).collect();
+        let mut all: Vec<&str> = text.lines().collect();
         uncut(&mut all);
         let mut lines: Vec<ErrorLine> = Vec::new();
-        for raw in all.into_iter().rev() {
+        for raw in all.into_iter().rev().map(message) {
             if raw.is_empty() || raw.len() > 600 {
                 continue;
             }
@@ -706,18 +707,24 @@ pub fn normalise(line: &str) -> String {
 
 /// Lines without the part words an excerpt's cut left either side of its
 /// `…` line ([`Signature::of_window`]): `missing colu` is not a word of the
-/// error that a whole line lacks.
+/// error that a whole line lacks. The causes an excerpt kept from the
+/// middle (`… Caused by: …`) are whole lines: only their mark goes.
 fn uncut(lines: &mut [&str]) {
     for i in 0..lines.len() {
-        if lines[i] != "…" {
-            continue;
+        if lines[i].trim() == "…" {
+            if i > 0 && !lines[i - 1].starts_with("… ") {
+                lines[i - 1] = lines[i - 1].rsplit_once(' ').map_or("", |(whole, _)| whole);
+            }
+            if let Some(after) = lines.get(i + 1)
+                && !after.starts_with("… ")
+            {
+                lines[i + 1] = after.split_once(' ').map_or("", |(_, whole)| whole);
+            }
         }
-        if i > 0 {
-            let before = lines[i - 1];
-            lines[i - 1] = before.rsplit_once(' ').map_or("", |(whole, _)| whole);
-        }
-        if let Some(after) = lines.get(i + 1).copied() {
-            lines[i + 1] = after.split_once(' ').map_or("", |(_, whole)| whole);
+    }
+    for line in lines.iter_mut() {
+        if let Some(kept) = line.strip_prefix("… ") {
+            *line = kept;
         }
     }
 }
@@ -1076,6 +1083,20 @@ mod tests {
                 "Caused by: SchemaManagementException: Schema-validation: missing colu\n…\numn [settled_at] in table [ledger_entry]"
             ),
             ["caused by: schemamanagementexception: schema-validation: missing"]
+        );
+    }
+
+    #[test]
+    fn a_root_cause_in_the_middle_of_a_long_trace_is_read() {
+        let frames = "\tat org.springframework.beans.factory.support.ConstructorResolver.createArgumentArray(ConstructorResolver.java:795)\n".repeat(30);
+        let output = format!(
+            "java.lang.IllegalStateException: Failed to load ApplicationContext for [WebMergedContextConfiguration@5b7a7f33]\n{frames}Caused by: org.springframework.beans.factory.NoSuchBeanDefinitionException: No qualifying bean of type 'com.inesdev.fx.FxRateClient' available\n{frames}[INFO] BUILD FAILURE"
+        );
+        let sig = Signature::of_window(&output, 300).unwrap();
+        assert!(
+            sig.lines.iter().any(|l| l.text == "caused by: org.springframework.beans.factory.nosuchbeandefinitionexception: no qualifying bean of type 'com.inesdev.fx.fxrateclient' available"),
+            "{:?}",
+            sig.lines
         );
     }
 

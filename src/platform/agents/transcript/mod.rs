@@ -233,9 +233,18 @@ pub fn parts_text(content: &Value) -> String {
 /// lines, a traceback's last line), and pms recalls past fixes by it.
 pub const ERROR_END_CHARS: usize = 1_000;
 
+/// Causes kept from the middle of a long failed output, and the characters
+/// kept of each (as many as an error line `recall::signature` reads).
+const MIDDLE_CAUSES: usize = 4;
+const CAUSE_CHARS: usize = 600;
+
 /// What the index keeps of a failed tool's output: all of it up to twice
 /// [`ERROR_END_CHARS`] (or `result_chars`, if larger), else its start and
-/// its end with `…` between.
+/// its end with a `…` line between, and between them the `Caused by:`
+/// lines of the middle (at most [`MIDDLE_CAUSES`], each after `… `): a
+/// Java or Kotlin stack trace names its root cause there, between the
+/// first exception and the build's summary (Spring's `No qualifying bean
+/// of type …`).
 pub fn error_excerpt(body: &str, result_chars: usize) -> String {
     let body = body.trim();
     let end = ERROR_END_CHARS.max(result_chars / 2);
@@ -245,7 +254,27 @@ pub fn error_excerpt(body: &str, result_chars: usize) -> String {
     }
     let head: String = body.chars().take(end).collect();
     let tail: String = body.chars().skip(n - end).collect();
-    format!("{head}\n…\n{tail}")
+    let middle = byte_range(body, end, n - end);
+    let causes: Vec<String> = middle
+        .lines()
+        .skip(1) // the head's line, cut
+        .map(str::trim)
+        .filter(|l| l.starts_with("Caused by:"))
+        .take(MIDDLE_CAUSES)
+        .map(|l| format!("… {}", truncate(l, CAUSE_CHARS)))
+        .collect();
+    if causes.is_empty() {
+        format!("{head}\n…\n{tail}")
+    } else {
+        format!("{head}\n…\n{}\n…\n{tail}", causes.join("\n"))
+    }
+}
+
+/// The part of `s` from its `from`th character to its `to`th.
+fn byte_range(s: &str, from: usize, to: usize) -> &str {
+    let start = s.char_indices().nth(from).map_or(s.len(), |(i, _)| i);
+    let end = s.char_indices().nth(to).map_or(s.len(), |(i, _)| i);
+    &s[start..end.max(start)]
 }
 
 /// At most `max` characters, cut at a character boundary, with `…` when cut.
@@ -367,6 +396,28 @@ pub(crate) mod tests {
         let (turns, _) = read_str(&(line + "\n"));
         assert_eq!(turns.len(), 1);
         assert!(turns[0].text.chars().count() < 400);
+    }
+
+    #[test]
+    fn a_long_failure_keeps_its_ends_and_the_causes_between() {
+        let frames = "\tat org.example.Frame.call(Frame.java:10)\n".repeat(80);
+        let body = format!(
+            "java.lang.IllegalStateException: Failed to load ApplicationContext\n{frames}Caused by: org.example.NoSuchBeanDefinitionException: No qualifying bean of type 'FxRateClient'\n{frames}[ERROR] BUILD FAILURE"
+        );
+        let kept = error_excerpt(&body, 300);
+        assert!(
+            kept.starts_with("java.lang.IllegalStateException"),
+            "{kept}"
+        );
+        assert!(kept.ends_with("[ERROR] BUILD FAILURE"), "{kept}");
+        assert!(
+            kept.contains("\n…\n… Caused by: org.example.NoSuchBeanDefinitionException: No qualifying bean of type 'FxRateClient'\n…\n"),
+            "{kept}"
+        );
+        assert!(kept.chars().count() < 2 * ERROR_END_CHARS + 200);
+        // without a cause between, the two ends as before
+        let plain = format!("error: x\n{frames}error: y");
+        assert_eq!(error_excerpt(&plain, 300).matches('…').count(), 1);
     }
 
     #[test]
