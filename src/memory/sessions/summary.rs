@@ -41,7 +41,7 @@ static DECISION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)((?-u:\b)(?:we|i)(?:'ll| will| decided| agreed| chose| picked| went with)(?-u:\b)|(?-u:\b)decided to(?-u:\b)|(?:^|[.!;\n]\s*|(?-u:\b)(?:yes|ok|so),?\s*)(?:decision|decided):|(?-u:\b)as decided(?-u:\b)|(?-u:\b)let(?:'s| us) (?:go with|use)(?-u:\b)|(?-u:\b)going with(?-u:\b)|决定|就用|选择了|确定(用|采用)|采用了)").expect("valid")
 });
 static OPEN_ITEM: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)((?-u:\b)todo(?-u:\b)|(?-u:\b)next steps?(?-u:\b)|(?-u:\b)follow[- ]up(?-u:\b)|(?-u:\b)still (?:need|to do|open)(?-u:\b)|(?-u:\b)open question(?-u:\b)|(?-u:\b)not yet(?-u:\b)|(?-u:\b)later(?-u:\b)|(?-u:\b)remaining(?-u:\b)|待办|下一步|后续|还需要|尚未|待确认)").expect("valid")
+    Regex::new(r"(?i)((?-u:\b)(?:todo|to-do|next steps?|next time|next session|follow[- ]up|still (?:need|to do|open|have to|missing|pending|unresolved)|open questions?|open items?|not yet|yet to|later|remaining|outstanding|pending|deferred|parked|left ?over|left to do|what'?s left|unresolved|tomorrow|didn'?t get to)(?-u:\b)|(?-u:\b)next:|(?-u:\b)haven'?t [ -~]{0,40}(?-u:\b)yet(?-u:\b)|待办|下一步|后续|还需要|尚未|待确认)").expect("valid")
 });
 
 /// A sentence that says an item is done, naming it ("The Sentry TODO is
@@ -209,18 +209,27 @@ fn sentences_matching(turns: &[Turn], re: &Regex, max: usize) -> Vec<String> {
             budget == 0
         })
         .map_or(0, |i| i + 1);
-    for t in said[first..].iter().filter(|t| re.is_match(&t.text)) {
+    // The newest first: a session's wrap-up says what is still open, and
+    // the sentences of its first hours ("I'll look at it later") filled
+    // the eight places before it. Told in the order they were said.
+    for t in said[first..].iter().rev().filter(|t| re.is_match(&t.text)) {
+        let mut in_turn: Vec<String> = Vec::new();
         for s in t.text.split(['\n', '。']).flat_map(|l| l.split(". ")) {
             let s = s.trim().trim_start_matches(['-', '*', ' ']);
             if s.len() >= 12 && !s.starts_with("[tool ") && re.is_match(s) {
                 let s = truncate(s, 200);
-                if !out.contains(&s) {
-                    out.push(s);
+                if !out.contains(&s) && !in_turn.contains(&s) {
+                    in_turn.push(s);
                 }
             }
-            if out.len() >= max {
-                return out;
-            }
+        }
+        let room = max - out.len();
+        if in_turn.len() > room {
+            in_turn.drain(..in_turn.len() - room);
+        }
+        out.splice(0..0, in_turn);
+        if out.len() >= max {
+            break;
         }
     }
     out
@@ -520,6 +529,37 @@ mod tests {
             message_id: None,
             files_changed: vec![],
         }
+    }
+
+    #[test]
+    fn open_items_are_the_newest_and_said_many_ways() {
+        // a long session's early asides fill more than the places
+        let mut turns: Vec<Turn> = (0..10)
+            .map(|i| {
+                turn(
+                    Role::Assistant,
+                    &format!("I will look at module {i} later today."),
+                    i,
+                )
+            })
+            .collect();
+        turns.push(turn(
+            Role::Assistant,
+            "Done for now. Outstanding: the retry budget for the webhook sender.\nWe haven't rotated the staging key yet.\nParked: the CSV export rewrite.",
+            20,
+        ));
+        let open = sentences_matching(&turns, &OPEN_ITEM, 8);
+        assert_eq!(open.len(), 8, "{open:?}");
+        assert_eq!(
+            &open[5..],
+            [
+                "Outstanding: the retry budget for the webhook sender.",
+                "We haven't rotated the staging key yet.",
+                "Parked: the CSV export rewrite."
+            ]
+        );
+        // told in the order they were said
+        assert_eq!(open[0], "I will look at module 5 later today.");
     }
 
     #[test]
