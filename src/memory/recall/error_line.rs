@@ -1,0 +1,503 @@
+//! The lines of a command's output that say what went wrong, read the
+//! same way for a new failure and a past one: what a log or a CI runner
+//! writes around a message stripped, the boilerplate every failure of a
+//! tool prints dropped, what changes from one run to the next (paths,
+//! numbers, ids, hex, URLs, times) replaced by placeholders, and each line
+//! told by what it says ([`Says`]). [`super::signature`] compares them.
+
+use std::collections::BTreeSet;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// Lines that say something failed. ASCII word boundaries (see
+/// `sessions::summary`: Unicode ones fall back to the slowest engine).
+static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i-u)((?-u:\b)(?:error|errors|err!|fatal|fail|failed|failure|exception|panicked|traceback|cannot|could not|couldn't|can't|unable|not found|no such|denied|refused|undefined|unresolved|unrecognized|unknown|missing|invalid|mismatch|mismatched|timed out|timeout|segmentation fault|core dumped|killed|aborted|conflict|unsatisfiable|not permitted|does not exist|doesn't exist|is not|are not|was not|were not|has not been|have not been|expected|incompatible|forbidden|[a-z]*backoff|oomkilled|evicted|errimagepull)(?-u:\b)|(?-u:\b)[a-z]+(?:error|exception)(?-u:\b)|(?-u:\b)e\d{3,5}(?-u:\b)|(?-u:\b)ts\d{4}(?-u:\b))",
+    )
+    .expect("valid")
+});
+
+/// A line that starts with an exception's dotted name in CamelCase without
+/// an error word (`pandas…np_datetime.OutOfBoundsDatetime: Out of bounds
+/// nanosecond timestamp`, Ruby's `ActiveRecord::ConnectionNotEstablished:`
+/// with its message on the next line): the last line of a traceback says
+/// what failed without one. A module path is asked for so that `PyTorch:
+/// 2.1.0` is not one; a warning ([`Signature::of`] checks) is not a failure.
+static EXCEPTION_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?:[A-Za-z_][A-Za-z0-9_]*(?:\.|::))+([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+):(?: [^ ]|$)",
+    )
+    .expect("valid")
+});
+/// What a log or a CI runner writes before each line, whatever it says:
+/// `gh run view --log`'s job, step and time (`build\tBuild and
+/// push\t2026-10-03T07:12:40.118Z `), BuildKit's step and seconds (`#17
+/// 3.021 `), Spring Boot's header (`2026-11-24T09:12:05.771+01:00  WARN
+/// 31877 --- [app] [main] o.s.b.SpringApplication : `) and Ruby's Logger's
+/// (`E, [2026-10-08T07:55:12.004118 #1] ERROR -- : `). Read on the raw
+/// line, where the tabs still are; nested ones are stripped in turn. ASCII
+/// classes: `[^\t]+` compiled in 0.6 ms, a third of that as `[ -~]+`.
+static LOG_HEADER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?:[ -~]+\t[ -~]+\t[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z ?|#[0-9]+ (?:[0-9]+\.[0-9]+ )?|[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9:.,]+(?:Z|[+-][0-9]{2}:?[0-9]{2})? +(?:ERROR|WARN|INFO|DEBUG|TRACE|FATAL) +[0-9]+ --- (?:\[[ -\\^-~]*\] +)*[!-~]+ +: |[A-Z], \[[ -\\^-~]*\] +(?:ERROR|WARN|INFO|DEBUG|FATAL|ANY) -- [ -9;-~]*: )",
+    )
+    .expect("valid")
+});
+/// A tool's wrapper before what failed: Maven's goal (`[ERROR] Failed to
+/// execute goal org.apache…:maven-compiler-plugin:3.13.0:compile
+/// (default-compile) on project ledger-api: `) and Spring's refresh
+/// (`Exception encountered during context initialization - cancelling
+/// refresh attempt: `). The rest of the line is the error.
+static WRAPPER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:\[error\] failed to execute goal [^ ]+(?: \([^)]*\))? on project [^:]+: |exception encountered during context initialization - cancelling refresh attempt: )")
+        .expect("valid")
+});
+/// What a tool adds at the end of a message to say where, not what:
+/// Jackson's `(through reference chain: a.B["field"])`, xcodebuild's `(in
+/// target 'App' from project 'App')`, Ruby's exception class repeated
+/// (`(ActiveRecord::ConnectionNotEstablished)`). The same error met on
+/// another field or target is the same error. (Not any parenthesis: in
+/// `cannot read properties of undefined (reading 'map')` it names what.)
+static TRAILER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?: *\((?:through reference chain: .*|in target '[^']*' from project '[^']*'|(?:[a-z_][a-z0-9_]*::)+[a-z_][a-z0-9_]*|[a-z_][a-z0-9_]*(?:error|exception))\))+$")
+        .expect("valid")
+});
+
+/// Lines every failure of a tool prints, whatever went wrong: they would
+/// make two different errors look alike.
+static GENERIC: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?:exit code <n>|process exited with code|command exited with|error: could not compile|warning: build failed|error: aborting due to|aborting due to|for more information about this error|some errors have detailed explanations|npm err! a complete log|npm err! for a full report|npm err! *$|npm err! <path>|error: process didn't exit successfully|caused by:$|traceback \(most recent call last\):?$|error: recipe for target|error: command failed with exit code|error: script .* exited|error: lifecycle script|the above exception was the direct cause|during handling of the above exception|note: run with `rust_backtrace|error: test failed|test result: failed|failures:$|error: <n> errors? |found <n> errors?|<n> errors? generated|error: failed to run custom build command|run with --stacktrace|run with --info|\* try:|build failed with an exception|error: could not find `cargo.toml`|failure: build failed with an exception|\* what went wrong:?$|what went wrong:$|execution failed for task '[^']*'\.?$|> a failure occurred while executing|> compilation error\. see log|compilation error\. see log|build failed in <n>|<n> actionable tasks?|\* get more help at|(?:compilation failure|there are test failures)(?:[^a-z].*)?$|process terminated with exit code:? <n>$|\[error\] -> \[help <n>\]|\[error\] re-run maven|\[error\] to see the full stack trace|\[error\] for more information about the errors|\[error\] after correcting the problems|\[error\] *$|\[error\] <url>|\[info\] build failure|build failure$|-- configuring incomplete, errors occurred|ninja: build stopped|g?make(?:\[<n>\])?: \*\*\* \[|fail +<path>(?: +(?:<n>s?|\[build failed\]|\[setup failed\]))?$|exit status <n>$|\*\* (?:build|test|archive) failed \*\*|the following build commands failed|testing failed:$|=+ short test summary info|!+ interrupted:|failed examples:$|<n> examples?, <n> failures?|error command failed with exit code|info visit <url>|elifecycle|err_pnpm_recursive_run|error: subprocess-exited-with-error|note: this error originates from a subprocess|rake aborted!$|\(see full trace by running task with --trace\)|.*loggingfailureanalysisreporter : *$|(?:.*: )?application run failed$|an error occurred while loading <path>\.?$|could not find compatible versions$|version solving (?:has )?failed\.?$|\[error\] (?:errors|failures): *$|application failed to start$|.*listenerexecutionfailedexception: listener failed$|standarderror: an error has occurred, this and all later migrations canceled:?(?: \(standarderror\))?$|.*for more information see above\.?$|husky - [^ ]+ hook exited with code|husky - [^ ]+ script failed|✖ [^ ]+ (?:--[^ ]+ )?failed to|✖ [^ ]+ found some errors)",
+    )
+    .expect("valid")
+});
+
+static ANSI: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]").expect("valid"));
+static URL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"[a-z][a-z0-9+.-]*://[^\s'`)\]]+").expect("valid"));
+static UUID: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}").expect("valid")
+});
+/// Paths with at least one slash (`/home/x/a.rs:4:5`, `src/db/x.rs`,
+/// `C:\x\y`), with any `:line:col` after them.
+static PATH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:[A-Za-z]:\\|~?/|\.{1,2}/|[\w@.+-]+/)[\w@.+~-]*(?:[/\\][\w@.+~-]*)*(?::\d+)*")
+        .expect("valid")
+});
+static HEX: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?-u:\b)(?:0x[0-9a-f]+|[0-9a-f]*[0-9][0-9a-f]*[a-f][0-9a-f]*|[0-9a-f]*[a-f][0-9a-f]*[0-9][0-9a-f]*)(?-u:\b)")
+        .expect("valid")
+});
+static MIXED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)(?-u:\b)[a-z0-9]{5,}(?-u:\b)").expect("valid"));
+/// A number, with a short unit stuck to it (`10m`, `512Mi`, `14ms`); a
+/// version, an address or an amount (`3.10.12`, `127.0.0.1`, `1.299,00`)
+/// is one number.
+static NUMBER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?-u:\b)\d+(?:[.,]\d+)*(?:[a-z]{1,3})?(?-u:\b)").expect("valid")
+});
+/// The header of a Go program's log line (klog, glog: `E1014
+/// 08:03:11.220417`): its level, the day and the time of the run.
+static GLOG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?-u:\b)[IWEF]\d{4} \d{2}:\d{2}:\d{2}(?:\.\d+)?").expect("valid")
+});
+/// A line under a compiler's error that says what it is about (javac's
+/// `symbol:` and `location:`).
+static DETAIL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:\[error\][ \t]+)?(?:symbol|location)[ \t]*:").expect("valid")
+});
+/// A moment as logs write it (`2026-10-30T10:11:48.310+01:00`,
+/// `2026-11-18 19:04:11.772`, `[2026-10-08T07:55:12.004118 #1]`), with
+/// its zone (`2026-11-24 09:12:05.771 WET` in winter, `WEST` in summer).
+static TIMESTAMP: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2})?(?:[.,][0-9]+)?(?:Z|[+-][0-9]{2}:?[0-9]{2}| (?:UTC|GMT|WET|WEST|CET|CEST|EET|EEST|BST|IST|EST|EDT|CST|CDT|MST|MDT|PST|PDT|JST|KST|AEST|AEDT|NZST|NZDT|MSK|SGT|HKT)(?-u:\b))?")
+        .expect("valid")
+});
+/// A frame of a Java, Kotlin or JavaScript stack trace (`at
+/// com.x.Y.from(Y.java:67)`): where, not what.
+static FRAME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^at [A-Za-z0-9_$.<>/@:-]+ ?\(.*\)$").expect("valid"));
+/// A line that says which test failed or where (`--- FAIL: TestX`, `FAIL
+/// src/a.test.ts > formatPrice > …`, surefire's `<<< FAILURE!`): two
+/// failures of different tests may have one cause, so when they share a
+/// line that says what failed, such lines do not make them two messages
+/// about different things (the word likeness still reads them).
+static LOCATION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"<<< (?:failure|error)!|^\[error\] +[a-z0-9_$]+\.[a-z0-9_$]+:<n> |^\[error\] +[a-z0-9_$.]+(?::<n>)? » |^fail <path> >|^--- fail:|^failed <path>::|^rspec <path>|^test [^ ]+ \.\.\. failed|^---- [^ ]+ stdout ----|^\[error\] tests run:|^tests run:.*failures")
+        .expect("valid")
+});
+/// An assertion that failed (`AssertionError: expected 3 to be 4`,
+/// `org.opentest4j.AssertionFailedError: expected: <1> but was: <2>`,
+/// pytest's `E   assert 3 == 4`), normalised.
+static EXPECTATION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"assertion[a-z0-9_]*error|^e? *assert |expected:? .* but (?:was|got|found)|expected .* to (?:be|equal|have|contain|match)")
+        .expect("valid")
+});
+static SPACES: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\s+").expect("valid"));
+
+/// Least words of a line found whole in the other error's line.
+pub(super) const LINE_WORDS: usize = 4;
+/// Lines kept from the end of a failed command's output that has no line
+/// saying what failed.
+const TAIL_LINES: usize = 3;
+/// Most error lines kept: the first few say what failed; the rest repeat it.
+const MAX_LINES: usize = 8;
+/// Output read, in bytes: an error says what it is near its start or its
+/// end, and a megabyte of build log must not slow the hook.
+const HEAD_BYTES: usize = 16 * 1024;
+const TAIL_BYTES: usize = 8 * 1024;
+
+/// One normalised error line and its words.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ErrorLine {
+    pub text: String,
+    pub words: BTreeSet<String>,
+    pub says: Says,
+}
+
+/// What a line of an error says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Says {
+    /// What went wrong.
+    What,
+    /// That a test's expectation was not met ([`EXPECTATION`]): what went
+    /// wrong, but alike in every failing test of a framework, so it does
+    /// not tell alone which failure this is.
+    Expected,
+    /// Which test failed, or where ([`LOCATION`]).
+    Where,
+}
+
+impl ErrorLine {
+    /// A raw line of output as a signature keeps it: normalised, Maven's
+    /// goal wrapper stripped, or None when every failure of some tool
+    /// prints it ([`GENERIC`]).
+    fn read(raw: &str) -> Option<ErrorLine> {
+        let text = normalise(raw);
+        let text = match WRAPPER.find(&text) {
+            Some(m) => text[m.end()..]
+                .trim_end_matches(" -> [help <n>]")
+                .to_string(),
+            None => text,
+        };
+        let text = match TRAILER.find(&text) {
+            Some(m) if words(&text[..m.start()]).len() >= LINE_WORDS => {
+                text[..m.start()].to_string()
+            }
+            _ => text,
+        };
+        if GENERIC.is_match(&text) {
+            return None;
+        }
+        let words = words(&text);
+        // RSpec's `Failure/Error: <the line of code that raised>`
+        let says = if LOCATION.is_match(&text) || raw.starts_with("Failure/Error:") {
+            Says::Where
+        } else if EXPECTATION.is_match(&text) {
+            Says::Expected
+        } else {
+            Says::What
+        };
+        Some(ErrorLine { text, words, says })
+    }
+}
+
+impl ErrorLine {
+    /// The words of the labels before the line's message: its leading
+    /// `: `-separated names (one token each: an exception's class, a
+    /// tool's name), while [`LINE_WORDS`] words follow them
+    /// (`activerecord::connectionnotestablished` and `pg::connectionbad`
+    /// before one message). Not words of a sentence: in `error installing
+    /// pg: failed to build gem native extension` the gem is what failed.
+    pub(super) fn labels(&self) -> BTreeSet<String> {
+        let mut labels = BTreeSet::new();
+        let mut rest = self.text.as_str();
+        while let Some((label, after)) = rest.split_once(": ") {
+            if label.contains(' ') || words(after).len() < LINE_WORDS {
+                break;
+            }
+            labels.extend(words(label));
+            rest = after;
+        }
+        labels
+    }
+}
+
+/// Words too common in error output to tell two errors apart.
+const PLAIN: &[&str] = &[
+    "error", "errors", "err", "the", "a", "an", "to", "of", "in", "at", "for", "on", "is", "are",
+    "be", "was", "with", "not", "no", "and", "or", "by", "from", "this", "that", "it", "n", "path",
+    "hex", "id", "url", "time", "failed", "fatal", "warning", "note", "help", "line", "file",
+    "npm",
+];
+
+/// The error lines of `output` (its head and tail when long), at most
+/// [`MAX_LINES`]: each line that says something failed, with what goes on
+/// under it.
+pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
+    let mut lines: Vec<ErrorLine> = Vec::new();
+    let text = bounded(output);
+    let mut all: Vec<&str> = text.lines().collect();
+    uncut(&mut all);
+    let all: Vec<&str> = all.into_iter().map(message).collect();
+    for (i, raw) in all.iter().enumerate() {
+        if raw.is_empty()
+            || raw.len() > 600
+            || FRAME.is_match(raw)
+            || !(ERROR_LINE.is_match(raw) || is_exception(raw))
+        {
+            continue;
+        }
+        // "thread 'main' panicked at src/main.rs:4:5:" says what
+        // failed on the next line: the two are one line of the error
+        // (not "Traceback (most recent call last):", which every
+        // Python error prints, and its first frame).
+        let joined;
+        let raw = match all.get(i + 1) {
+            Some(next)
+                if raw.ends_with(':')
+                    && !next.is_empty()
+                    && next.len() <= 600
+                    && !GENERIC.is_match(&normalise(raw)) =>
+            {
+                joined = format!("{raw} {next}");
+                joined.as_str()
+            }
+            _ => raw,
+        };
+        // javac names what it cannot find on the lines under the error
+        // ("symbol:   class FxRateClient", "location: …"): part of it.
+        let details: Vec<&str> = all[i + 1..]
+            .iter()
+            .take(2)
+            .take_while(|l| DETAIL.is_match(l))
+            .copied()
+            .collect();
+        let detailed;
+        let raw = if details.is_empty() {
+            raw
+        } else {
+            detailed = format!("{raw} {}", details.join(" "));
+            detailed.as_str()
+        };
+        let Some(line) = ErrorLine::read(raw) else {
+            continue;
+        };
+        if line.words.len() < 2 || lines.iter().any(|l| l.text == line.text) {
+            continue;
+        }
+        lines.push(line);
+        // A Java exception's message goes on under it until its first
+        // frame (Flyway's `Detected resolved migration not applied to
+        // database: 10.` under `…FlywayValidateException: Validate
+        // failed`): its next line is part of what failed.
+        if let Some(next) = all.get(i + 1)
+            && !raw.ends_with(':')
+            && is_exception(all[i].strip_prefix("Caused by: ").unwrap_or(all[i]))
+            && is_continuation(next)
+            && let Some(more) = ErrorLine::read(next)
+            && more.words.len() >= 2
+            && !lines.iter().any(|l| l.text == more.text)
+        {
+            lines.push(more);
+        }
+        if lines.len() >= MAX_LINES {
+            lines.truncate(MAX_LINES);
+            break;
+        }
+    }
+    lines
+}
+
+/// The last [`TAIL_LINES`] lines of `output` of three words or more that no
+/// failure of any tool prints, in order.
+pub(super) fn last_lines(output: &str) -> Vec<ErrorLine> {
+    let text = bounded(output);
+    let mut all: Vec<&str> = text.lines().collect();
+    uncut(&mut all);
+    let mut lines: Vec<ErrorLine> = Vec::new();
+    for raw in all.into_iter().rev().map(message) {
+        if raw.is_empty() || raw.len() > 600 {
+            continue;
+        }
+        let Some(line) = ErrorLine::read(raw) else {
+            continue;
+        };
+        if line.words.len() < 3 || lines.iter().any(|l| l.text == line.text) {
+            continue;
+        }
+        lines.push(line);
+        if lines.len() >= TAIL_LINES {
+            break;
+        }
+    }
+    lines.reverse();
+    lines
+}
+
+/// The head and the tail of a long output.
+fn bounded(output: &str) -> std::borrow::Cow<'_, str> {
+    if output.len() <= HEAD_BYTES + TAIL_BYTES {
+        return std::borrow::Cow::Borrowed(output);
+    }
+    let mut head = HEAD_BYTES;
+    while !output.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = output.len() - TAIL_BYTES;
+    while !output.is_char_boundary(tail) {
+        tail += 1;
+    }
+    std::borrow::Cow::Owned(format!("{}\n{}", &output[..head], &output[tail..]))
+}
+
+/// A line with what varies between runs replaced: lower case, no colours,
+/// `<url>`, `<id>`, `<path>`, `<hex>`, `<n>`, single spaces.
+pub fn normalise(line: &str) -> String {
+    let s = ANSI.replace_all(line, "");
+    let s = GLOG.replace_all(&s, "<time>");
+    let s = TIMESTAMP.replace_all(&s, "<time>");
+    let s = URL.replace_all(&s, "<url>");
+    let s = UUID.replace_all(&s, "<id>");
+    let s = PATH.replace_all(&s, |c: &regex::Captures| {
+        let m = &c[0];
+        // `a/b` inside a word such as `and/or` or `I/O` is not a path
+        if m.len() <= 4 && !m.starts_with('/') {
+            m.to_string()
+        } else {
+            "<path>".to_string()
+        }
+    });
+    let s = HEX.replace_all(&s, |c: &regex::Captures| {
+        let m = &c[0];
+        if m.len() >= 7 || m.starts_with("0x") || m.starts_with("0X") {
+            "<hex>".to_string()
+        } else {
+            m.to_string()
+        }
+    });
+    let s = MIXED.replace_all(&s, |c: &regex::Captures| {
+        let m = &c[0];
+        // letters and digits taking turns more than once (`x2k9p`, a pod's
+        // suffix) are a generated name; `e0432` and `sha512` are not
+        let turns = m
+            .as_bytes()
+            .windows(2)
+            .filter(|w| w[0].is_ascii_digit() != w[1].is_ascii_digit())
+            .count();
+        if turns >= 3 {
+            "<id>".to_string()
+        } else {
+            m.to_string()
+        }
+    });
+    let s = NUMBER.replace_all(&s, "<n>");
+    SPACES
+        .replace_all(s.trim(), " ")
+        .to_lowercase()
+        .trim()
+        .to_string()
+}
+
+/// Lines without the part words an excerpt's cut left either side of its
+/// `…` line ([`Signature::of_window`]): `missing colu` is not a word of the
+/// error that a whole line lacks. The causes an excerpt kept from the
+/// middle (`… Caused by: …`) are whole lines: only their mark goes.
+fn uncut(lines: &mut [&str]) {
+    for i in 0..lines.len() {
+        if lines[i].trim() == "…" {
+            if i > 0 && !lines[i - 1].starts_with("… ") {
+                lines[i - 1] = lines[i - 1].rsplit_once(' ').map_or("", |(whole, _)| whole);
+            }
+            if let Some(after) = lines.get(i + 1)
+                && !after.starts_with("… ")
+            {
+                lines[i + 1] = after.split_once(' ').map_or("", |(_, whole)| whole);
+            }
+        }
+    }
+    for line in lines.iter_mut() {
+        if let Some(kept) = line.strip_prefix("… ") {
+            *line = kept;
+        }
+    }
+}
+
+/// A raw line without what a log or a CI runner wrote before it
+/// ([`LOG_HEADER`]), trimmed.
+fn message(raw: &str) -> &str {
+    let mut line = raw.trim();
+    // at most three: `gh run view --log` around BuildKit around a log
+    for _ in 0..3 {
+        match LOG_HEADER.find(line) {
+            Some(m) if m.end() > 0 => line = line[m.end()..].trim(),
+            _ => break,
+        }
+    }
+    line
+}
+
+/// Whether the line after an exception's goes on with its message: not a
+/// frame, not a line read for itself (an error line, the next exception).
+fn is_continuation(line: &str) -> bool {
+    !line.is_empty()
+        && line.len() <= 600
+        && !FRAME.is_match(line)
+        && !line.starts_with("Caused by")
+        && !ERROR_LINE.is_match(line)
+        && !is_exception(line)
+}
+
+/// Whether `line` starts with an exception's name ([`EXCEPTION_NAME`]) that
+/// is not a warning's.
+pub(super) fn is_exception(line: &str) -> bool {
+    EXCEPTION_NAME
+        .captures(line)
+        .is_some_and(|c| !c[1].ends_with("Warning"))
+}
+
+/// Whether `needle` is in `hay` with no word character either side.
+pub(super) fn contains_words(hay: &str, needle: &str) -> bool {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    hay.match_indices(needle).any(|(i, _)| {
+        !word(hay[..i].chars().next_back()) && !word(hay[i + needle.len()..].chars().next())
+    })
+}
+
+/// The distinctive words of a normalised line.
+fn words(text: &str) -> BTreeSet<String> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| w.len() >= 2 && !PLAIN.contains(w))
+        .map(str::to_string)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_changes_between_runs_is_replaced() {
+        assert_eq!(
+            normalise(
+                "  --> /home/maya/code/ledger/src/db/accounts.rs:47:18 at 0x7ffd3a2b in 1234ms"
+            ),
+            "--> <path> at <hex> in <n>"
+        );
+        assert_eq!(
+            normalise("E1014 08:03:11.220417  113208 memcache.go:265] couldn't get"),
+            "<time> <n> memcache.go:<n>] couldn't get"
+        );
+        assert_eq!(
+            normalise("request 3f2a9c1e-1b2c-4d5e-8f90-1234567890ab failed: deadbeef12"),
+            "request <id> failed: <hex>"
+        );
+        assert_eq!(
+            normalise("error[E0432]: unresolved import `serde_json`"),
+            "error[e0432]: unresolved import `serde_json`"
+        );
+    }
+}
