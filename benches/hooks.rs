@@ -74,13 +74,37 @@ fn launcher(spec: &str) {
 
 fn run_hook(home: &Path, ws: &Path, event: &str, payload: &str) -> Duration {
     let t = Instant::now();
+    let child = spawn_hook(home, ws, event, payload, Stdio::null());
+    assert!(child.wait_with_output().unwrap().status.success());
+    t.elapsed()
+}
+
+/// Whether `pms hook <event>` answers `payload` with context (in a
+/// session of its own, so the timed run after it is a first call too).
+fn hook_says(home: &Path, ws: &Path, event: &str, payload: &str) -> bool {
+    let mut p: serde_json::Value = serde_json::from_str(payload).unwrap();
+    p["session_id"] = json!(format!("probe-{}", p["session_id"].as_str().unwrap_or("")));
+    let child = spawn_hook(home, ws, event, &p.to_string(), Stdio::piped());
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout).contains("additionalContext")
+}
+
+/// `pms hook <event>` as Claude Code starts it, `payload` written to its
+/// stdin, its stdout sent to `stdout`.
+fn spawn_hook(
+    home: &Path,
+    ws: &Path,
+    event: &str,
+    payload: &str,
+    stdout: Stdio,
+) -> std::process::Child {
     let mut child = Command::new(PMS)
         .args(["hook", event, "--workspace", ws.to_str().unwrap()])
         .env_clear()
         .env("HOME", home)
         .env("PMS_NO_BACKGROUND", "1")
         .stdin(Stdio::piped())
-        .stdout(Stdio::null())
+        .stdout(stdout)
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
@@ -90,33 +114,7 @@ fn run_hook(home: &Path, ws: &Path, event: &str, payload: &str) -> Duration {
         .unwrap()
         .write_all(payload.as_bytes())
         .unwrap();
-    assert!(child.wait().unwrap().success());
-    t.elapsed()
-}
-
-/// Whether `pms hook <event>` answers `payload` with context (in a
-/// session of its own, so the timed run after it is a first call too).
-fn hook_says(home: &Path, ws: &Path, event: &str, payload: &str) -> bool {
-    let mut p: serde_json::Value = serde_json::from_str(payload).unwrap();
-    p["session_id"] = json!(format!("probe-{}", p["session_id"].as_str().unwrap_or("")));
-    let mut child = Command::new(PMS)
-        .args(["hook", event, "--workspace", ws.to_str().unwrap()])
-        .env_clear()
-        .env("HOME", home)
-        .env("PMS_NO_BACKGROUND", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
     child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(p.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    String::from_utf8_lossy(&out.stdout).contains("additionalContext")
 }
 
 /// Writes the sessions of a moment set (tests/data/moment_dev.toml) as
