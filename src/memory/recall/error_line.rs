@@ -441,10 +441,14 @@ fn message(raw: &str) -> &str {
 }
 
 /// Whether the line after an exception's goes on with its message: not a
-/// frame, not a line read for itself (an error line, the next exception).
+/// frame, not a line read for itself (an error line, the next exception),
+/// not the build tool's next line (Maven's `[INFO] Results:`).
 fn is_continuation(line: &str) -> bool {
     !line.is_empty()
         && line.len() <= 600
+        && !["[INFO]", "[WARNING]", "[WARN]", "[DEBUG]"]
+            .iter()
+            .any(|level| line.starts_with(level))
         && !FRAME.is_match(line)
         && !line.starts_with("Caused by")
         && !ERROR_LINE.is_match(line)

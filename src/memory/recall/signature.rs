@@ -601,7 +601,14 @@ mod tests {
             )[0],
             "activerecord::connectionnotestablished: connection to server on socket \"<path>\" failed: no such file or directory"
         );
-        // a Java exception's message goes on under it
+        // a Java exception's message goes on under it, the build's next
+        // line does not
+        assert_eq!(
+            lines(
+                "org.opentest4j.AssertionFailedError: expected: <3> but was: <4>\n[INFO] Results:"
+            ),
+            ["org.opentest4j.assertionfailederror: expected: <<n>> but was: <<n>>"]
+        );
         assert_eq!(
             lines(
                 "Caused by: org.flywaydb.core.api.exception.FlywayValidateException: Validate failed: Migrations have failed validation\nDetected resolved migration not applied to database: 10.\n\tat org.flywaydb.core.Flyway.lambda$migrate$0(Flyway.java:151)"
