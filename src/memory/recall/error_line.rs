@@ -10,6 +10,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::platform::agents::transcript::{CUT, KEPT};
+
 /// Lines that say something failed. ASCII word boundaries (see
 /// `sessions::summary`: Unicode ones fall back to the slowest engine).
 static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
@@ -143,6 +145,10 @@ pub(super) const LINE_WORDS: usize = 4;
 /// Lines kept from the end of a failed command's output that has no line
 /// saying what failed.
 const TAIL_LINES: usize = 3;
+/// Longest line read, in bytes (a longer one is data, not a message); the
+/// index keeps the causes of a long output's middle as long
+/// (`transcript::error_excerpt`).
+const LONGEST_LINE: usize = 600;
 /// Most error lines kept: the first few say what failed; the rest repeat it.
 const MAX_LINES: usize = 8;
 /// Output read, in bytes: an error says what it is near its start or its
@@ -172,9 +178,10 @@ pub enum Says {
 }
 
 impl ErrorLine {
-    /// A raw line of output as a signature keeps it: normalised, Maven's
-    /// goal wrapper stripped, or None when every failure of some tool
-    /// prints it ([`GENERIC`]).
+    /// A raw line of output as a signature keeps it: normalised, a tool's
+    /// wrapper ([`WRAPPER`]) and a trailer that says where ([`TRAILER`])
+    /// stripped, or None when every failure of some tool prints it
+    /// ([`GENERIC`]).
     fn read(raw: &str) -> Option<ErrorLine> {
         let text = normalise(raw);
         let text = match WRAPPER.find(&text) {
@@ -203,9 +210,7 @@ impl ErrorLine {
         };
         Some(ErrorLine { text, words, says })
     }
-}
 
-impl ErrorLine {
     /// The words of the labels before the line's message: its leading
     /// `: `-separated names (one token each: an exception's class, a
     /// tool's name), while [`LINE_WORDS`] words follow them
@@ -240,12 +245,10 @@ const PLAIN: &[&str] = &[
 pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
     let mut lines: Vec<ErrorLine> = Vec::new();
     let text = bounded(output);
-    let mut all: Vec<&str> = text.lines().collect();
-    uncut(&mut all);
-    let all: Vec<&str> = all.into_iter().map(message).collect();
+    let all = messages(&text);
     for (i, raw) in all.iter().enumerate() {
         if raw.is_empty()
-            || raw.len() > 600
+            || raw.len() > LONGEST_LINE
             || FRAME.is_match(raw)
             || !(ERROR_LINE.is_match(raw) || is_exception(raw))
         {
@@ -260,7 +263,7 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
             Some(next)
                 if raw.ends_with(':')
                     && !next.is_empty()
-                    && next.len() <= 600
+                    && next.len() <= LONGEST_LINE
                     && !GENERIC.is_match(&normalise(raw)) =>
             {
                 joined = format!("{raw} {next}");
@@ -316,11 +319,9 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
 /// failure of any tool prints, in order.
 pub(super) fn last_lines(output: &str) -> Vec<ErrorLine> {
     let text = bounded(output);
-    let mut all: Vec<&str> = text.lines().collect();
-    uncut(&mut all);
     let mut lines: Vec<ErrorLine> = Vec::new();
-    for raw in all.into_iter().rev().map(message) {
-        if raw.is_empty() || raw.len() > 600 {
+    for raw in messages(&text).into_iter().rev() {
+        if raw.is_empty() || raw.len() > LONGEST_LINE {
             continue;
         }
         let Some(line) = ErrorLine::read(raw) else {
@@ -402,25 +403,33 @@ pub fn normalise(line: &str) -> String {
         .to_string()
 }
 
+/// The lines of `text` as they are read: uncut ([`uncut`]), without what a
+/// log wrote before each ([`message`]).
+fn messages(text: &str) -> Vec<&str> {
+    let mut all: Vec<&str> = text.lines().collect();
+    uncut(&mut all);
+    all.into_iter().map(message).collect()
+}
+
 /// Lines without the part words an excerpt's cut left either side of its
 /// `…` line ([`Signature::of_window`]): `missing colu` is not a word of the
 /// error that a whole line lacks. The causes an excerpt kept from the
 /// middle (`… Caused by: …`) are whole lines: only their mark goes.
 fn uncut(lines: &mut [&str]) {
     for i in 0..lines.len() {
-        if lines[i].trim() == "…" {
-            if i > 0 && !lines[i - 1].starts_with("… ") {
+        if lines[i].trim() == CUT {
+            if i > 0 && !lines[i - 1].starts_with(KEPT) {
                 lines[i - 1] = lines[i - 1].rsplit_once(' ').map_or("", |(whole, _)| whole);
             }
             if let Some(after) = lines.get(i + 1)
-                && !after.starts_with("… ")
+                && !after.starts_with(KEPT)
             {
                 lines[i + 1] = after.split_once(' ').map_or("", |(_, whole)| whole);
             }
         }
     }
     for line in lines.iter_mut() {
-        if let Some(kept) = line.strip_prefix("… ") {
+        if let Some(kept) = line.strip_prefix(KEPT) {
             *line = kept;
         }
     }
@@ -445,7 +454,7 @@ fn message(raw: &str) -> &str {
 /// not the build tool's next line (Maven's `[INFO] Results:`).
 fn is_continuation(line: &str) -> bool {
     !line.is_empty()
-        && line.len() <= 600
+        && line.len() <= LONGEST_LINE
         && !["[INFO]", "[WARNING]", "[WARN]", "[DEBUG]"]
             .iter()
             .any(|level| line.starts_with(level))

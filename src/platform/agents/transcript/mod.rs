@@ -234,9 +234,13 @@ pub fn parts_text(content: &Value) -> String {
 pub const ERROR_END_CHARS: usize = 1_000;
 
 /// Causes kept from the middle of a long failed output, and the characters
-/// kept of each (as many as an error line `recall::signature` reads).
+/// kept of each (as many as `recall::error_line` reads of a line).
 const MIDDLE_CAUSES: usize = 4;
 const CAUSE_CHARS: usize = 600;
+/// The line an excerpt puts where it cut, and the mark before each line it
+/// kept whole from the part it cut ([`error_excerpt`]).
+pub const CUT: &str = "…";
+pub const KEPT: &str = "… ";
 
 /// What the index keeps of a failed tool's output: all of it up to twice
 /// [`ERROR_END_CHARS`] (or `result_chars`, if larger), else its start and
@@ -252,29 +256,26 @@ pub fn error_excerpt(body: &str, result_chars: usize) -> String {
     if n <= 2 * end {
         return body.to_string();
     }
-    let head: String = body.chars().take(end).collect();
-    let tail: String = body.chars().skip(n - end).collect();
-    let middle = byte_range(body, end, n - end);
-    let causes: Vec<String> = middle
+    let at = |chars: usize| {
+        body.char_indices()
+            .nth(chars)
+            .map_or(body.len(), |(i, _)| i)
+    };
+    let (head, tail) = (at(end), at(n - end));
+    let causes: Vec<String> = body[head..tail]
         .lines()
         .skip(1) // the head's line, cut
         .map(str::trim)
         .filter(|l| l.starts_with("Caused by:"))
         .take(MIDDLE_CAUSES)
-        .map(|l| format!("… {}", truncate(l, CAUSE_CHARS)))
+        .map(|l| format!("{KEPT}{}", truncate(l, CAUSE_CHARS)))
         .collect();
+    let (head, tail) = (&body[..head], &body[tail..]);
     if causes.is_empty() {
-        format!("{head}\n…\n{tail}")
+        format!("{head}\n{CUT}\n{tail}")
     } else {
-        format!("{head}\n…\n{}\n…\n{tail}", causes.join("\n"))
+        format!("{head}\n{CUT}\n{}\n{CUT}\n{tail}", causes.join("\n"))
     }
-}
-
-/// The part of `s` from its `from`th character to its `to`th.
-fn byte_range(s: &str, from: usize, to: usize) -> &str {
-    let start = s.char_indices().nth(from).map_or(s.len(), |(i, _)| i);
-    let end = s.char_indices().nth(to).map_or(s.len(), |(i, _)| i);
-    &s[start..end.max(start)]
 }
 
 /// At most `max` characters, cut at a character boundary, with `…` when cut.
