@@ -19,6 +19,10 @@
 
 #[path = "corpus.rs"]
 mod corpus;
+// the bench reads the sessions, errors and edits, not what each expects
+#[allow(dead_code)]
+#[path = "../tests/support/moment_set.rs"]
+mod moment_set;
 #[path = "../tests/support/retrieval.rs"]
 mod retrieval;
 
@@ -117,70 +121,6 @@ fn spawn_hook(
     child
 }
 
-/// Writes the sessions of a moment set (tests/data/moment_dev.toml) as
-/// Claude Code transcripts under `root`, one folder per project, as
-/// tests/moment.rs does.
-fn write_moment_sessions(root: &Path, set: &toml_edit::DocumentMut) {
-    for (n, s) in set["session"]
-        .as_array_of_tables()
-        .unwrap()
-        .iter()
-        .enumerate()
-    {
-        let field = |t: &toml_edit::Table, k: &str| {
-            t.get(k).and_then(|v| v.as_str()).unwrap_or("").to_string()
-        };
-        let project = field(s, "project");
-        let start = chrono::DateTime::parse_from_rfc3339(&field(s, "date")).unwrap();
-        let sid = format!("00000000-0000-4000-8000-{n:012}");
-        let dir = root.join(project.replace('/', "-"));
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut lines = Vec::new();
-        let mut tool_id = String::new();
-        for (i, t) in s["turn"].as_array_of_tables().unwrap().iter().enumerate() {
-            let ts = (start + chrono::Duration::seconds(30 * i as i64))
-                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-            let mut line = json!({"uuid": format!("{sid}-{i}"), "sessionId": sid, "cwd": project, "timestamp": ts});
-            let is_error = t.get("is_error").and_then(|v| v.as_bool()).unwrap_or(false);
-            match field(t, "role").as_str() {
-                "user" => {
-                    line["type"] = json!("user");
-                    line["message"] = json!({"role": "user", "content": field(t, "text")});
-                }
-                "assistant" => {
-                    line["type"] = json!("assistant");
-                    line["message"] = json!({"id": format!("msg_{i}"), "role": "assistant", "content": [{"type": "text", "text": field(t, "text")}]});
-                }
-                "tool_call" => {
-                    tool_id = format!("toolu_{n}_{i}");
-                    let tool = field(t, "tool");
-                    let input = match tool.as_str() {
-                        "Bash" => json!({"command": field(t, "command")}),
-                        "Edit" => {
-                            json!({"file_path": field(t, "file_path"), "old_string": "a", "new_string": "b"})
-                        }
-                        _ => json!({"file_path": field(t, "file_path")}),
-                    };
-                    line["type"] = json!("assistant");
-                    line["message"] = json!({"id": format!("msg_{i}"), "role": "assistant", "content": [{"type": "tool_use", "id": tool_id, "name": tool, "input": input}]});
-                }
-                _ => {
-                    let text = field(t, "text");
-                    let content = if is_error {
-                        format!("Exit code 1\n{text}")
-                    } else {
-                        text
-                    };
-                    line["type"] = json!("user");
-                    line["message"] = json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": content, "is_error": is_error}]});
-                }
-            }
-            lines.push(line.to_string());
-        }
-        std::fs::write(dir.join(format!("{sid}.jsonl")), lines.join("\n") + "\n").unwrap();
-    }
-}
-
 fn pct(v: &mut [Duration], p: f64) -> f64 {
     v.sort();
     v[((v.len() as f64 - 1.0) * p).round() as usize].as_secs_f64() * 1e3
@@ -251,14 +191,13 @@ fn main() {
     // the post-tool-use and first-edit runs below find what they look for
     let history = home.join("history");
     corpus::write_history(&history, 500, 210, 0, 3, false);
-    let moment: toml_edit::DocumentMut = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/moment_dev.toml"
-    ))
-    .unwrap()
-    .parse()
-    .unwrap();
-    write_moment_sessions(&history, &moment);
+    let moment = moment_set::load("moment_dev.toml");
+    for s in &moment.session {
+        let dir = history.join(moment_set::folder_of(&s.project));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join(format!("{}.jsonl", moment_set::uuid_of(&s.id)));
+        std::fs::write(file, moment_set::transcript(s)).unwrap();
+    }
     let mut cfg = f.cfg.clone();
     cfg.index.transcript_roots = vec![history.display().to_string()];
     let mut conn = db::open_rw(&f.ws.db_path()).unwrap();
@@ -370,16 +309,14 @@ fn main() {
     );
 
     // every error of the moment dev set, failing in a new session each
-    let payloads: Vec<String> = moment["error"]
-        .as_array_of_tables()
-        .unwrap()
+    let payloads: Vec<String> = moment
+        .error
         .iter()
         .enumerate()
         .map(|(i, e)| {
-            let s = |k: &str| e.get(k).and_then(|v| v.as_str()).unwrap_or("").to_string();
-            json!({"session_id": format!("fail-{i}"), "hook_event_name": "PostToolUseFailure", "cwd": s("project"),
-                   "tool_name": "Bash", "tool_input": {"command": s("command")},
-                   "error": format!("Exit code 1\n{}", s("output"))})
+            json!({"session_id": format!("fail-{i}"), "hook_event_name": "PostToolUseFailure", "cwd": e.project,
+                   "tool_name": "Bash", "tool_input": {"command": e.command},
+                   "error": format!("Exit code 1\n{}", e.output)})
             .to_string()
         })
         .collect();
@@ -393,17 +330,7 @@ fn main() {
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&a, &b| fails[b].cmp(&fails[a]));
     for &i in order.iter().take(3) {
-        let e = &moment["error"]
-            .as_array_of_tables()
-            .unwrap()
-            .get(i)
-            .unwrap();
-        let first = e["output"]
-            .as_str()
-            .unwrap_or("")
-            .lines()
-            .next()
-            .unwrap_or("");
+        let first = moment.error[i].output.lines().next().unwrap_or("");
         println!(
             "  slowest: {:.2} ms  {}",
             fails[i].as_secs_f64() * 1000.0,
@@ -417,23 +344,15 @@ fn main() {
     );
     // the first edit of a file in a session: every edit of the moment dev
     // set (most of its files have a history, some none), three times over
-    let files: Vec<(String, String)> = moment["edit"]
-        .as_array_of_tables()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            let s = |k: &str| e.get(k).and_then(|v| v.as_str()).unwrap_or("").to_string();
-            (s("project"), s("file_path"))
-        })
-        .collect();
-    let edits: Vec<String> = files
+    let edits: Vec<String> = moment
+        .edit
         .iter()
         .cycle()
-        .take(3 * files.len())
+        .take(3 * moment.edit.len())
         .enumerate()
-        .map(|(i, (project, file))| {
-            json!({"session_id": format!("edit-{i}"), "hook_event_name": "PreToolUse", "cwd": project,
-                   "tool_name": "Edit", "tool_input": {"file_path": file, "old_string": "a", "new_string": "b"}})
+        .map(|(i, e)| {
+            json!({"session_id": format!("edit-{i}"), "hook_event_name": "PreToolUse", "cwd": e.project,
+                   "tool_name": "Edit", "tool_input": {"file_path": e.file_path, "old_string": "a", "new_string": "b"}})
             .to_string()
         })
         .collect();

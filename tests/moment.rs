@@ -20,98 +20,15 @@
 
 use std::collections::BTreeSet;
 
-use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::support::TestHome;
-
-#[derive(Deserialize)]
-pub(crate) struct Set {
-    #[serde(default)]
-    session: Vec<Session>,
-    #[serde(default)]
-    error: Vec<ErrorCase>,
-    #[serde(default)]
-    edit: Vec<EditCase>,
-    #[serde(default)]
-    start: Vec<StartCase>,
-}
-
-#[derive(Deserialize)]
-struct Session {
-    id: String,
-    project: String,
-    date: String,
-    turn: Vec<Turn>,
-}
-
-#[derive(Deserialize)]
-struct Turn {
-    role: String,
-    #[serde(default)]
-    text: String,
-    #[serde(default)]
-    tool: String,
-    #[serde(default)]
-    command: String,
-    #[serde(default)]
-    file_path: String,
-    #[serde(default)]
-    is_error: bool,
-}
-
-#[derive(Deserialize)]
-struct ErrorCase {
-    project: String,
-    command: String,
-    output: String,
-    expect: String,
-}
-
-#[derive(Deserialize)]
-struct EditCase {
-    project: String,
-    file_path: String,
-    expect: Vec<String>,
-}
-
-#[derive(Deserialize)]
-struct StartCase {
-    project: String,
-    expect_items: Vec<String>,
-    reject_items: Vec<String>,
-}
-
-fn load(name: &str) -> Set {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/").to_string() + name;
-    toml_edit::de::from_str(&std::fs::read_to_string(&path).unwrap())
-        .unwrap_or_else(|e| panic!("{path}: {e}"))
-}
+pub(crate) use crate::support::moment_set::uuid_of;
+use crate::support::moment_set::{Set, folder_of, load, transcript};
 
 /// The tuning half: a hash of the case decides.
 fn tuning_half(text: &str) -> bool {
     xxhash_rust::xxh3::xxh3_64(text.as_bytes()).is_multiple_of(2)
-}
-
-/// A UUID-shaped session id for a set's session id.
-pub(crate) fn uuid_of(id: &str) -> String {
-    let h = xxhash_rust::xxh3::xxh3_128(id.as_bytes());
-    let s = format!("{h:032x}");
-    format!(
-        "{}-{}-4{}-8{}-{}",
-        &s[..8],
-        &s[8..12],
-        &s[13..16],
-        &s[17..20],
-        &s[20..32]
-    )
-}
-
-fn folder_of(project: &str) -> String {
-    project
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect()
 }
 
 /// Writes the set's past sessions as Claude Code transcripts, summarises
@@ -123,49 +40,7 @@ pub(crate) fn build(home: &TestHome, set: &Set) {
         let dir = home.path(&format!(".claude/projects/{}", folder_of(&s.project)));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(format!("{sid}.jsonl"));
-        let start = chrono::DateTime::parse_from_rfc3339(&s.date).unwrap();
-        let mut lines = Vec::new();
-        let mut last_tool = String::new();
-        for (i, t) in s.turn.iter().enumerate() {
-            let ts = (start + chrono::Duration::seconds(30 * i as i64))
-                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-            let base = json!({"uuid": format!("{}-{i}", s.id), "sessionId": sid, "cwd": s.project, "timestamp": ts});
-            let mut line = base.clone();
-            match t.role.as_str() {
-                "user" => {
-                    line["type"] = json!("user");
-                    line["message"] = json!({"role": "user", "content": t.text});
-                }
-                "assistant" => {
-                    line["type"] = json!("assistant");
-                    line["message"] = json!({"id": format!("msg_{i}"), "role": "assistant", "content": [{"type": "text", "text": t.text}]});
-                }
-                "tool_call" => {
-                    last_tool = format!("toolu_{}_{i}", s.id);
-                    let input = match t.tool.as_str() {
-                        "Bash" => json!({"command": t.command}),
-                        "Edit" => {
-                            json!({"file_path": t.file_path, "old_string": "a", "new_string": "b"})
-                        }
-                        _ => json!({"file_path": t.file_path}),
-                    };
-                    line["type"] = json!("assistant");
-                    line["message"] = json!({"id": format!("msg_{i}"), "role": "assistant", "content": [{"type": "tool_use", "id": last_tool, "name": t.tool, "input": input}]});
-                }
-                "tool_result" => {
-                    let content = if t.is_error {
-                        format!("Exit code 1\n{}", t.text)
-                    } else {
-                        t.text.clone()
-                    };
-                    line["type"] = json!("user");
-                    line["message"] = json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": last_tool, "content": content, "is_error": t.is_error}]});
-                }
-                other => panic!("unknown role {other}"),
-            }
-            lines.push(line.to_string());
-        }
-        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        std::fs::write(&path, transcript(s)).unwrap();
         let out = home.hook(
             "session-end",
             &json!({"session_id": sid, "transcript_path": path, "cwd": s.project, "hook_event_name": "SessionEnd", "reason": "other"}),

@@ -14,6 +14,7 @@ pub mod memory_eval;
 pub mod memory_notes;
 pub mod memory_set;
 pub mod models;
+pub mod moment_set;
 pub mod npm;
 pub mod openclaw_cli;
 pub mod pip;
