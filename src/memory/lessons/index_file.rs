@@ -332,15 +332,25 @@ fn rebuild(ws: &Workspace) -> String {
 struct Entry<'a> {
     id: &'a str,
     file: &'a str,
-    text_terms: Vec<&'a str>,
-    cues: Vec<Vec<&'a str>>,
-    /// Summed weight of the text's terms, then of each cue's.
-    totals: Vec<f64>,
+    /// The prompt matcher's columns, split only by [`Entry::prompt_terms`]:
+    /// the action matcher never reads them, and splitting 500 rows' worth
+    /// was a tenth of a pre-tool-use call.
+    text_terms: &'a str,
+    cues: &'a str,
+    totals: &'a str,
     project: &'a str,
     guard: &'a str,
     triggers: &'a str,
     prescribed: &'a str,
     text: &'a str,
+}
+
+/// A rule's terms as the prompt matcher reads them.
+struct PromptTerms<'a> {
+    text_terms: Vec<&'a str>,
+    cues: Vec<Vec<&'a str>>,
+    /// Summed weight of the text's terms, then of each cue's.
+    totals: Vec<f64>,
 }
 
 fn parse_entry(line: &str) -> Option<Entry<'_>> {
@@ -360,22 +370,12 @@ fn parse_entry(line: &str) -> Option<Entry<'_>> {
     else {
         return None;
     };
-    fn split(s: &str) -> Vec<&str> {
-        s.split(' ').filter(|t| !t.is_empty()).collect()
-    }
     Some(Entry {
         id,
         file,
-        text_terms: split(text_terms),
-        cues: cues
-            .split('|')
-            .map(split)
-            .filter(|c| !c.is_empty())
-            .collect(),
-        totals: split(totals)
-            .into_iter()
-            .map(|w| w.parse().ok())
-            .collect::<Option<_>>()?,
+        text_terms,
+        cues,
+        totals,
         project,
         guard,
         triggers,
@@ -384,7 +384,28 @@ fn parse_entry(line: &str) -> Option<Entry<'_>> {
     })
 }
 
-impl Entry<'_> {
+impl<'a> Entry<'a> {
+    /// The text's terms, each cue's and their weights; None for a row whose
+    /// weights do not parse.
+    fn prompt_terms(&self) -> Option<PromptTerms<'a>> {
+        fn split(s: &str) -> Vec<&str> {
+            s.split(' ').filter(|t| !t.is_empty()).collect()
+        }
+        Some(PromptTerms {
+            text_terms: split(self.text_terms),
+            cues: self
+                .cues
+                .split('|')
+                .map(split)
+                .filter(|c| !c.is_empty())
+                .collect(),
+            totals: split(self.totals)
+                .into_iter()
+                .map(|w| w.parse().ok())
+                .collect::<Option<_>>()?,
+        })
+    }
+
     /// Whether the rule is in force at `place`.
     fn applies_at(&self, place: Place) -> bool {
         match place {
@@ -483,10 +504,13 @@ pub fn select(index: &str, prompt: &str, how: Selection, place: Place) -> Vec<Ma
                 .iter()
                 .any(|c| action_match::applies(&profile, c).is_some())
         };
-        let shared: BTreeSet<&str> = e
+        let Some(terms) = e.prompt_terms() else {
+            continue;
+        };
+        let shared: BTreeSet<&str> = terms
             .text_terms
             .iter()
-            .chain(e.cues.iter().flatten())
+            .chain(terms.cues.iter().flatten())
             .copied()
             .filter(|t| prompt_terms.contains(t))
             .collect();
@@ -499,9 +523,9 @@ pub fn select(index: &str, prompt: &str, how: Selection, place: Place) -> Vec<Ma
             let hit: f64 = terms.iter().map(|t| w(t)).sum();
             if total > 0.0 { hit * hit / total } else { 0.0 }
         };
-        let total = |i: usize| e.totals.get(i).copied().unwrap_or(0.0);
-        let mut best = evidence(&e.text_terms, total(0));
-        for (i, cue) in e.cues.iter().enumerate() {
+        let total = |i: usize| terms.totals.get(i).copied().unwrap_or(0.0);
+        let mut best = evidence(&terms.text_terms, total(0));
+        for (i, cue) in terms.cues.iter().enumerate() {
             best = best.max(evidence(cue, total(i + 1)));
         }
         let mut score =
