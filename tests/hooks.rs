@@ -1303,3 +1303,87 @@ fn parallel_first_edits_of_a_file_show_its_history_once() {
     let state = std::fs::read_to_string(home.workspace().join(".pms/state/par-1.json")).unwrap();
     assert_eq!(state.matches("\"file_history\"").count(), 1, "{state}");
 }
+
+/// The file history the hook reads before an edit (the index's shard
+/// files, `.pms/file-history/`) follows the index: a session added is
+/// named after the next index run, a transcript removed is not, the index
+/// answers while the shards are missing, and an index made before the
+/// table existed (schema 4) is filled by its next run.
+#[test]
+fn the_file_history_follows_the_index() {
+    use crate::moment::{build, context, small_set, uuid_of};
+    use crate::support::moment_set::{Set, folder_of, transcript};
+    let home = TestHome::new();
+    build(&home, &small_set());
+    let shards = home.workspace().join(".pms/file-history");
+    assert!(shards.join("complete").is_file());
+    let mut n = 0;
+    let mut edit = |cwd: &str| {
+        n += 1;
+        let payload = json!({"session_id": format!("fh-{n}"), "cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": "Edit",
+               "tool_input": {"file_path": format!("{cwd}/src/db/pool.rs"), "old_string": "a", "new_string": "b"}});
+        context(&home.hook("pre-tool-use", &payload))
+    };
+    let past = format!("{}.jsonl", uuid_of("past"));
+    let told = edit("/home/ana/shop");
+    assert!(told.contains(&past), "{told}");
+
+    // without the shards, the index answers the same
+    std::fs::remove_dir_all(&shards).unwrap();
+    assert_eq!(edit("/home/ana/shop"), told);
+    home.ok(&["index", "--quiet"]);
+    assert!(shards.join("complete").is_file(), "written again");
+
+    // a session that talks about the file, added and indexed
+    let later: Set = toml_edit::de::from_str(
+        r#"
+[[session]]
+id = "later"
+project = "/home/ana/shop"
+date = "2026-10-05T09:00:00Z"
+  [[session.turn]]
+  role = "user"
+  text = "Why does `src/db/pool.rs` cap the pool at 8 connections?"
+  [[session.turn]]
+  role = "assistant"
+  text = "Postgres allows 20 per role here, and three workers share it."
+"#,
+    )
+    .unwrap();
+    let s = &later.session[0];
+    let dir = home.path(&format!(".claude/projects/{}", folder_of(&s.project)));
+    let later_path = dir.join(format!("{}.jsonl", uuid_of("later")));
+    std::fs::write(&later_path, transcript(s)).unwrap();
+    home.ok(&["index", "--quiet"]);
+    let told = edit("/home/ana/shop");
+    let later_uri = format!("{}.jsonl", uuid_of("later"));
+    assert!(told.contains(&later_uri) && told.contains(&past), "{told}");
+    assert!(
+        told.contains("discussed it") && told.contains("cap the pool at 8"),
+        "{told}"
+    );
+    assert!(
+        told.find(&later_uri) < told.find(&past),
+        "newest first: {told}"
+    );
+
+    // the past session's transcript gone: no longer named
+    std::fs::remove_file(dir.join(&past)).unwrap();
+    home.ok(&["index", "--quiet"]);
+    let told = edit("/home/ana/shop");
+    assert!(told.contains(&later_uri) && !told.contains(&past), "{told}");
+
+    // an index from before the table: filled by the next run
+    let db = home.workspace().join(".pms/index.db");
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(
+            "DROP TABLE file_touches; DELETE FROM meta WHERE key LIKE 'file_%'; PRAGMA user_version = 4;",
+        )
+        .unwrap();
+    }
+    std::fs::remove_dir_all(&shards).unwrap();
+    home.ok(&["index", "--quiet"]);
+    assert!(shards.join("complete").is_file());
+    assert_eq!(edit("/home/ana/shop"), told);
+}

@@ -76,6 +76,9 @@ pub struct IndexOutcome {
     pub vectors: VectorOutcome,
     /// Free pages given back to the disk after the run.
     pub reclaimed: db::Reclaimed,
+    /// The file-history shards could not be written (the pre-tool-use
+    /// hook asks the index meanwhile; the next run writes them).
+    pub file_history_error: Option<String>,
 }
 
 /// What the embedding pass did.
@@ -182,6 +185,7 @@ pub fn rebuild(
             crate::memory::lessons::index_file::refresh_index(&ctx.ws);
             if let Ok(conn) = db::open_rw(&path) {
                 refresh_vector_file(&conn, &path, &mut outcome.vectors);
+                outcome.file_history_error = write_file_history(&conn, &ctx.ws);
             }
             Ok(outcome)
         }
@@ -258,8 +262,13 @@ fn finish(
         Some(_) => VectorOutcome::default(),
     };
     // A rebuild's database aside gets its file once swapped in (rebuild).
-    if report.stopped_for_space.is_none() && conn.path() == ctx.ws.db_path().to_str() {
-        refresh_vector_file(conn, &ctx.ws.db_path(), &mut vectors);
+    let mut file_history_error = None;
+    if conn.path() == ctx.ws.db_path().to_str() {
+        if report.stopped_for_space.is_none() {
+            refresh_vector_file(conn, &ctx.ws.db_path(), &mut vectors);
+        }
+        // what was committed, even by a run stopped for space
+        file_history_error = write_file_history(conn, &ctx.ws);
     }
     let reclaimed = db::reclaim(conn).unwrap_or_default();
     let stats = stats::history(conn)?;
@@ -268,6 +277,7 @@ fn finish(
         stats,
         vectors,
         reclaimed,
+        file_history_error,
     })
 }
 
@@ -282,6 +292,21 @@ fn refresh_vector_file(conn: &Connection, db: &std::path::Path, out: &mut Vector
         Ok(_) => {}
         Err(e) => out.file_error = Some(e.to_string()),
     }
+}
+
+/// Writes the file-history shards the run changed (index::file_touches);
+/// a failure is said, and the shards stay listed for the next run.
+fn write_file_history(conn: &Connection, ws: &Workspace) -> Option<String> {
+    use crate::memory::index::file_touches;
+    file_touches::write_listed(conn, &ws.state_dir())
+        .err()
+        .map(|e| {
+            let dir = file_touches::dir_of(&ws.state_dir());
+            format!(
+                "{}: {e}. The hook before an edit asks the index meanwhile. Fix: free the disk or make the folder writable, then run `pms index`",
+                dir.display()
+            )
+        })
 }
 
 /// What to tell the user when an index run stopped to keep the disk's

@@ -29,6 +29,7 @@ use serde_json::{Value, json};
 
 use super::Event;
 use super::budget;
+use crate::memory::index::file_touches;
 use crate::memory::lessons::action::Action;
 use crate::memory::lessons::guard::GuardMode;
 use crate::memory::lessons::index_file::{self, GuardHit, Matched, Place};
@@ -232,8 +233,18 @@ fn first_edit(
         cwd.or_else(|| file.parent())
             .unwrap_or(std::path::Path::new("/")),
     );
-    let conn = crate::memory::index::db::open_ro(&db)?;
-    let touches = files::history(&conn, &root, &file, &input.session_id())?;
+    let sid = input.session_id();
+    // the index's shard files, read without opening SQLite; the index
+    // itself until they are written
+    let spelled = files::spellings(&root, &file);
+    let keys: Vec<&str> = spelled.iter().map(String::as_str).collect();
+    let touches = match file_touches::read(&ctx.ws.state_dir(), &keys) {
+        Some(rows) => files::history(rows, &root, &sid),
+        None => {
+            let conn = crate::memory::index::db::open_ro(&db)?;
+            files::history_in_index(&conn, &root, &file, &sid)?
+        }
+    };
     if touches.is_empty() {
         return Ok(Some(FirstEdit { key, history: None }));
     }

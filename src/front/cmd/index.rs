@@ -63,6 +63,13 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> Result<ExitCode> {
         print_report(&outcome.report, &outcome.stats);
         print_vectors(&outcome.vectors);
     }
+    if let Some(e) = &outcome.file_history_error {
+        if args.quiet || args.json {
+            crate::platform::workspace::log::append(Some(&ctx.ws.root), "index", e);
+        } else {
+            eprintln!("pms: {e}");
+        }
+    }
     let Some(stop) = &outcome.report.stopped_for_space else {
         return Ok(ExitCode::SUCCESS);
     };
@@ -94,6 +101,7 @@ fn json(o: &IndexOutcome) -> serde_json::Value {
             "files_left": s.files_left,
         })),
         "reclaimed_bytes": o.reclaimed.bytes,
+        "file_history_error": o.file_history_error,
         "sessions": s.sessions,
         "projects": s.projects,
         "first": s.first,

@@ -13,7 +13,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use crate::platform::host::durable;
 
-pub const SCHEMA_VERSION: i32 = 4;
+pub const SCHEMA_VERSION: i32 = 5;
 
 /// Forward-only migrations: (version reached, SQL). Run in order, in one
 /// transaction, after a backup copy of the file (`pms upgrade`, `pms index`).
@@ -26,6 +26,9 @@ const MIGRATIONS: &[(i32, &str)] = &[
     // a chunk id it holds is used again (created by SCHEMA); the file itself
     // is written by the next index run
     (4, ""),
+    // 5: the files each session touched (index::file_touches, created by
+    // SCHEMA); the next index run fills it from the chunks
+    (5, ""),
 ];
 
 const SCHEMA: &str = r#"
@@ -99,6 +102,21 @@ CREATE TABLE IF NOT EXISTS chunk_vectors (
 CREATE TRIGGER IF NOT EXISTS chunks_after_delete_vector AFTER DELETE ON chunks BEGIN
     DELETE FROM chunk_vectors WHERE chunk_id = old.id;
 END;
+-- The files each transcript's user and agent turns changed or named, one
+-- row per transcript and path (index::file_touches), copied into the
+-- shards of .pms/file-history/ for the pre-tool-use hook.
+CREATE TABLE IF NOT EXISTS file_touches (
+    file_id     INTEGER NOT NULL,
+    path        TEXT NOT NULL,
+    shard       INTEGER NOT NULL,
+    changed     INTEGER NOT NULL,
+    line_start  INTEGER NOT NULL,
+    ts          TEXT,
+    about       TEXT NOT NULL,
+    PRIMARY KEY (file_id, path)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS file_touches_by_path ON file_touches(path);
+CREATE INDEX IF NOT EXISTS file_touches_by_shard ON file_touches(shard);
 CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL

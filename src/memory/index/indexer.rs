@@ -21,6 +21,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::chunk::chunk_markdown;
 use super::discover::{self, Found};
+use super::file_touches;
 use crate::memory::words::terms::{index_body, index_unigrams};
 use crate::platform::agents::transcript::{self, ReadOptions, Turn};
 use crate::platform::host::durable;
@@ -211,7 +212,8 @@ fn sync(
     // pending terms into a new segment, and thousands of tiny segments cost
     // more to merge than the commits save.
     let mut tx = conn.transaction()?;
-    let mut fts = FtsBatch::default();
+    let mut fts = Batch::default();
+    file_touches::fill_once(&tx, &mut fts.file_history)?;
     let mut batch_bytes = 0u64;
     let db_dir = tx
         .path()
@@ -284,10 +286,13 @@ fn sync(
         .collect();
     if !gone.is_empty() {
         let tx = conn.transaction()?;
+        let mut dirty = file_touches::Dirty::default();
         for id in &gone {
             tx.execute("DELETE FROM chunks WHERE file_id = ?1", [id])?;
+            file_touches::forget(&tx, *id, &mut dirty)?;
             tx.execute("DELETE FROM files WHERE id = ?1", [id])?;
         }
+        dirty.save(&tx)?;
         tx.commit()?;
     }
     report.files_removed = gone.len();
@@ -477,14 +482,18 @@ fn upsert_file(tx: &Connection, f: &Found, hash: i64) -> rusqlite::Result<i64> {
 /// written virtual table's savepoint method, and FTS5 answers by flushing its
 /// pending terms to disk as a new segment. Interleaving the two made one
 /// segment per chunk, and merging them took most of the indexing time.
+/// What a run writes at each commit besides the chunks: their full-text
+/// rows, and the file-history shards their rows changed.
 #[derive(Default)]
-struct FtsBatch {
+struct Batch {
     transcript: Vec<(i64, String, String)>,
     structured: Vec<(i64, String, String, &'static str)>,
+    file_history: file_touches::Dirty,
 }
 
-impl FtsBatch {
+impl Batch {
     fn write(&mut self, tx: &Connection) -> rusqlite::Result<()> {
+        self.file_history.save(tx)?;
         let mut st =
             tx.prepare_cached("INSERT INTO transcript_fts(rowid, body, uni) VALUES (?1, ?2, ?3)")?;
         for (id, body, uni) in self.transcript.drain(..) {
@@ -512,7 +521,7 @@ struct NewChunk<'a> {
 
 fn insert_chunk(
     tx: &Connection,
-    fts: &mut FtsBatch,
+    fts: &mut Batch,
     file_id: i64,
     c: &NewChunk,
 ) -> rusqlite::Result<()> {
@@ -537,6 +546,16 @@ fn insert_chunk(
         clean.as_ref()
     ])?;
     let id = tx.last_insert_rowid();
+    if let (Source::Transcript, Some(role)) = (c.source, c.role) {
+        let seen = file_touches::ChunkSeen {
+            file_id,
+            role,
+            line_start: c.line_start,
+            ts: c.ts,
+            text: &clean,
+        };
+        file_touches::record(tx, &seen, &mut fts.file_history)?;
+    }
     let with_heading;
     let body = match heading {
         Some(h) if !h.is_empty() => {
@@ -557,7 +576,7 @@ fn insert_chunk(
 
 fn index_markdown(
     tx: &Connection,
-    fts: &mut FtsBatch,
+    fts: &mut Batch,
     f: &Found,
     stored: Option<&Stored>,
     cfg: &Config,
@@ -627,7 +646,7 @@ fn index_markdown(
 
 fn index_transcript(
     tx: &Connection,
-    fts: &mut FtsBatch,
+    fts: &mut Batch,
     f: &Found,
     stored: Option<&Stored>,
     cfg: &Config,
@@ -658,6 +677,7 @@ fn index_transcript(
         None => {
             let id = upsert_file(tx, f, 0)?;
             tx.execute("DELETE FROM chunks WHERE file_id = ?1", [id])?;
+            file_touches::forget(tx, id, &mut fts.file_history)?;
             tx.execute(
                 "UPDATE files SET indexed_offset = 0, indexed_lines = 0, resume_offset = 0, resume_line = 0,
                  malformed_lines = 0, first_ts = NULL, last_ts = NULL WHERE id = ?1",

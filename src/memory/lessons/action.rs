@@ -22,6 +22,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use crate::memory::words;
+pub use crate::platform::agents::transcript::is_edit_tool;
 
 /// What a tool call is about to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -192,16 +193,6 @@ pub fn is_command_tool(tool: &str) -> bool {
     matches!(
         tool,
         "Bash" | "exec" | "shell" | "local_shell" | "exec_command"
-    )
-}
-
-/// Whether `tool` writes files (Claude Code's Write, Edit, MultiEdit,
-/// NotebookEdit; Codex's and OpenClaw's `apply_patch`; OpenClaw's `write`,
-/// `edit`).
-pub fn is_edit_tool(tool: &str) -> bool {
-    matches!(
-        tool,
-        "Write" | "write" | "Edit" | "edit" | "MultiEdit" | "NotebookEdit" | "apply_patch"
     )
 }
 

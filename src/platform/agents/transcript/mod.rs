@@ -184,6 +184,16 @@ pub fn read(
     (turns, st)
 }
 
+/// Whether `tool` writes files (Claude Code's Write, Edit, MultiEdit,
+/// NotebookEdit; Codex's and OpenClaw's `apply_patch`; OpenClaw's `write`,
+/// `edit`).
+pub fn is_edit_tool(tool: &str) -> bool {
+    matches!(
+        tool,
+        "Write" | "write" | "Edit" | "edit" | "MultiEdit" | "NotebookEdit" | "apply_patch"
+    )
+}
+
 /// `[tool Bash] ls -la`: the tool and the argument a person would remember.
 pub fn describe_tool_use(name: &str, input: &Value) -> String {
     const KEYS: [&str; 11] = [
