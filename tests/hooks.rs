@@ -1328,11 +1328,26 @@ fn the_file_history_follows_the_index() {
     let told = edit("/home/ana/shop");
     assert!(told.contains(&past), "{told}");
 
-    // without the shards, the index answers the same
+    // without the shards, the index answers the same; verify says so and
+    // its fix writes them again
+    let check = || {
+        let out = home.run(&["verify", "--quick", "--json"]);
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == "index.file_history")
+            .cloned()
+            .unwrap_or_else(|| panic!("no check in {v:#}"))
+    };
+    assert_eq!(check()["status"], "ok", "{:#}", check());
     std::fs::remove_dir_all(&shards).unwrap();
     assert_eq!(edit("/home/ana/shop"), told);
-    home.ok(&["index", "--quiet"]);
+    assert_eq!(check()["status"], "warn", "{:#}", check());
+    home.run(&["verify", "--fix"]);
     assert!(shards.join("complete").is_file(), "written again");
+    assert_eq!(check()["status"], "ok", "{:#}", check());
 
     // a session that talks about the file, added and indexed
     let later: Set = toml_edit::de::from_str(

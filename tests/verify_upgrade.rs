@@ -73,6 +73,7 @@ fn a_fresh_install_verifies_and_the_json_follows_the_documented_schema() {
         "mcp.answers",
         "index",
         "index.fresh",
+        "index.file_history",
         "lessons.index",
         "pending",
         "hooks.run",
@@ -419,7 +420,7 @@ fn upgrading_an_older_workspace_keeps_every_byte_of_user_data() {
         config.contains("default_limit = 10"),
         "new keys added: {config}"
     );
-    assert!(text.contains("index migrated from schema 1 to 4"), "{text}");
+    assert!(text.contains("index migrated from schema 1 to 5"), "{text}");
     assert!(ws.join(".pms/index.db.schema1-backup").exists());
     // and it is idempotent
     let again = stdout(&home.ok(&["upgrade", "--workspace-only"]));

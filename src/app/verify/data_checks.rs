@@ -94,7 +94,44 @@ pub(crate) fn index(ws: &Workspace, env: &HostEnv) -> Vec<Check> {
     });
     let _ = env;
     out.push(freshness(ws, &conn));
+    out.push(file_history(ws, &conn));
     out
+}
+
+/// Whether `.pms/file-history/`, what the hook reads before a file's first
+/// edit, is in step with the index (index::file_touches).
+fn file_history(ws: &Workspace, conn: &rusqlite::Connection) -> Check {
+    use crate::memory::index::file_touches::{self, Written};
+    const ID: &str = "index.file_history";
+    let dir = file_touches::dir_of(&ws.state_dir());
+    match file_touches::written(conn, &ws.state_dir()) {
+        Ok(Written::Complete { paths }) => Check::ok(
+            ID,
+            format!(
+                "{} written, in step with the index ({})",
+                dir.display(),
+                crate::platform::plural::count(paths, "file named", "files named")
+            ),
+        ),
+        Ok(Written::Behind { shards }) => Check::warn(
+            ID,
+            format!(
+                "{}: {} not written since the index changed; the hook before an edit may miss the newest sessions",
+                dir.display(),
+                crate::platform::plural::count(shards, "part", "parts")
+            ),
+        )
+        .fixable(Fix::Reindex),
+        Ok(Written::Missing) => Check::warn(
+            ID,
+            format!(
+                "{} is not written yet; the hook before an edit asks the index meanwhile (slower)",
+                dir.display()
+            ),
+        )
+        .fixable(Fix::Reindex),
+        Err(e) => Check::warn(ID, format!("the index's file_touches table: {e}")).fixable(Fix::Reindex),
+    }
 }
 
 /// The `index.fresh` check alone (no integrity scan, which takes seconds

@@ -298,17 +298,22 @@ pub fn forget(tx: &Connection, file_id: i64, dirty: &mut Dirty) -> rusqlite::Res
     Ok(())
 }
 
-/// Fills the table from the chunks indexed before it existed, once (an
-/// index made by a pms before schema 5), and lists every shard to write.
-pub fn fill_once(tx: &Connection, dirty: &mut Dirty) -> rusqlite::Result<()> {
-    let filled: Option<String> = tx
+/// Whether the table still needs [`fill`] (an index made by a pms before
+/// schema 5). Asked outside the run's transaction: a transaction that
+/// reads before it writes gets SQLITE_BUSY at once, not after the wait,
+/// when another process holds the index.
+pub fn needs_fill(conn: &Connection) -> rusqlite::Result<bool> {
+    let filled: Option<String> = conn
         .query_row("SELECT value FROM meta WHERE key = ?1", [FILLED], |r| {
             r.get(0)
         })
         .optional()?;
-    if filled.is_some() {
-        return Ok(());
-    }
+    Ok(filled.is_none())
+}
+
+/// Fills the table from the chunks indexed before it existed, and lists
+/// every shard to write.
+pub fn fill(tx: &Connection, dirty: &mut Dirty) -> rusqlite::Result<()> {
     tx.execute("DELETE FROM file_touches", [])?;
     let mut st = tx.prepare(
         "SELECT file_id, role, line_start, ts, text FROM chunks
@@ -401,6 +406,36 @@ pub fn write_listed(conn: &Connection, state_dir: &Path) -> std::io::Result<usiz
     }
     set_listed(conn, &BTreeSet::new()).map_err(io)?;
     Ok(shards.len())
+}
+
+/// Whether the shards are in step with the index, for `pms verify`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    /// Every shard written; the files the index knows of, in all.
+    Complete { paths: usize },
+    /// Written once, but these shards changed since (a run killed before
+    /// it wrote them, or a folder it could not write).
+    Behind { shards: usize },
+    /// Never written, or removed.
+    Missing,
+}
+
+/// How the shards of the index `conn` stand.
+pub fn written(conn: &Connection, state_dir: &Path) -> rusqlite::Result<Written> {
+    let complete = std::fs::read_to_string(dir_of(state_dir).join("complete"));
+    if complete.map_or(true, |c| c.trim_end() != HEADER) {
+        return Ok(Written::Missing);
+    }
+    let behind = listed(conn)?.len();
+    if behind > 0 {
+        return Ok(Written::Behind { shards: behind });
+    }
+    let paths: i64 = conn.query_row("SELECT COUNT(DISTINCT path) FROM file_touches", [], |r| {
+        r.get(0)
+    })?;
+    Ok(Written::Complete {
+        paths: paths as usize,
+    })
 }
 
 /// The rows of `paths`, read from the shards; None when the shards are not

@@ -211,9 +211,12 @@ fn sync(
     // Commit in batches of about 32 MB read: each commit flushes FTS5's
     // pending terms into a new segment, and thousands of tiny segments cost
     // more to merge than the commits save.
+    let fill = file_touches::needs_fill(conn)?;
     let mut tx = conn.transaction()?;
     let mut fts = Batch::default();
-    file_touches::fill_once(&tx, &mut fts.file_history)?;
+    if fill {
+        file_touches::fill(&tx, &mut fts.file_history)?;
+    }
     let mut batch_bytes = 0u64;
     let db_dir = tx
         .path()
