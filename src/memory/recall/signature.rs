@@ -133,11 +133,22 @@ impl Signature {
         weight: &dyn Fn(&str) -> f64,
         shared: LineSet,
     ) -> f64 {
-        if !shared.is_empty() && !self.names_another_in_a_line(past, weight) {
-            // what went wrong, whichever test it was
+        let templated = self.same_message_other_code(past);
+        if (!shared.is_empty() || templated) && !self.names_another_in_a_line(past, weight) {
+            // what went wrong, whichever test it was; the code names of a
+            // message told the same way do not count
+            let code: BTreeSet<String> = if templated || self.differs_in_code_only(past) {
+                self.code_names()
+                    .union(&past.code_names())
+                    .cloned()
+                    .collect()
+            } else {
+                BTreeSet::new()
+            };
+            let weight = |w: &str| if code.contains(w) { 0.0 } else { weight(w) };
             let (ours, theirs) = (self.what(), past.what());
-            let held = weighted_agreement(&ours, &theirs, weight);
-            let converse = weighted_agreement(&theirs, &ours, weight);
+            let held = weighted_agreement(&ours, &theirs, &weight);
+            let converse = weighted_agreement(&theirs, &ours, &weight);
             // one error whole inside the other, not two that share a line
             if held.max(converse) >= WHOLE {
                 return SAME_LINE + (1.0 - SAME_LINE) * held.powf(0.8) * converse.powf(0.2);
@@ -212,6 +223,9 @@ impl Signature {
                 if ours == 0 || theirs == 0 {
                     return false;
                 }
+                if differ_in_code_only(l, m) {
+                    return false;
+                }
                 let (our_labels, their_labels) = (l.labels(), m.labels());
                 if l.words.difference(&m.words).all(|w| our_labels.contains(w))
                     && m.words
@@ -227,6 +241,36 @@ impl Signature {
                     || (ours <= 2 && theirs <= 2 && shared >= ours.max(theirs))
             })
         })
+    }
+
+    /// Whether a line of this error and one of `past` are one long message
+    /// (at least [`TEMPLATE_WORDS`] words in common) that differs only in
+    /// the code it names ([`differ_in_code_only`]): rustc's ``async block
+    /// may outlive the current function, but it borrows `state` `` against
+    /// `` `pool` `` is one error met in two places, and its fix (`move`) is
+    /// the same.
+    fn same_message_other_code(&self, past: &Signature) -> bool {
+        let past_lines = past.what();
+        self.what().into_iter().any(|l| {
+            past_lines.iter().any(|m| {
+                differ_in_code_only(l, m)
+                    && l.words.intersection(&m.words).count() >= TEMPLATE_WORDS
+            })
+        })
+    }
+
+    /// Whether some line pair of this error and `past` differs, and only
+    /// in code names.
+    fn differs_in_code_only(&self, past: &Signature) -> bool {
+        let past_lines = past.what();
+        self.what()
+            .into_iter()
+            .any(|l| past_lines.iter().any(|m| differ_in_code_only(l, m)))
+    }
+
+    /// The words of every code name the error's lines quote.
+    fn code_names(&self) -> BTreeSet<String> {
+        self.lines.iter().flat_map(code_names).collect()
     }
 
     /// The lines that say what went wrong (not which test or where).
@@ -268,6 +312,58 @@ impl Signature {
             .or_else(|| Signature::of(output))
             .or_else(|| Signature::of_tail(&cut))
     }
+}
+
+/// Least words two lines share for a difference in code names alone to
+/// leave them one message ([`Signature::same_message_other_code`]).
+const TEMPLATE_WORDS: usize = 8;
+
+/// A line that says a name is missing or unknown: there the name is what
+/// failed (`cannot find value `foo``, `no method named `bar``), whatever
+/// quotes it.
+static NAMES_WHAT_FAILED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"cannot find|not found|no (?:such|method|field|function|module|member|variant|associated)|does(?: not|n't) exist|unresolved|undeclared|undefined|unknown|not defined|private|has no")
+        .expect("valid")
+});
+
+/// The words of the code a line quotes: what is in backticks, as rustc,
+/// clippy and ruff quote the user's own names (`` `state` ``, a handler's
+/// type). Not single or double quotes, which name packages, keys and
+/// files as often as code (`KeyError: 'user_id'`), nor Ruby's
+/// `` `method' `` (no closing backtick).
+fn code_names(line: &ErrorLine) -> BTreeSet<String> {
+    BACKTICKED
+        .captures_iter(&line.text)
+        .filter_map(|c| c.get(1))
+        .flat_map(|span| {
+            span.as_str()
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .filter(|w| !w.is_empty())
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// A backticked span; a quote inside only as a lifetime (`'_`), not as
+/// the end of Ruby's `` `foo' `` before another backtick.
+static BACKTICKED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"`((?:[^`'\n]|'[^\s`])+)`").expect("valid"));
+
+/// Whether two lines are one message that differs only in the code it
+/// names: each has words of its own, all of them inside its backticks,
+/// and the line does not say the name is missing ([`NAMES_WHAT_FAILED`]).
+fn differ_in_code_only(l: &ErrorLine, m: &ErrorLine) -> bool {
+    let ours: Vec<&String> = l.words.difference(&m.words).collect();
+    let theirs: Vec<&String> = m.words.difference(&l.words).collect();
+    if ours.is_empty() || theirs.is_empty() {
+        return false;
+    }
+    if NAMES_WHAT_FAILED.is_match(&l.text) || NAMES_WHAT_FAILED.is_match(&m.text) {
+        return false;
+    }
+    let (our_code, their_code) = (code_names(l), code_names(m));
+    ours.iter().all(|w| our_code.contains(*w)) && theirs.iter().all(|w| their_code.contains(*w))
 }
 
 /// Whether each of two errors has a word the other lacks that is at least
@@ -670,5 +766,46 @@ mod tests {
             Signature::of("error: could not compile `x` (lib) due to 1 previous error"),
             None
         );
+    }
+
+    #[test]
+    fn one_long_message_about_other_code_is_the_same_error_a_missing_name_is_not() {
+        let weight = |_: &str| 1.0;
+        let alike = |a: &str, b: &str| {
+            let (a, b) = (Signature::of(a).unwrap(), Signature::of(b).unwrap());
+            a.weighted_likeness(&b, &weight, a.shared_lines(&b))
+        };
+        let borrows = |name: &str| {
+            format!(
+                "error[E0373]: async block may outlive the current function, but it borrows `{name}`, which is owned by the current function\n  --> src/jobs/a.rs:22:18"
+            )
+        };
+        assert!(alike(&borrows("state"), &borrows("pool")) >= 0.86);
+        // a rustc type in backticks, lifetimes and all
+        let guard = |f: &str, t: &str| {
+            format!(
+                "error: future cannot be sent between threads safely\n    | ^^^^ future returned by `{f}` is not `Send`\n    = help: within `impl Future<Output = Result<Response, AppError>>`, the trait `Send` is not implemented for `std::sync::MutexGuard<'_, {t}>`"
+            )
+        };
+        assert!(
+            alike(
+                &guard("verify_api_key", "LruCache<String, ApiKey>"),
+                &guard("create_transfer", "HashMap<CurrencyPair, Rate>")
+            ) >= 0.86
+        );
+        // the name is what failed: another error
+        for (a, b) in [
+            (
+                "error[E0425]: cannot find value `foo` in this scope of the current module and its parents here",
+                "error[E0425]: cannot find value `bar` in this scope of the current module and its parents here",
+            ),
+            ("KeyError: 'user_id'", "KeyError: 'order_id'"),
+            (
+                "lib/sidekiq/job_util.rb:47:in `verify_json': Job arguments to ImportRecipeJob must be native JSON types, but a RecipeImport was given to the queue here (ArgumentError)",
+                "lib/sidekiq/job_util.rb:47:in `verify_json': Job arguments to SyncFeedJob must be native JSON types, but a Feed was given to the queue here (ArgumentError)",
+            ),
+        ] {
+            assert!(alike(a, b) < 0.86, "{a} / {b}: {}", alike(a, b));
+        }
     }
 }
