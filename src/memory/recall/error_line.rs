@@ -309,6 +309,21 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
         }
         if lines.len() >= MAX_LINES {
             lines.truncate(MAX_LINES);
+            // A Java chain's last `Caused by:` is its root cause, and the
+            // error a wrapper of another path meets again (Byte Buddy not
+            // supporting Java 21, under Mockito once and Hibernate next):
+            // kept in the last place when the lines run out before it.
+            if let Some(root) = all[i + 1..]
+                .iter()
+                .rev()
+                .find(|l| {
+                    l.starts_with("Caused by: ") && !l.ends_with(':') && l.len() <= LONGEST_LINE
+                })
+                .and_then(|l| ErrorLine::read(l))
+                .filter(|root| root.words.len() >= 2 && !lines.iter().any(|l| l.text == root.text))
+            {
+                lines[MAX_LINES - 1] = root;
+            }
             break;
         }
     }

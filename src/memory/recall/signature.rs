@@ -149,8 +149,9 @@ impl Signature {
             let (ours, theirs) = (self.what(), past.what());
             let held = weighted_agreement(&ours, &theirs, &weight);
             let converse = weighted_agreement(&theirs, &ours, &weight);
-            // one error whole inside the other, not two that share a line
-            if held.max(converse) >= WHOLE {
+            // one error whole inside the other, not two that share a line;
+            // or one root cause under two wrappers
+            if held.max(converse) >= WHOLE || self.same_root_cause(past) {
                 return SAME_LINE + (1.0 - SAME_LINE) * held.powf(0.8) * converse.powf(0.2);
             }
         }
@@ -257,6 +258,25 @@ impl Signature {
                     && l.words.intersection(&m.words).count() >= TEMPLATE_WORDS
             })
         })
+    }
+
+    /// Whether both errors are Java exception chains whose last `Caused
+    /// by:` is the same message of [`TEMPLATE_WORDS`] words or more: the
+    /// root cause, met again under another wrapper (Byte Buddy not
+    /// supporting Java 21, under Mockito once and Hibernate's proxies
+    /// next; the fix is the same).
+    fn same_root_cause(&self, past: &Signature) -> bool {
+        let root = |s: &Signature| {
+            s.lines
+                .iter()
+                .rev()
+                .find(|l| l.text.starts_with("caused by: "))
+                .map(|l| (l.text.clone(), l.words.len()))
+        };
+        match (root(self), root(past)) {
+            (Some((ours, words)), Some((theirs, _))) => ours == theirs && words >= TEMPLATE_WORDS,
+            _ => false,
+        }
     }
 
     /// Whether some line pair of this error and `past` differs, and only
@@ -807,5 +827,56 @@ mod tests {
         ] {
             assert!(alike(a, b) < 0.86, "{a} / {b}: {}", alike(a, b));
         }
+    }
+
+    #[test]
+    fn one_root_cause_under_two_wrappers_is_one_error() {
+        let weight = |_: &str| 1.0;
+        let alike = |a: &str, b: &str| {
+            let (a, b) = (Signature::of(a).unwrap(), Signature::of(b).unwrap());
+            a.weighted_likeness(&b, &weight, a.shared_lines(&b))
+        };
+        let byte_buddy = "Caused by: java.lang.IllegalArgumentException: Java 21 (65) is not supported by the current version of Byte Buddy which officially supports Java 19 (63) - update Byte Buddy or set net.bytebuddy.experimental as a VM property\n\tat net.bytebuddy.utility.OpenedClassReader.of(OpenedClassReader.java:96)";
+        // the root cause past the eight lines a signature keeps
+        let mockito = format!(
+            "[ERROR] Tests run: 3, Failures: 0, Errors: 3 <<< FAILURE! -- in com.acme.FxRateServiceTest\n\
+             org.mockito.exceptions.base.MockitoException: Mockito cannot mock this class: class com.acme.FxRateClient.\n\
+             If you're not sure why you're getting this error, please open an issue on GitHub.\n\
+             Underlying exception : org.mockito.exceptions.base.MockitoException: Could not modify all classes\n\
+             Caused by: org.mockito.exceptions.base.MockitoException: Could not modify all classes [class com.acme.FxRateClient]\n\
+             \tat net.bytebuddy.TypeCache.findOrInsert(TypeCache.java:168)\n\
+             Caused by: java.lang.IllegalStateException: Byte Buddy could not instrument all classes within the mock's type hierarchy\n\
+             \tat org.mockito.internal.creation.bytebuddy.InlineBytecodeGenerator.triggerRetransformation(InlineBytecodeGenerator.java:294)\n\
+             Caused by: java.lang.IllegalStateException: Failed to transform class com.acme.FxRateClient for inlining\n\
+             Caused by: java.lang.IllegalStateException: Could not retransform class com.acme.FxRateClient in this JVM\n\
+             Caused by: java.lang.IllegalStateException: The type hierarchy of com.acme.FxRateClient was not instrumented\n\
+             {byte_buddy}"
+        );
+        let past = Signature::of(&mockito).unwrap();
+        assert!(past.lines.len() <= 8);
+        assert!(
+            past.lines.last().unwrap().text.contains("byte buddy"),
+            "{:?}",
+            past.lines
+        );
+        let hibernate = format!(
+            "org.springframework.beans.factory.BeanCreationException: Error creating bean with name 'entityManagerFactory': Could not create proxy factory for:com.acme.Account\n\
+             Caused by: org.hibernate.HibernateException: Could not create proxy factory for:com.acme.Account\n{byte_buddy}"
+        );
+        assert!(alike(&hibernate, &mockito) >= 0.86);
+        // a short root cause says too little of which failure it was
+        let refused = |wrapper: &str| {
+            format!("{wrapper}\nCaused by: java.net.ConnectException: Connection refused")
+        };
+        assert!(
+            alike(
+                &refused(
+                    "org.springframework.jdbc.CannotGetJdbcConnectionException: Failed to obtain JDBC Connection"
+                ),
+                &refused(
+                    "org.apache.kafka.common.KafkaException: Failed to construct kafka consumer"
+                )
+            ) < 0.86
+        );
     }
 }
