@@ -1349,6 +1349,20 @@ fn the_file_history_follows_the_index() {
     assert!(shards.join("complete").is_file(), "written again");
     assert_eq!(check()["status"], "ok", "{:#}", check());
 
+    // the workspace reached through a symlink (SQLite names the index by
+    // its resolved path): still written
+    std::fs::remove_dir_all(&shards).unwrap();
+    let link = home.path("pms-link");
+    std::os::unix::fs::symlink(home.workspace(), &link).unwrap();
+    home.ok(&["index", "--quiet", "--workspace", link.to_str().unwrap()]);
+    assert!(shards.join("complete").is_file(), "written through the link");
+    // a folder of another format (or a `complete` cut short) is written
+    // again whole
+    std::fs::write(shards.join("complete"), "pms-file-history 0\n").unwrap();
+    assert_eq!(check()["status"], "warn", "{:#}", check());
+    home.ok(&["index", "--quiet"]);
+    assert_eq!(check()["status"], "ok", "{:#}", check());
+
     // a session that talks about the file, added and indexed
     let later: Set = toml_edit::de::from_str(
         r#"

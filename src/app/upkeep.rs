@@ -145,7 +145,7 @@ pub fn index_now(
         progress.note(&health::warning(&path).unwrap_or(what));
     }
     crate::memory::lessons::index_file::refresh_index(&ctx.ws);
-    finish(ctx, &mut conn, report, progress, download)
+    finish(ctx, &mut conn, IndexCopy::Live, report, progress, download)
 }
 
 /// Builds a new index from every file beside the current one
@@ -168,7 +168,7 @@ pub fn rebuild(
         // The crash tests' point in the long middle of a rebuild, the
         // database aside open with its WAL and shared memory beside it.
         durable::fault_point("rebuild", &aside)?;
-        let outcome = finish(ctx, &mut conn, report, progress, download)?;
+        let outcome = finish(ctx, &mut conn, IndexCopy::Aside, report, progress, download)?;
         db::close_whole(conn, &aside)?;
         Ok(outcome)
     })();
@@ -214,7 +214,14 @@ pub fn index_paths_with(
     let report = indexer::run_paths(&mut conn, &ctx.ws, &ctx.env, &ctx.cfg, paths, progress)
         .inspect_err(|e| note_if_corrupt(&path, e))
         .map_err(|e| explained(&path, e))?;
-    finish(ctx, &mut conn, report, progress, ModelDownload::Never)
+    finish(
+        ctx,
+        &mut conn,
+        IndexCopy::Live,
+        report,
+        progress,
+        ModelDownload::Never,
+    )
 }
 
 /// Indexes files pms itself just wrote (a lesson added, moved or retired),
@@ -249,9 +256,21 @@ fn note_if_corrupt(db: &std::path::Path, e: &(dyn std::error::Error + 'static)) 
     }
 }
 
+/// Which index a run wrote: the one searches read, or a rebuild's copy
+/// beside it (whose vector file and file history are written once it is
+/// swapped in). Told by the caller, not by comparing paths: SQLite names a
+/// database by its resolved path, and a workspace reached through a
+/// symlink never compared equal, so neither was ever written there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum IndexCopy {
+    Live,
+    Aside,
+}
+
 fn finish(
     ctx: &Context,
     conn: &mut Connection,
+    copy: IndexCopy,
     report: IndexReport,
     progress: &dyn Progress,
     download: ModelDownload,
@@ -263,7 +282,7 @@ fn finish(
     };
     // A rebuild's database aside gets its file once swapped in (rebuild).
     let mut file_history_error = None;
-    if conn.path() == ctx.ws.db_path().to_str() {
+    if copy == IndexCopy::Live {
         if report.stopped_for_space.is_none() {
             refresh_vector_file(conn, &ctx.ws.db_path(), &mut vectors);
         }

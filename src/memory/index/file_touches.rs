@@ -57,8 +57,10 @@ const FILLED: &str = "file_touches_filled";
 /// Most files one turn is taken to touch: a pasted listing of 500 paths is
 /// not a discussion of each.
 const MOST_PER_TURN: usize = 64;
-/// Longest `about` kept, in characters (the hook shows at most 220).
-const ABOUT_CHARS: usize = 600;
+/// Longest `about` kept, in characters: the hook shows the first two
+/// sentences within 220 (`recall::first_sentences`), and a shard holds it
+/// once per session and file.
+const ABOUT_CHARS: usize = 240;
 /// Files people name without an extension.
 const KNOWN_NAMES: &[&str] = &[
     "Makefile",
@@ -116,21 +118,29 @@ fn shard_of(path: &str) -> u16 {
 /// when a tool line writes it, at most [`MOST_PER_TURN`].
 pub fn named_files(text: &str) -> Vec<(String, TouchKind)> {
     let mut out: Vec<(String, TouchKind)> = Vec::new();
+    let mut note = |path: &str, kind: TouchKind| {
+        if let Some((_, k)) = out.iter_mut().find(|(p, _)| p == path) {
+            *k = (*k).max(kind);
+        } else if out.len() < MOST_PER_TURN {
+            out.push((path.to_string(), kind));
+        }
+    };
     for line in text.lines() {
-        let (kind, words) = match line.strip_prefix("[tool ") {
+        match line.strip_prefix("[tool ") {
             Some(rest) => match rest.split_once("] ") {
-                Some((tool, args)) if is_edit_tool(tool) => (TouchKind::Changed, args),
+                // `apply_patch` lists the files it patched, space-separated;
+                // the other tools write one file, whose path is the whole
+                // rest of the line (`My Project/`, `app/[slug]/page.tsx`)
+                Some(("apply_patch", paths)) => paths
+                    .split_whitespace()
+                    .for_each(|p| note(p, TouchKind::Changed)),
+                Some((tool, path)) if is_edit_tool(tool) && !path.trim().is_empty() => {
+                    note(path.trim(), TouchKind::Changed)
+                }
                 // a read, a search, a command: not a discussion of the file
-                _ => continue,
+                _ => {}
             },
-            None => (TouchKind::Discussed, line),
-        };
-        for path in path_tokens(words) {
-            if let Some((_, k)) = out.iter_mut().find(|(p, _)| p == path) {
-                *k = (*k).max(kind);
-            } else if out.len() < MOST_PER_TURN {
-                out.push((path.to_string(), kind));
-            }
+            None => path_tokens(line).for_each(|p| note(p, TouchKind::Discussed)),
         }
     }
     out
@@ -142,6 +152,8 @@ fn path_tokens(line: &str) -> impl Iterator<Item = &str> {
         !(c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '~' | '+' | '@'))
     })
     .map(|t| t.trim_end_matches('.'))
+    // Claude Code's `@src/a.rs` names the file as a reference
+    .map(|t| t.strip_prefix('@').unwrap_or(t))
     .map(|t| t.strip_prefix("./").unwrap_or(t))
     .filter(|t| looks_like_path(t))
 }
@@ -151,17 +163,21 @@ fn looks_like_path(t: &str) -> bool {
         return false;
     }
     let name = t.rsplit('/').next().unwrap_or(t);
-    if !name.chars().any(char::is_alphanumeric) {
-        return false; // `src/`, `../`
+    if !name.chars().any(char::is_alphabetic) {
+        return false; // `src/`, `../`, `2024/01/02`
     }
-    if t.contains('/') {
+    if KNOWN_NAMES.contains(&name) || has_extension(name) {
         return true;
     }
-    if KNOWN_NAMES.contains(&name) {
-        return true;
-    }
-    // a bare name needs an extension with a letter: `main.tf`, `.env`; not
-    // `3.14` or `v1.2`
+    // a path without an extension is one when it says so: whole
+    // (`/usr/bin/env`, `~/bin/deploy`) or two folders deep; `and/or`,
+    // `I/O` and `SIGINT/SIGTERM` are words
+    t.starts_with(['/', '~']) || t.matches('/').count() >= 2
+}
+
+/// Whether a file name ends in an extension with a letter: `main.tf`,
+/// `.env`; not `3.14` or `v1.2`.
+fn has_extension(name: &str) -> bool {
     name.rsplit_once('.').is_some_and(|(_, ext)| {
         (1..=10).contains(&ext.len())
             && ext.chars().all(|c| c.is_ascii_alphanumeric())
@@ -350,8 +366,10 @@ pub fn write_listed(conn: &Connection, state_dir: &Path) -> std::io::Result<usiz
     let io = |e: rusqlite::Error| std::io::Error::other(e.to_string());
     let dir = dir_of(state_dir);
     let complete = dir.join("complete");
-    // a folder removed (or never finished) is written whole
-    let shards = if complete.exists() {
+    // a folder removed, never finished, or of another format is written
+    // whole (the test [`read`] makes)
+    let whole = !is_complete(&dir);
+    let shards = if !whole {
         listed(conn).map_err(io)?
     } else {
         (0..SHARDS).collect()
@@ -401,8 +419,12 @@ pub fn write_listed(conn: &Connection, state_dir: &Path) -> std::io::Result<usiz
             durable::write_atomic_nosync(&path, text.as_bytes())?;
         }
     }
-    if !complete.exists() {
-        durable::write_atomic_nosync(&complete, format!("{HEADER}\n").as_bytes())?;
+    // On disk before the list is cleared: a power cut must not leave a
+    // shard rolled back that no list names. One sync of the file system,
+    // not one per shard (256 of them on a whole write).
+    durable::sync_filesystem(&dir)?;
+    if whole {
+        durable::write_atomic(&complete, format!("{HEADER}\n").as_bytes())?;
     }
     set_listed(conn, &BTreeSet::new()).map_err(io)?;
     Ok(shards.len())
@@ -420,10 +442,14 @@ pub enum Written {
     Missing,
 }
 
+/// Whether every shard in `dir` has been written, in this format.
+fn is_complete(dir: &Path) -> bool {
+    std::fs::read_to_string(dir.join("complete")).is_ok_and(|c| c.trim_end() == HEADER)
+}
+
 /// How the shards of the index `conn` stand.
 pub fn written(conn: &Connection, state_dir: &Path) -> rusqlite::Result<Written> {
-    let complete = std::fs::read_to_string(dir_of(state_dir).join("complete"));
-    if complete.map_or(true, |c| c.trim_end() != HEADER) {
+    if !is_complete(&dir_of(state_dir)) {
         return Ok(Written::Missing);
     }
     let behind = listed(conn)?.len();
@@ -443,8 +469,7 @@ pub fn written(conn: &Connection, state_dir: &Path) -> rusqlite::Result<Written>
 /// asks the database.
 pub fn read(state_dir: &Path, paths: &[&str]) -> Option<Vec<TouchRow>> {
     let dir = dir_of(state_dir);
-    let complete = std::fs::read_to_string(dir.join("complete")).ok()?;
-    if complete.trim_end() != HEADER {
+    if !is_complete(&dir) {
         return None;
     }
     let mut shards: Vec<u16> = paths.iter().map(|p| shard_of(p)).collect();
@@ -564,6 +589,31 @@ mod tests {
         .map(|(p, _)| p)
         .collect();
         assert_eq!(named, vec!["scripts/run.sh", ".env"]);
+        let named: Vec<String> = named_files(
+            "and/or the I/O of SIGINT/SIGTERM on 2024/01/02; see @src/db/pool.rs, ~/bin/deploy and scripts/ci/release",
+        )
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
+        assert_eq!(
+            named,
+            vec!["src/db/pool.rs", "~/bin/deploy", "scripts/ci/release"]
+        );
+        // a written path is taken whole
+        for path in [
+            "/home/maya/My Project/src/a.rs",
+            "/home/maya/shop/app/[slug]/page.tsx",
+            "/home/maya/shop/app/(auth)/login/page.tsx",
+        ] {
+            assert_eq!(
+                named_files(&format!("[tool Edit] {path}")),
+                vec![(path.to_string(), TouchKind::Changed)]
+            );
+        }
+        assert_eq!(
+            named_files("[tool apply_patch] src/deploy.sh src/a.rs").len(),
+            2
+        );
         // a longer path is another file's
         let named = named_files("see lib/src/db/accounts.rs and xsrc/db/accounts.rsx");
         assert!(

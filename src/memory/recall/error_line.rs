@@ -162,6 +162,11 @@ pub struct ErrorLine {
     pub text: String,
     pub words: BTreeSet<String>,
     pub says: Says,
+    /// Its words that name the user's own code ([`quoted_code`]).
+    pub code: BTreeSet<String>,
+    /// Its words that name a type or a trait it quotes in backticks
+    /// (`` `Send` ``, `` `Rc<…>` ``'s `rc`): what failed, not where.
+    pub types: BTreeSet<String>,
 }
 
 /// What a line of an error says.
@@ -208,7 +213,16 @@ impl ErrorLine {
         } else {
             Says::What
         };
-        Some(ErrorLine { text, words, says })
+        let quoted = quoted_code(raw);
+        let known = |set: BTreeSet<String>| set.into_iter().filter(|w| words.contains(w)).collect();
+        let (code, types) = (known(quoted.user), known(quoted.types));
+        Some(ErrorLine {
+            text,
+            words,
+            says,
+            code,
+            types,
+        })
     }
 
     /// The words of the labels before the line's message: its leading
@@ -230,6 +244,58 @@ impl ErrorLine {
         labels
     }
 }
+
+/// The code `raw` quotes in backticks (as rustc, clippy and ruff quote
+/// code), told apart by its spelling before the line is lower-cased. The
+/// user's own: a name spelled in lower case (a variable, a function:
+/// `` `state` ``, `` `create_transfer` ``), and what follows a type's own
+/// name (the parameters of `` `MutexGuard<'_, LruCache<…>>` ``, the
+/// arguments of a `fn(…)` type). A type's or a trait's own name
+/// (`` `Send` ``, `` `Rc<…>` ``) is kept apart: that says what failed. Not what single
+/// or double quotes hold, which name packages, keys and files as often as
+/// code (`KeyError: 'user_id'`), nor Ruby's `` `method' ``, which no
+/// backtick closes.
+fn quoted_code(raw: &str) -> QuotedCode {
+    let mut out = QuotedCode::default();
+    for span in BACKTICKED.captures_iter(raw).filter_map(|c| c.get(1)) {
+        let span = span.as_str().trim();
+        let head_end = span
+            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+            .unwrap_or(span.len());
+        let (head, rest) = span.split_at(head_end);
+        let lower_name = rest.is_empty()
+            && head
+                .rsplit("::")
+                .next()
+                .and_then(|n| n.chars().next())
+                .is_some_and(|c| c.is_lowercase() || c == '_');
+        let words = |s: &str| -> Vec<String> {
+            s.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .filter(|w| !w.is_empty())
+                .map(str::to_lowercase)
+                .collect()
+        };
+        if lower_name {
+            out.user.extend(words(head));
+        } else {
+            out.types.extend(words(head));
+            out.user.extend(words(rest));
+        }
+    }
+    out
+}
+
+/// What a line quotes in backticks ([`quoted_code`]).
+#[derive(Default)]
+struct QuotedCode {
+    user: BTreeSet<String>,
+    types: BTreeSet<String>,
+}
+
+/// A backticked span; a quote inside only as a lifetime (`'_`), not as
+/// the end of Ruby's `` `foo' `` before another backtick.
+static BACKTICKED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"`((?:[^`'\n]|'[^\s`])+)`").expect("valid"));
 
 /// Words too common in error output to tell two errors apart.
 const PLAIN: &[&str] = &[

@@ -224,6 +224,14 @@ impl Signature {
                 if ours == 0 || theirs == 0 {
                     return false;
                 }
+                // a type or a trait of its own on each side: `Send` not
+                // implemented for `MutexGuard<…>` and for `Rc<…>` are two
+                // errors with two fixes, however much else they share
+                if l.words.difference(&m.words).any(|w| l.types.contains(w))
+                    && m.words.difference(&l.words).any(|w| m.types.contains(w))
+                {
+                    return true;
+                }
                 if differ_in_code_only(l, m) {
                     return false;
                 }
@@ -274,7 +282,14 @@ impl Signature {
                 .map(|l| (l.text.clone(), l.words.len()))
         };
         match (root(self), root(past)) {
-            (Some((ours, words)), Some((theirs, _))) => ours == theirs && words >= TEMPLATE_WORDS,
+            // a path or an address normalised away may be what failed
+            // (`FileNotFoundException: <path>`)
+            (Some((ours, words)), Some((theirs, _))) => {
+                ours == theirs
+                    && words >= TEMPLATE_WORDS
+                    && !ours.contains("<path>")
+                    && !ours.contains("<url>")
+            }
             _ => false,
         }
     }
@@ -288,9 +303,12 @@ impl Signature {
             .any(|l| past_lines.iter().any(|m| differ_in_code_only(l, m)))
     }
 
-    /// The words of every code name the error's lines quote.
+    /// The words of the user's own code the error's lines quote.
     fn code_names(&self) -> BTreeSet<String> {
-        self.lines.iter().flat_map(code_names).collect()
+        self.lines
+            .iter()
+            .flat_map(|l| l.code.iter().cloned())
+            .collect()
     }
 
     /// The lines that say what went wrong (not which test or where).
@@ -346,33 +364,10 @@ static NAMES_WHAT_FAILED: LazyLock<Regex> = LazyLock::new(|| {
         .expect("valid")
 });
 
-/// The words of the code a line quotes: what is in backticks, as rustc,
-/// clippy and ruff quote the user's own names (`` `state` ``, a handler's
-/// type). Not single or double quotes, which name packages, keys and
-/// files as often as code (`KeyError: 'user_id'`), nor Ruby's
-/// `` `method' `` (no closing backtick).
-fn code_names(line: &ErrorLine) -> BTreeSet<String> {
-    BACKTICKED
-        .captures_iter(&line.text)
-        .filter_map(|c| c.get(1))
-        .flat_map(|span| {
-            span.as_str()
-                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .filter(|w| !w.is_empty())
-                .map(str::to_string)
-                .collect::<Vec<_>>()
-        })
-        .collect()
-}
-
-/// A backticked span; a quote inside only as a lifetime (`'_`), not as
-/// the end of Ruby's `` `foo' `` before another backtick.
-static BACKTICKED: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"`((?:[^`'\n]|'[^\s`])+)`").expect("valid"));
-
 /// Whether two lines are one message that differs only in the code it
-/// names: each has words of its own, all of them inside its backticks,
-/// and the line does not say the name is missing ([`NAMES_WHAT_FAILED`]).
+/// names: each has words of its own, all of them the user's own code
+/// ([`ErrorLine::code`]), and the line does not say the name is missing
+/// ([`NAMES_WHAT_FAILED`]).
 fn differ_in_code_only(l: &ErrorLine, m: &ErrorLine) -> bool {
     let ours: Vec<&String> = l.words.difference(&m.words).collect();
     let theirs: Vec<&String> = m.words.difference(&l.words).collect();
@@ -382,8 +377,7 @@ fn differ_in_code_only(l: &ErrorLine, m: &ErrorLine) -> bool {
     if NAMES_WHAT_FAILED.is_match(&l.text) || NAMES_WHAT_FAILED.is_match(&m.text) {
         return false;
     }
-    let (our_code, their_code) = (code_names(l), code_names(m));
-    ours.iter().all(|w| our_code.contains(*w)) && theirs.iter().all(|w| their_code.contains(*w))
+    ours.iter().all(|w| l.code.contains(*w)) && theirs.iter().all(|w| m.code.contains(*w))
 }
 
 /// Whether each of two errors has a word the other lacks that is at least
@@ -813,6 +807,24 @@ mod tests {
                 &guard("create_transfer", "HashMap<CurrencyPair, Rate>")
             ) >= 0.86
         );
+        // a type or a trait of its own is another error (a drop before
+        // the await against an Arc), and so is a missing name
+        for (a, b) in [
+            (
+                guard("handler", "HashMap<String, Rate>").as_str(),
+                "error: future cannot be sent between threads safely\n    | ^^^^ future returned by `handler` is not `Send`\n    = help: within `impl Future<Output = Result<Response, AppError>>`, the trait `Send` is not implemented for `Rc<RefCell<Session>>`",
+            ),
+            (
+                "error: future cannot be sent between threads safely\n    = help: the trait `Sync` is not implemented for `Cell<u32>` in the future returned by `handler` here",
+                "error: future cannot be sent between threads safely\n    = help: the trait `Send` is not implemented for `Cell<u32>` in the future returned by `handler` here",
+            ),
+            (
+                "error[E0599]: the method `collect` exists for struct `Map<Iter<'_, u8>, F>`, but its trait bounds were not satisfied in this crate",
+                "error[E0599]: the method `clone` exists for struct `Rc<Connection>`, but its trait bounds were not satisfied in this crate",
+            ),
+        ] {
+            assert!(alike(a, b) < 0.86, "{a} / {b}: {}", alike(a, b));
+        }
         // the name is what failed: another error
         for (a, b) in [
             (
@@ -864,6 +876,25 @@ mod tests {
              Caused by: org.hibernate.HibernateException: Could not create proxy factory for:com.acme.Account\n{byte_buddy}"
         );
         assert!(alike(&hibernate, &mockito) >= 0.86);
+        // a root cause whose file or address was normalised away may be
+        // another file's
+        let missing = |wrapper: &str, file: &str| {
+            format!(
+                "{wrapper}\nCaused by: java.io.FileNotFoundException: {file} (No such file or directory) while reading the configuration of this job"
+            )
+        };
+        assert!(
+            alike(
+                &missing(
+                    "org.springframework.beans.factory.BeanCreationException: Error creating bean with name 'config'",
+                    "/etc/app/config.yml"
+                ),
+                &missing(
+                    "org.apache.spark.SparkException: Job aborted due to stage failure",
+                    "/data/in/events.csv"
+                )
+            ) < 0.86
+        );
         // a short root cause says too little of which failure it was
         let refused = |wrapper: &str| {
             format!("{wrapper}\nCaused by: java.net.ConnectException: Connection refused")
