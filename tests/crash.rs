@@ -614,7 +614,7 @@ fn scenarios() -> Vec<Scenario> {
                             .as_bytes(),
                     );
                 }
-                let lessons_index = verify_check(home, "lessons.index");
+                let lessons_index = home.verify_check("lessons.index");
                 assert_eq!(lessons_index["status"], "ok", "{lessons_index}");
                 assert_eq!(lesson_count(home, "5433"), 1, "the rule, once");
                 assert_eq!(pending_count(home, "5433"), 0, "not pending any more");
@@ -1068,19 +1068,6 @@ fn run_import(home: &TestHome, env: &[(&str, String)]) -> Output {
 }
 
 /// Check `id` of `pms verify --quick --json`.
-fn verify_check(home: &TestHome, id: &str) -> Value {
-    let out = home.run(&["verify", "--quick", "--json"]);
-    let v: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("verify --json: {e}: {}", crate::support::stdout(&out)));
-    v["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == id)
-        .cloned()
-        .unwrap_or_else(|| panic!("no check {id} in {v:#}"))
-}
-
 fn pending_id(home: &TestHome) -> Option<String> {
     let v: Value = serde_json::from_slice(&home.ok(&["lessons", "--json"]).stdout).unwrap();
     v["pending"][0]["id"].as_str().map(str::to_string)

@@ -1330,17 +1330,7 @@ fn the_file_history_follows_the_index() {
 
     // without the shards, the index answers the same; verify says so and
     // its fix writes them again
-    let check = || {
-        let out = home.run(&["verify", "--quick", "--json"]);
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["checks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["id"] == "index.file_history")
-            .cloned()
-            .unwrap_or_else(|| panic!("no check in {v:#}"))
-    };
+    let check = || home.verify_check("index.file_history");
     assert_eq!(check()["status"], "ok", "{:#}", check());
     std::fs::remove_dir_all(&shards).unwrap();
     assert_eq!(edit("/home/ana/shop"), told);
@@ -1355,7 +1345,10 @@ fn the_file_history_follows_the_index() {
     let link = home.path("pms-link");
     std::os::unix::fs::symlink(home.workspace(), &link).unwrap();
     home.ok(&["index", "--quiet", "--workspace", link.to_str().unwrap()]);
-    assert!(shards.join("complete").is_file(), "written through the link");
+    assert!(
+        shards.join("complete").is_file(),
+        "written through the link"
+    );
     // a folder of another format (or a `complete` cut short) is written
     // again whole
     std::fs::write(shards.join("complete"), "pms-file-history 0\n").unwrap();

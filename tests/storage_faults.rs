@@ -99,19 +99,6 @@ fn search(home: &TestHome, q: &str) -> (Vec<String>, Option<String>) {
     )
 }
 
-/// The verify check `index`, from `pms verify --quick --json`.
-fn index_check(home: &TestHome) -> Value {
-    let out = home.run(&["verify", "--quick", "--json"]);
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    v["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == "index")
-        .unwrap()
-        .clone()
-}
-
 /// What `memory_search` answers for `q`.
 fn mcp_search(home: &TestHome, q: &str) -> String {
     let mut s = crate::mcp_robustness::Server::start(home);
@@ -179,7 +166,7 @@ fn a_partly_damaged_index_is_reported_and_searches_warn_until_rebuilt() {
         assert_eq!(warning, None, "{kind}: a whole index warns");
         damage(&db);
 
-        let check = index_check(&home);
+        let check = home.verify_check("index");
         assert_eq!(check["status"], "fail", "{kind}: {check}");
         assert_eq!(check["fix"], "rebuild-index", "{kind}: {check}");
 
@@ -223,7 +210,7 @@ fn a_partly_damaged_index_is_reported_and_searches_warn_until_rebuilt() {
         }
 
         home.ok(&["verify", "--fix", "--quick"]);
-        assert_eq!(index_check(&home)["status"], "ok", "{kind}");
+        assert_eq!(home.verify_check("index")["status"], "ok", "{kind}");
         let (_, warning) = search(&home, "turnip plan");
         assert_eq!(warning, None, "{kind}: the rebuild clears the warning");
         for i in [45, 55, 97, 150] {
@@ -273,7 +260,7 @@ fn index_runs_notice_damage_and_rebuild_what_they_meet() {
         "{}",
         stderr(&out)
     );
-    assert_eq!(index_check(&home)["status"], "ok");
+    assert_eq!(home.verify_check("index")["status"], "ok");
     for i in [3, 45, 150] {
         assert_eq!(
             search(&home, &format!("word{i}")),

@@ -109,6 +109,20 @@ impl TestHome {
     }
 
     /// Runs pms and panics with its output unless it succeeded.
+    /// The check `id` of `pms verify --quick --json`.
+    pub fn verify_check(&self, id: &str) -> serde_json::Value {
+        let out = self.run(&["verify", "--quick", "--json"]);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("verify --json: {e}: {}", stdout(&out)));
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("no check {id} in {v:#}"))
+    }
+
     pub fn ok(&self, args: &[&str]) -> Output {
         let out = self.run(args);
         assert!(

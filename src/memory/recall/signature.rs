@@ -782,13 +782,14 @@ mod tests {
         );
     }
 
+    /// How alike two outputs' errors are, every word weighing the same.
+    fn alike(a: &str, b: &str) -> f64 {
+        let (a, b) = (Signature::of(a).unwrap(), Signature::of(b).unwrap());
+        a.weighted_likeness(&b, &|_| 1.0, a.shared_lines(&b))
+    }
+
     #[test]
     fn one_long_message_about_other_code_is_the_same_error_a_missing_name_is_not() {
-        let weight = |_: &str| 1.0;
-        let alike = |a: &str, b: &str| {
-            let (a, b) = (Signature::of(a).unwrap(), Signature::of(b).unwrap());
-            a.weighted_likeness(&b, &weight, a.shared_lines(&b))
-        };
         let borrows = |name: &str| {
             format!(
                 "error[E0373]: async block may outlive the current function, but it borrows `{name}`, which is owned by the current function\n  --> src/jobs/a.rs:22:18"
@@ -843,11 +844,6 @@ mod tests {
 
     #[test]
     fn one_root_cause_under_two_wrappers_is_one_error() {
-        let weight = |_: &str| 1.0;
-        let alike = |a: &str, b: &str| {
-            let (a, b) = (Signature::of(a).unwrap(), Signature::of(b).unwrap());
-            a.weighted_likeness(&b, &weight, a.shared_lines(&b))
-        };
         let byte_buddy = "Caused by: java.lang.IllegalArgumentException: Java 21 (65) is not supported by the current version of Byte Buddy which officially supports Java 19 (63) - update Byte Buddy or set net.bytebuddy.experimental as a VM property\n\tat net.bytebuddy.utility.OpenedClassReader.of(OpenedClassReader.java:96)";
         // the root cause past the eight lines a signature keeps
         let mockito = format!(
