@@ -167,6 +167,10 @@ pub struct ErrorLine {
     /// Its words that name a type or a trait it quotes in backticks
     /// (`` `Send` ``, `` `Rc<…>` ``'s `rc`): what failed, not where.
     pub types: BTreeSet<String>,
+    /// The line under a Java exception that goes on with its message: what
+    /// exactly failed (Flyway's `Migration checksum mismatch for migration
+    /// version 7` under `FlywayValidateException: Validate failed`).
+    pub detail: bool,
 }
 
 /// What a line of an error says.
@@ -222,6 +226,7 @@ impl ErrorLine {
             says,
             code,
             types,
+            detail: false,
         })
     }
 
@@ -358,7 +363,14 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
         if line.words.len() < 2 || lines.iter().any(|l| l.text == line.text) {
             continue;
         }
-        lines.push(line);
+        // an error line of its own right under an exception's goes on
+        // with its message as well (`Migration checksum mismatch …`)
+        let detail = i > 0 && !is_exception(raw) && !raw.starts_with("Caused by") && {
+            let above = all[i - 1];
+            !above.ends_with(':')
+                && is_exception(above.strip_prefix("Caused by: ").unwrap_or(above))
+        };
+        lines.push(ErrorLine { detail, ..line });
         // A Java exception's message goes on under it until its first
         // frame (Flyway's `Detected resolved migration not applied to
         // database: 10.` under `…FlywayValidateException: Validate
@@ -371,7 +383,10 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
             && more.words.len() >= 2
             && !lines.iter().any(|l| l.text == more.text)
         {
-            lines.push(more);
+            lines.push(ErrorLine {
+                detail: true,
+                ..more
+            });
         }
         if lines.len() >= MAX_LINES {
             lines.truncate(MAX_LINES);

@@ -133,6 +133,9 @@ impl Signature {
         weight: &dyn Fn(&str) -> f64,
         shared: LineSet,
     ) -> f64 {
+        if self.details_disagree(past, weight) {
+            return 0.0;
+        }
         let templated = self.same_message_other_code(past);
         if (!shared.is_empty() || templated) && !self.names_another_in_a_line(past, weight) {
             // what went wrong, whichever test it was; the code names of a
@@ -268,6 +271,22 @@ impl Signature {
         })
     }
 
+    /// Whether each error says exactly what failed under its exception
+    /// ([`ErrorLine::detail`]) in a line the other has nothing like: one
+    /// exception, two failures (Flyway's `Validate failed` over a checksum
+    /// mismatch once and a migration not applied next; the fixes differ).
+    fn details_disagree(&self, past: &Signature, weight: &dyn Fn(&str) -> f64) -> bool {
+        let unmatched = |a: &Signature, b: &Signature| {
+            let b_lines: Vec<&ErrorLine> = b.lines.iter().collect();
+            let details: Vec<&ErrorLine> = a.lines.iter().filter(|l| l.detail).collect();
+            !details.is_empty()
+                && details
+                    .iter()
+                    .all(|d| weighted_agreement(&[*d], &b_lines, weight) < DETAIL_MATCH)
+        };
+        unmatched(self, past) && unmatched(past, self)
+    }
+
     /// Whether both errors are Java exception chains whose last `Caused
     /// by:` is the same message of [`TEMPLATE_WORDS`] words or more: the
     /// root cause, met again under another wrapper (Byte Buddy not
@@ -352,6 +371,9 @@ impl Signature {
     }
 }
 
+/// How much of a detail line another line must hold to tell the same
+/// failure ([`Signature::details_disagree`]).
+const DETAIL_MATCH: f64 = 0.5;
 /// Least words two lines share for a difference in code names alone to
 /// leave them one message ([`Signature::same_message_other_code`]).
 const TEMPLATE_WORDS: usize = 8;
@@ -904,6 +926,33 @@ mod tests {
                     "org.apache.kafka.common.KafkaException: Failed to construct kafka consumer"
                 )
             ) < 0.86
+        );
+    }
+
+    #[test]
+    fn one_exception_over_two_failures_is_two_errors() {
+        let flyway = |detail: &str| {
+            format!(
+                "org.springframework.beans.factory.BeanCreationException: Error creating bean with name 'flywayInitializer' defined in class path resource [org/springframework/boot/autoconfigure/flyway/FlywayAutoConfiguration.class]: Validate failed: Migrations have failed validation\n\
+                 Caused by: org.flywaydb.core.api.exception.FlywayValidateException: Validate failed: Migrations have failed validation\n\
+                 {detail}\n\tat org.flywaydb.core.Flyway.migrate(Flyway.java:126)"
+            )
+        };
+        let checksum = flyway("Migration checksum mismatch for migration version 7");
+        let pending = flyway("Detected resolved migration not applied to database: 10.");
+        let s = Signature::of(&checksum).unwrap();
+        assert!(s.lines.iter().any(|l| l.detail), "{:?}", s.lines);
+        assert!(
+            alike(&pending, &checksum) < 0.86,
+            "{}",
+            alike(&pending, &checksum)
+        );
+        // the same failure again, another version
+        let again = flyway("Migration checksum mismatch for migration version 9");
+        assert!(
+            alike(&again, &checksum) >= 0.86,
+            "{}",
+            alike(&again, &checksum)
         );
     }
 }
