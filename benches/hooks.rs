@@ -31,7 +31,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use pms::memory::index::{db, indexer};
+use pms::memory::index::{db, file_touches, indexer};
 use serde_json::json;
 
 const PMS: &str = env!("CARGO_BIN_EXE_pms");
@@ -209,6 +209,10 @@ fn main() {
         &pms::platform::progress::Quiet,
     )
     .unwrap();
+    // what an index run writes after it (upkeep::finish): the file history
+    // the first edit reads without SQLite
+    let shards = file_touches::write_listed(&conn, &f.ws.state_dir()).unwrap();
+    assert_eq!(shards, 256, "the file history written whole");
     let rules = pms::memory::lessons::all_rules(&f.ws);
     pms::memory::lessons::index_file::write_index(&f.ws, &rules).unwrap();
     let chunks: i64 = conn
