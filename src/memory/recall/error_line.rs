@@ -287,8 +287,25 @@ fn quoted_code(raw: &str) -> QuotedCode {
             out.user.extend(words(rest));
         }
     }
+    // ESLint and TypeScript quote the user's names in single quotes; one
+    // spelled in camel case is code (`'loadReviews'`), not a package, a
+    // key or a file
+    for name in SINGLE_QUOTED.captures_iter(raw).filter_map(|c| c.get(1)) {
+        let name = name.as_str();
+        let camel = name
+            .as_bytes()
+            .windows(2)
+            .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
+        if camel && name.starts_with(|c: char| c.is_ascii_lowercase()) {
+            out.user.insert(name.to_lowercase());
+        }
+    }
     out
 }
+
+/// A single identifier in single quotes.
+static SINGLE_QUOTED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"'([A-Za-z_][A-Za-z0-9_]*)'").expect("valid"));
 
 /// What a line quotes in backticks ([`quoted_code`]).
 #[derive(Default)]

@@ -830,6 +830,20 @@ mod tests {
                 &guard("create_transfer", "HashMap<CurrencyPair, Rate>")
             ) >= 0.86
         );
+        // ESLint quotes the user's names in single quotes: camel case is code
+        let deps = |name: &str| {
+            format!(
+                "./src/components/List.tsx\n41:6  Error: React Hook useEffect has a missing dependency: '{name}'. Either include it or remove the dependency array.  react-hooks/exhaustive-deps"
+            )
+        };
+        assert!(alike(&deps("loadReviews"), &deps("refreshCart")) >= 0.86);
+        assert!(
+            alike(
+                "TypeError: Cannot read properties of undefined (reading 'firstName') in the render of this component",
+                "TypeError: Cannot read properties of undefined (reading 'lastName') in the render of this component"
+            ) < 0.86,
+            "undefined: the name is what failed"
+        );
         // a type or a trait of its own is another error (a drop before
         // the await against an Arc), and so is a missing name
         for (a, b) in [
