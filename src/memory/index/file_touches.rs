@@ -379,45 +379,23 @@ pub fn write_listed(conn: &Connection, state_dir: &Path) -> std::io::Result<usiz
     }
     std::fs::create_dir_all(&dir)?;
     let mut st = conn
-        .prepare_cached(
-            "SELECT t.path, t.changed, t.line_start, COALESCE(t.ts, f.first_ts), f.session_id, f.project, f.cwd, f.uri, t.about
-             FROM file_touches t JOIN files f ON f.id = t.file_id WHERE t.shard = ?1
-             ORDER BY t.path",
-        )
+        .prepare_cached(&format!("{ROWS} WHERE t.shard = ?1 ORDER BY t.path"))
         .map_err(io)?;
     for &shard in &shards {
-        let mut text = format!("{HEADER}\n");
-        let mut rows = 0;
-        let mut q = st.query([shard]).map_err(io)?;
-        while let Some(r) = q.next().map_err(io)? {
-            let field = |i: usize| -> String {
-                let v: Option<String> = r.get(i).unwrap_or(None);
-                v.unwrap_or_default().replace(['\t', '\n', '\r'], " ")
-            };
-            let changed: bool = r.get(1).map_err(io)?;
-            let line: i64 = r.get(2).map_err(io)?;
-            text.push_str(&format!(
-                "{}\t{}\t{line}\t{}\t{}\t{}\t{}\t{}\t{}\n",
-                field(0),
-                if changed { 'C' } else { 'D' },
-                field(3),
-                field(4),
-                field(5),
-                field(6),
-                field(7),
-                field(8),
-            ));
-            rows += 1;
-        }
+        let rows: Vec<TouchRow> = st
+            .query_map([shard], touch_row)
+            .and_then(Iterator::collect)
+            .map_err(io)?;
         let path = dir.join(format!("{shard:02x}"));
-        if rows == 0 {
-            match std::fs::remove_file(&path) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-                _ => {}
-            }
-        } else {
-            durable::write_atomic_nosync(&path, text.as_bytes())?;
+        if rows.is_empty() {
+            durable::remove_written(&path)?;
+            continue;
         }
+        let mut text = format!("{HEADER}\n");
+        for row in &rows {
+            text.push_str(&row.shard_line());
+        }
+        durable::write_atomic_nosync(&path, text.as_bytes())?;
     }
     // On disk before the list is cleared: a power cut must not leave a
     // shard rolled back that no list names. One sync of the file system,
@@ -498,6 +476,30 @@ pub fn read(state_dir: &Path, paths: &[&str]) -> Option<Vec<TouchRow>> {
     Some(out)
 }
 
+impl TouchRow {
+    /// The row as a shard holds it ([`parse_row`] reads it back); a tab or
+    /// a line break in a field is written as a space.
+    fn shard_line(&self) -> String {
+        let field = |s: &str| s.replace(['\t', '\n', '\r'], " ");
+        let some = |s: &Option<String>| field(s.as_deref().unwrap_or_default());
+        format!(
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+            field(&self.path),
+            match self.kind {
+                TouchKind::Changed => 'C',
+                TouchKind::Discussed => 'D',
+            },
+            self.line,
+            some(&self.date),
+            some(&self.session_id),
+            field(&self.project),
+            some(&self.cwd),
+            field(&self.uri),
+            field(&self.about),
+        )
+    }
+}
+
 fn parse_row(line: &str) -> Option<TouchRow> {
     let cols: Vec<&str> = line.splitn(9, '\t').collect();
     let [path, kind, line, date, session, project, cwd, uri, about] = cols.as_slice() else {
@@ -522,34 +524,37 @@ fn parse_row(line: &str) -> Option<TouchRow> {
 
 /// The rows of `paths`, asked of the database (the shards' source).
 pub fn query(conn: &Connection, paths: &[&str]) -> rusqlite::Result<Vec<TouchRow>> {
-    let mut st = conn.prepare_cached(
-        "SELECT t.path, t.changed, t.line_start, COALESCE(t.ts, f.first_ts), f.session_id, f.project, f.cwd, f.uri, t.about
-         FROM file_touches t JOIN files f ON f.id = t.file_id WHERE t.path = ?1",
-    )?;
+    let mut st = conn.prepare_cached(&format!("{ROWS} WHERE t.path = ?1"))?;
     let mut out = Vec::new();
     for p in paths {
-        let rows = st.query_map([p], |r| {
-            Ok(TouchRow {
-                path: r.get(0)?,
-                kind: if r.get::<_, bool>(1)? {
-                    TouchKind::Changed
-                } else {
-                    TouchKind::Discussed
-                },
-                line: r.get::<_, i64>(2)? as u64,
-                date: r.get(3)?,
-                session_id: r.get(4)?,
-                project: r.get(5)?,
-                cwd: r.get(6)?,
-                uri: r.get(7)?,
-                about: r.get(8)?,
-            })
-        })?;
-        for r in rows {
-            out.push(r?);
+        for row in st.query_map([p], touch_row)? {
+            out.push(row?);
         }
     }
     Ok(out)
+}
+
+/// The rows as the hook reads them, joined with their transcript: what
+/// [`touch_row`] reads, the shards and [`query`] select from.
+const ROWS: &str = "SELECT t.path, t.changed, t.line_start, COALESCE(t.ts, f.first_ts), f.session_id, f.project, f.cwd, f.uri, t.about
+     FROM file_touches t JOIN files f ON f.id = t.file_id";
+
+fn touch_row(r: &rusqlite::Row) -> rusqlite::Result<TouchRow> {
+    Ok(TouchRow {
+        path: r.get(0)?,
+        kind: if r.get::<_, bool>(1)? {
+            TouchKind::Changed
+        } else {
+            TouchKind::Discussed
+        },
+        line: r.get::<_, i64>(2)? as u64,
+        date: r.get(3)?,
+        session_id: r.get(4)?,
+        project: r.get(5)?,
+        cwd: r.get(6)?,
+        uri: r.get(7)?,
+        about: r.get(8)?,
+    })
 }
 
 #[cfg(test)]
@@ -577,6 +582,29 @@ mod tests {
                     TouchKind::Changed
                 ),
             ]
+        );
+    }
+
+    #[test]
+    fn a_shard_line_reads_back_as_written() {
+        let row = TouchRow {
+            path: "src/a.rs".into(),
+            kind: TouchKind::Changed,
+            line: 12,
+            date: None,
+            session_id: Some("s1".into()),
+            project: "-p-shop".into(),
+            cwd: Some("/p/shop".into()),
+            uri: "cc://-p-shop/s1.jsonl".into(),
+            about: "moved\tthe retry\nout".into(),
+        };
+        let back = parse_row(row.shard_line().trim_end_matches('\n')).unwrap();
+        assert_eq!(
+            back,
+            TouchRow {
+                about: "moved the retry out".into(),
+                ..row
+            }
         );
     }
 
