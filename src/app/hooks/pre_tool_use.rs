@@ -238,13 +238,11 @@ fn first_edit(
     // itself until they are written
     let spelled = files::spellings(&root, &file);
     let keys: Vec<&str> = spelled.iter().map(String::as_str).collect();
-    let touches = match file_touches::read(&ctx.ws.state_dir(), &keys) {
-        Some(rows) => files::history(rows, &root, &sid),
-        None => {
-            let conn = crate::memory::index::db::open_ro(&db)?;
-            files::history_in_index(&conn, &root, &file, &sid)?
-        }
+    let rows = match file_touches::read(&ctx.ws.state_dir(), &keys) {
+        Some(rows) => rows,
+        None => file_touches::query(&crate::memory::index::db::open_ro(&db)?, &keys)?,
     };
+    let touches = files::history(rows, &root, &sid);
     if touches.is_empty() {
         return Ok(Some(FirstEdit { key, history: None }));
     }

@@ -1,20 +1,19 @@
 //! The past sessions of a project that changed or discussed a file.
 //!
 //! The indexer notes which files each user or agent turn writes or names
-//! ([`file_touches`]): a session that edited the file shows as
+//! (`index::file_touches`): a session that edited the file shows as
 //! `[tool Edit] <path>` in its transcript, one that discussed it by the
 //! path in what the user or the agent wrote. A session may have written
 //! the path whole or relative to its project, so both spellings are looked
 //! up ([`spellings`]); each session found must belong to the same project.
 //! The hook reads the rows from the index's shard files (no SQLite on its
-//! path); [`history_in_index`] asks the index itself.
+//! path), or from the index while those are not written
+//! (`index::file_touches::read`, `query`).
 
 use std::path::Path;
 
-use rusqlite::Connection;
-
 pub use crate::memory::index::file_touches::TouchKind;
-use crate::memory::index::file_touches::{self, TouchRow};
+use crate::memory::index::file_touches::TouchRow;
 
 use super::Conversation;
 
@@ -48,30 +47,28 @@ pub fn spellings(root: &Path, file: &Path) -> Vec<String> {
 /// `exclude_session`, in `rows` (the touches of `file`'s [`spellings`]),
 /// newest first: one per session, a change outweighing a mention.
 pub fn history(rows: Vec<TouchRow>, root: &Path, exclude_session: &str) -> Vec<Touch> {
-    let mut out: Vec<(TouchRow, TouchKind)> = Vec::new();
+    let mut out: Vec<TouchRow> = Vec::new();
     for row in rows {
         if row.session_id.as_deref() == Some(exclude_session)
             || !super::same_project(root, row.cwd.as_deref(), &row.project)
         {
             continue;
         }
-        match out.iter_mut().find(|(r, _)| r.uri == row.uri) {
+        match out.iter_mut().find(|r| r.uri == row.uri) {
             // the same session under both spellings: its newest turn speaks
-            Some((kept, kind)) => {
-                *kind = (*kind).max(row.kind);
+            Some(kept) => {
+                let kind = kept.kind.max(row.kind);
                 if (row.line > kept.line && !row.about.is_empty()) || kept.about.is_empty() {
                     *kept = row;
                 }
+                kept.kind = kind;
             }
-            None => {
-                let kind = row.kind;
-                out.push((row, kind));
-            }
+            None => out.push(row),
         }
     }
     let mut touches: Vec<Touch> = out
         .into_iter()
-        .map(|(row, kind)| Touch {
+        .map(|row| Touch {
             line: super::first_sentences(&row.about, 2, 220),
             conversation: Conversation {
                 uri: row.uri,
@@ -80,28 +77,12 @@ pub fn history(rows: Vec<TouchRow>, root: &Path, exclude_session: &str) -> Vec<T
                 date: row.date,
                 line: row.line,
             },
-            kind,
+            kind: row.kind,
         })
         .collect();
     touches.sort_by(|a, b| b.conversation.date.cmp(&a.conversation.date));
     touches.truncate(MAX_SESSIONS);
     touches
-}
-
-/// [`history`] of `file`, asked of the index.
-pub fn history_in_index(
-    conn: &Connection,
-    root: &Path,
-    file: &Path,
-    exclude_session: &str,
-) -> rusqlite::Result<Vec<Touch>> {
-    let spelled = spellings(root, file);
-    let keys: Vec<&str> = spelled.iter().map(String::as_str).collect();
-    Ok(history(
-        file_touches::query(conn, &keys)?,
-        root,
-        exclude_session,
-    ))
 }
 
 #[cfg(test)]
