@@ -136,11 +136,14 @@ impl Signature {
         if self.details_disagree(past, weight) {
             return 0.0;
         }
-        let templated = self.same_message_other_code(past);
+        // a line pair that differs only in the user's code; one of
+        // TEMPLATE_WORDS shared words or more is one message told again
+        let code_pair = self.code_only_pair(past);
+        let templated = code_pair.is_some_and(|shared| shared >= TEMPLATE_WORDS);
         if (!shared.is_empty() || templated) && !self.names_another_in_a_line(past, weight) {
             // what went wrong, whichever test it was; the code names of a
             // message told the same way do not count
-            let code: BTreeSet<String> = if templated || self.differs_in_code_only(past) {
+            let code: BTreeSet<String> = if code_pair.is_some() {
                 self.code_names()
                     .union(&past.code_names())
                     .cloned()
@@ -255,20 +258,20 @@ impl Signature {
         })
     }
 
-    /// Whether a line of this error and one of `past` are one long message
-    /// (at least [`TEMPLATE_WORDS`] words in common) that differs only in
-    /// the code it names ([`differ_in_code_only`]): rustc's ``async block
-    /// may outlive the current function, but it borrows `state` `` against
-    /// `` `pool` `` is one error met in two places, and its fix (`move`) is
+    /// The most words a line pair of this error and `past` shares that
+    /// differs only in the code it names ([`differ_in_code_only`]); None
+    /// when no pair does. rustc's ``async block may outlive the current
+    /// function, but it borrows `state` `` against `` `pool` `` is one
+    /// error met in two places (11 words shared), and its fix (`move`) is
     /// the same.
-    fn same_message_other_code(&self, past: &Signature) -> bool {
+    fn code_only_pair(&self, past: &Signature) -> Option<usize> {
         let past_lines = past.what();
-        self.what().into_iter().any(|l| {
-            past_lines.iter().any(|m| {
-                differ_in_code_only(l, m)
-                    && l.words.intersection(&m.words).count() >= TEMPLATE_WORDS
-            })
-        })
+        self.what()
+            .into_iter()
+            .flat_map(|l| past_lines.iter().map(move |m| (l, *m)))
+            .filter(|(l, m)| differ_in_code_only(l, m))
+            .map(|(l, m)| l.words.intersection(&m.words).count())
+            .max()
     }
 
     /// Whether each error says exactly what failed under its exception
@@ -311,15 +314,6 @@ impl Signature {
             }
             _ => false,
         }
-    }
-
-    /// Whether some line pair of this error and `past` differs, and only
-    /// in code names.
-    fn differs_in_code_only(&self, past: &Signature) -> bool {
-        let past_lines = past.what();
-        self.what()
-            .into_iter()
-            .any(|l| past_lines.iter().any(|m| differ_in_code_only(l, m)))
     }
 
     /// The words of the user's own code the error's lines quote.
@@ -375,7 +369,7 @@ impl Signature {
 /// failure ([`Signature::details_disagree`]).
 const DETAIL_MATCH: f64 = 0.5;
 /// Least words two lines share for a difference in code names alone to
-/// leave them one message ([`Signature::same_message_other_code`]).
+/// leave them one message ([`Signature::code_only_pair`]).
 const TEMPLATE_WORDS: usize = 8;
 
 /// A line that says a name is missing or unknown: there the name is what
