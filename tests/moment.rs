@@ -18,7 +18,7 @@
 //! way, is only measured.
 //! Run: `cargo test --test tests moment -- --nocapture` prints the figures.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
@@ -84,6 +84,16 @@ struct Figures {
     /// Of the items that must not be carried, those no session of the
     /// project holds (another project's): kept out, of all.
     foreign_kept_out: (usize, usize),
+    /// Fixes found and errors left alone, by the writer's grade of the
+    /// case (none when the set grades none).
+    by_grade: BTreeMap<(Kind, String), (usize, usize)>,
+}
+
+/// The two kinds of error case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    FixFound,
+    SilentUnseen,
 }
 
 fn ratio((a, b): (usize, usize)) -> f64 {
@@ -111,7 +121,28 @@ impl Figures {
             self.items_rejected.1,
             self.foreign_kept_out.0,
             self.foreign_kept_out.1,
-        )
+        ) + &self.grades()
+    }
+
+    /// `; by grade: fix found easy 5/6 …, nothing on unseen hard 20/22`,
+    /// or nothing when the set grades no case.
+    fn grades(&self) -> String {
+        let told: Vec<String> = self
+            .by_grade
+            .iter()
+            .map(|((kind, grade), n)| {
+                let kind = match kind {
+                    Kind::FixFound => "fix found",
+                    Kind::SilentUnseen => "nothing on unseen",
+                };
+                format!("{kind} {grade} {}/{}", n.0, n.1)
+            })
+            .collect();
+        if told.is_empty() {
+            String::new()
+        } else {
+            format!("; by grade: {}", told.join(", "))
+        }
     }
 }
 
@@ -191,9 +222,24 @@ fn measure(home: &TestHome, set: &Set, half: Option<bool>, misses: &mut Vec<Stri
             }),
         );
         let got = named(set, &context(&out));
+        let right = if c.expect.is_empty() {
+            got.is_empty()
+        } else {
+            got.contains(&c.expect)
+        };
+        if !c.difficulty.is_empty() {
+            let kind = if c.expect.is_empty() {
+                Kind::SilentUnseen
+            } else {
+                Kind::FixFound
+            };
+            let n = f.by_grade.entry((kind, c.difficulty.clone())).or_default();
+            n.0 += usize::from(right);
+            n.1 += 1;
+        }
         if c.expect.is_empty() {
             f.silent_unseen.1 += 1;
-            if got.is_empty() {
+            if right {
                 f.silent_unseen.0 += 1;
             } else {
                 misses.push(format!(
@@ -203,7 +249,7 @@ fn measure(home: &TestHome, set: &Set, half: Option<bool>, misses: &mut Vec<Stri
             }
         } else {
             f.fix_found.1 += 1;
-            if got.contains(&c.expect) {
+            if right {
                 f.fix_found.0 += 1;
             } else {
                 misses.push(format!(

@@ -47,6 +47,10 @@ pub(crate) struct ErrorCase {
     pub(crate) command: String,
     pub(crate) output: String,
     pub(crate) expect: String,
+    /// How the writer graded the case (`easy`, `medium`, `hard`), when
+    /// they did: the figures are told by grade too.
+    #[serde(default)]
+    pub(crate) difficulty: String,
 }
 
 #[derive(Deserialize)]
