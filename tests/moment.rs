@@ -161,20 +161,36 @@ struct Floors {
     items_kept_out: f64,
 }
 
+/// What a labelled set holds cases of.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Holds {
+    /// Errors, edits and session starts.
+    EveryKind,
+    /// Errors alone (moment_next.toml).
+    Errors,
+}
+
 impl Figures {
-    fn check(&self, label: &str, floors: Floors) {
+    fn check(&self, label: &str, floors: Floors, holds: Holds) {
         let line = self.line(label);
         for (kind, n) in [
             ("errors with a fix", self.fix_found.1),
             ("errors never met", self.silent_unseen.1),
+        ] {
+            assert!(n > 0, "{label}: no {kind} measured: {line}");
+        }
+        assert!(ratio(self.fix_found) >= floors.fix_found, "{line}");
+        assert!(ratio(self.silent_unseen) >= floors.silent_unseen, "{line}");
+        if holds == Holds::Errors {
+            return;
+        }
+        for (kind, n) in [
             ("past sessions of edited files", self.history_expected),
             ("items to carry", self.items_carried.1),
             ("items not to carry", self.items_rejected.1),
         ] {
             assert!(n > 0, "{label}: no {kind} measured: {line}");
         }
-        assert!(ratio(self.fix_found) >= floors.fix_found, "{line}");
-        assert!(ratio(self.silent_unseen) >= floors.silent_unseen, "{line}");
         assert!(
             ratio((self.history_right, self.history_named)) >= floors.history_precision,
             "{line}"
@@ -377,6 +393,7 @@ fn dev_set_tuning_and_held_out_halves() {
                 items_carried: 1.0,
                 items_kept_out: 1.0,
             },
+            Holds::EveryKind,
         );
     }
 }
@@ -401,12 +418,13 @@ fn written_set_tuning_and_held_out_halves() {
             items_carried: 0.5,
             items_kept_out: 0.8,
         },
+        Holds::EveryKind,
     );
 }
 
 /// Measures both halves of tests/data/moment_{name}.toml, prints the
 /// figures and the tuning half's misses, and checks both against `floors`.
-fn measure_halves(name: &str, floors: Floors) {
+fn measure_halves(name: &str, floors: Floors, holds: Holds) {
     let _cpu = crate::support::cpu_heavy();
     let set = load(&format!("moment_{name}.toml"));
     let home = home_for(&set);
@@ -422,7 +440,7 @@ fn measure_halves(name: &str, floors: Floors) {
         eprintln!("  miss: {m}");
     }
     for (label, f) in [("tuning", &tuning), ("held-out", &held_out)] {
-        f.check(label, floors);
+        f.check(label, floors, holds);
     }
 }
 
@@ -446,6 +464,7 @@ fn fresh_set_tuning_and_held_out_halves() {
             items_carried: 0.8,
             items_kept_out: 0.85,
         },
+        Holds::EveryKind,
     );
 }
 
@@ -473,6 +492,28 @@ fn blind_set() {
             items_carried: 0.4,
             items_kept_out: 0.85,
         },
+        Holds::EveryKind,
+    );
+}
+
+/// A fourth set written without seeing the code (moment_next.toml: errors
+/// alone, on Elixir, .NET, Flutter and PyTorch). Measured whole before any
+/// rule was chosen on it (fix found 23/40, 0.57; nothing on unseen 38/40,
+/// 0.95); since then its tuning half's misses are read and its held-out
+/// half only measured.
+#[test]
+fn next_set_tuning_and_held_out_halves() {
+    measure_halves(
+        "next",
+        Floors {
+            fix_found: 0.4,
+            silent_unseen: 0.85,
+            history_precision: 0.0,
+            history_recall: 0.0,
+            items_carried: 0.0,
+            items_kept_out: 0.0,
+        },
+        Holds::Errors,
     );
 }
 
