@@ -696,6 +696,11 @@ mod tests {
             ),
             ["argumenterror: missing `secret_key_base` for 'production' environment"]
         );
+        // the seconds BuildKit writes before the lines of a failed step in
+        // its summary: pip's conflict inside `docker build` reads as outside
+        let pip = "ERROR: Cannot install -r requirements.txt (line 2) and torch==2.1.2 because these package versions have conflicting dependencies.";
+        assert_eq!(lines(&format!("39.61 {pip}")), lines(pip));
+        assert_eq!(lines(&format!("139.612   {pip}")), lines(pip));
         // Spring Boot's log header and its refresh wrapper
         assert_eq!(
             lines(
