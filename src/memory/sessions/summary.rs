@@ -47,13 +47,15 @@ static OPEN_ITEM: LazyLock<Regex> = LazyLock::new(|| {
 /// A sentence that says an item is done, naming it ("The Sentry TODO is
 /// done", "OK, the backfill task is finished now"): not an open item;
 /// listed under "Closed items" for a later session's start to drop the
-/// item it names ([`done_item_name`]). Said as the sentence itself, not
-/// inside a condition, a question or an instruction ("once the Sentry
-/// TODO is done, …", "make sure the migration task is done").
+/// item it names ([`done_item_name`]). Said as the sentence itself or a
+/// clause of it after a comma ("The sidekiq.yml queue is fine, the
+/// ImportRecipeJob queue TODO is done"), not inside a condition, a
+/// question or an instruction ("once the Sentry TODO is done, …", "make
+/// sure the migration task is done").
 // ASCII only: with `\w` repeated 60 times the automaton took 30 ms to
 // build, paid by every session start that reads summaries; now 0.1 ms.
 static DONE_ITEM: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i-u)^(?:(?:ok|okay|now|so|and|good|great),? +)?(?:the|that|this|our) +([a-z0-9_ ./-]{1,60}?) +(?:todo|item|task)s? +(?:is|are|was|were|has been|have been) +(?:now +)?(?:done|closed|finished|complete|completed|fixed|resolved)\b")
+    Regex::new(r"(?i-u)(?:^|[,;] +)(?:(?:ok|okay|now|so|and|good|great),? +)?(?:the|that|this|our) +([a-z0-9_ ./-]{1,60}?) +(?:todo|item|task)s? +(?:is|are|was|were|has been|have been) +(?:now +)?(?:done|closed|finished|complete|completed|fixed|resolved)\b")
         .expect("valid")
 });
 /// [`DONE_ITEM`] in Chinese ("这个待办已经完成").
@@ -569,11 +571,24 @@ mod tests {
             done_item_name("OK, the backfill task is finished now"),
             Some("backfill")
         );
+        // a clause after a comma says it as well
+        assert_eq!(
+            done_item_name(
+                "The sidekiq.yml queue is fine, the ImportRecipeJob queue TODO is done."
+            ),
+            Some("ImportRecipeJob queue")
+        );
+        assert_eq!(
+            done_item_name("Redis is back; the backfill task is finished now"),
+            Some("backfill")
+        );
         for open in [
             "TODO: make sure the migration task is done before release",
             "Once the Sentry TODO is done, the next step is the canary deploy",
             "Can you check whether the Sentry TODO is done?",
             "Still need to check that the deploy task is finished",
+            "When CI is green, the Sentry TODO is done",
+            "We are not there yet, this task is done only once CI passes",
         ] {
             assert_eq!(done_item_name(open), None, "{open}");
         }
