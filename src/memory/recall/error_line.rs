@@ -119,10 +119,12 @@ static TIMESTAMP: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2})?(?:[.,][0-9]+)?(?:Z|[+-][0-9]{2}:?[0-9]{2}| (?:UTC|GMT|WET|WEST|CET|CEST|EET|EEST|BST|IST|EST|EDT|CST|CDT|MST|MDT|PST|PDT|JST|KST|AEST|AEDT|NZST|NZDT|MSK|SGT|HKT)(?-u:\b))?")
         .expect("valid")
 });
-/// A frame of a Java, Kotlin or JavaScript stack trace (`at
-/// com.x.Y.from(Y.java:67)`): where, not what.
-static FRAME: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^at [A-Za-z0-9_$.<>/@:-]+ ?\(.*\)$").expect("valid"));
+/// A frame of a Java, Kotlin, JavaScript or .NET stack trace (`at
+/// com.x.Y.from(Y.java:67)`, `at Npgsql.Internal.NpgsqlConnector.<Open>g__OpenCore|213_1(…)
+/// in /src/A.cs:line 27`): where, not what.
+static FRAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^at [A-Za-z0-9_$.<>/@:|`-]+ ?\(.*\)(?: in .+:line [0-9]+)?$").expect("valid")
+});
 /// A line that says which test failed or where (`--- FAIL: TestX`, `FAIL
 /// src/a.test.ts > formatPrice > …`, surefire's `<<< FAILURE!`): two
 /// failures of different tests may have one cause, so when they share a

@@ -701,6 +701,16 @@ mod tests {
         let pip = "ERROR: Cannot install -r requirements.txt (line 2) and torch==2.1.2 because these package versions have conflicting dependencies.";
         assert_eq!(lines(&format!("39.61 {pip}")), lines(pip));
         assert_eq!(lines(&format!("139.612   {pip}")), lines(pip));
+        // a .NET stack trace's frames say where, not what
+        assert_eq!(
+            lines(
+                "Unhandled exception. Npgsql.NpgsqlException (0x80004005): Failed to connect to 127.0.0.1:5432\n ---> System.Net.Sockets.SocketException (111): Connection refused\n   at Npgsql.Internal.NpgsqlConnector.<Open>g__OpenCore|213_1(NpgsqlConnector conn, SslMode sslMode, NpgsqlTimeout timeout, Boolean async, CancellationToken cancellationToken, Boolean isFirstAttempt)\n   at FleetOps.Api.Program.Main(String[] args) in /home/maya/code/fleetops/src/FleetOps.Api/Program.cs:line 27"
+            ),
+            [
+                "unhandled exception. npgsql.npgsqlexception (<hex>): failed to connect to <n>:<n>",
+                "---> system.net.sockets.socketexception (<n>): connection refused"
+            ]
+        );
         // Spring Boot's log header and its refresh wrapper
         assert_eq!(
             lines(
