@@ -70,23 +70,46 @@ static CONDITIONAL: LazyLock<Regex> = LazyLock::new(|| {
         .expect("valid")
 });
 
+/// A sentence's claim that an item is done ([`done_item`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DoneClaim<'s> {
+    /// The item's name ("Sentry" in "The Sentry TODO is done.").
+    pub name: &'s str,
+    /// What the sentence says before the claim ("Next step: wire the
+    /// retry; " before "the DLQ task is done").
+    pub before: &'s str,
+}
+
 /// The name of the item a sentence says is done ("sentry" in "The Sentry
 /// TODO is done."), or None when it says no such thing ([`DONE_ITEM`]).
 pub fn done_item_name(sentence: &str) -> Option<&str> {
+    done_item(sentence).map(|claim| claim.name)
+}
+
+/// The claim a sentence makes that an item is done, or None
+/// ([`DONE_ITEM`]).
+pub fn done_item(sentence: &str) -> Option<DoneClaim<'_>> {
     let s = sentence.trim();
     if s.contains(['?', '？']) {
         return None;
     }
     if let Some(c) = DONE_ITEM.captures(s) {
+        let whole = c.get(0)?;
         // what leads to the claim and the rest of its clause
-        let end = c.get(0).map_or(0, |m| m.end());
+        let end = whole.end();
         let clause = s[end..].find([',', ';', '.']).map_or(s.len(), |i| end + i);
         if CONDITIONAL.is_match(&s[..clause]) {
             return None;
         }
-        return Some(c.get(1).map_or("", |m| m.as_str()));
+        return Some(DoneClaim {
+            name: c.get(1).map_or("", |m| m.as_str()),
+            before: &s[..whole.start()],
+        });
     }
-    (DONE_ITEM_ZH.is_match(s) && !CONDITIONAL.is_match(s)).then_some("")
+    (DONE_ITEM_ZH.is_match(s) && !CONDITIONAL.is_match(s)).then_some(DoneClaim {
+        name: "",
+        before: "",
+    })
 }
 
 /// The address of a transcript path: `cc://<project folder>/<file>` for
@@ -380,9 +403,20 @@ pub fn render(f: &SessionFacts) -> String {
     for d in decisions {
         md.push_str(&format!("- {d}\n"));
     }
-    let (closed, open): (Vec<String>, Vec<String>) = sentences_matching(&f.turns, &OPEN_ITEM, 8)
-        .into_iter()
-        .partition(|s| done_item_name(s).is_some());
+    let (mut open, mut closed): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+    for sentence in sentences_matching(&f.turns, &OPEN_ITEM, 8) {
+        match done_item(&sentence) {
+            Some(claim) => {
+                // "Next step: wire the retry; the DLQ task is done" leaves
+                // an item open before the one it closes
+                if OPEN_ITEM.is_match(claim.before) {
+                    open.push(sentence.clone());
+                }
+                closed.push(sentence);
+            }
+            None => open.push(sentence),
+        }
+    }
     if !open.is_empty() {
         md.push_str("\n## Open items\n");
     }
@@ -646,6 +680,11 @@ mod tests {
                     "Decision: the chart keeps one replica. The probes TODO is done.",
                     11,
                 ),
+                turn(
+                    Role::User,
+                    "Next step: wire the retry; the DLQ task is done.",
+                    13,
+                ),
             ],
             files_changed: vec!["/w/app/chart.yaml".into()],
             signals: BTreeMap::from([("error".to_string(), 1)]),
@@ -661,10 +700,16 @@ mod tests {
         assert!(md.contains("- The pod crashed because of a missing env var. (L9)"));
         assert!(md.contains("- Tools used: Bash ×1"));
         assert!(md.contains("## Decisions\n- We decided to add it to the chart"));
-        assert!(md.contains("## Open items\n- A follow-up is still needed for staging.\n\n"));
-        // a label is a decision; a line that says an item is done is not open
+        // a line that says an item is done is not open, unless it leaves
+        // one open before it
+        assert!(md.contains(
+            "## Open items\n- A follow-up is still needed for staging.\n- Next step: wire the retry; the DLQ task is done.\n\n"
+        ));
+        assert!(md.contains(
+            "## Closed items\n- The probes TODO is done.\n- Next step: wire the retry; the DLQ task is done.\n"
+        ));
+        // a label is a decision
         assert!(md.contains("- Decision: the chart keeps one replica"));
-        assert!(md.contains("## Closed items\n- The probes TODO is done.\n"));
         let meta = SummaryMeta::parse(&md);
         assert_eq!(meta.covers, 4096);
         assert_eq!(
