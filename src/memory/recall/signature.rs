@@ -385,15 +385,16 @@ static NAMES_WHAT_FAILED: LazyLock<Regex> = LazyLock::new(|| {
 /// ([`ErrorLine::code`]), and the line does not say the name is missing
 /// ([`NAMES_WHAT_FAILED`]).
 fn differ_in_code_only(l: &ErrorLine, m: &ErrorLine) -> bool {
-    let ours: Vec<&String> = l.words.difference(&m.words).collect();
-    let theirs: Vec<&String> = m.words.difference(&l.words).collect();
-    if ours.is_empty() || theirs.is_empty() {
-        return false;
-    }
-    if NAMES_WHAT_FAILED.is_match(&l.text) || NAMES_WHAT_FAILED.is_match(&m.text) {
-        return false;
-    }
-    ours.iter().all(|w| l.code.contains(*w)) && theirs.iter().all(|w| m.code.contains(*w))
+    let mut ours = l.words.difference(&m.words).peekable();
+    let mut theirs = m.words.difference(&l.words).peekable();
+    // set lookups first, false for most pairs (most lines quote no code);
+    // the pattern only for the pairs they leave
+    ours.peek().is_some()
+        && theirs.peek().is_some()
+        && ours.all(|w| l.code.contains(w))
+        && theirs.all(|w| m.code.contains(w))
+        && !NAMES_WHAT_FAILED.is_match(&l.text)
+        && !NAMES_WHAT_FAILED.is_match(&m.text)
 }
 
 /// Whether each of two errors has a word the other lacks that is at least
