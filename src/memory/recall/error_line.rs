@@ -277,12 +277,8 @@ fn quoted_code(raw: &str) -> QuotedCode {
                 .next()
                 .and_then(|n| n.chars().next())
                 .is_some_and(|c| c.is_lowercase() || c == '_');
-        let words = |s: &str| -> Vec<String> {
-            s.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .filter(|w| !w.is_empty())
-                .map(str::to_lowercase)
-                .collect()
-        };
+        // the line's own word split, so that each is one of its words
+        let words = |s: &str| words(&s.to_lowercase());
         if lower_name {
             out.user.extend(words(head));
         } else {
