@@ -39,12 +39,14 @@ static EXCEPTION_NAME: LazyLock<Regex> = LazyLock::new(|| {
 /// 3.021 `, and the seconds alone, `39.61 `, in the lines of a failed
 /// step its summary repeats), Spring Boot's header (`2026-11-24T09:12:05.771+01:00  WARN
 /// 31877 --- [app] [main] o.s.b.SpringApplication : `) and Ruby's Logger's
-/// (`E, [2026-10-08T07:55:12.004118 #1] ERROR -- : `). Read on the raw
+/// (`E, [2026-10-08T07:55:12.004118 #1] ERROR -- : `), and GitHub Actions'
+/// time alone (a downloaded log: `2026-10-14T08:12:55.1234567Z `) and its
+/// `##[error]` before a message. Read on the raw
 /// line, where the tabs still are; nested ones are stripped in turn. ASCII
 /// classes: `[^\t]+` compiled in 0.6 ms, a third of that as `[ -~]+`.
 static LOG_HEADER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^(?:[ -~]+\t[ -~]+\t[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z ?|#[0-9]+ (?:[0-9]+\.[0-9]+ )?|[0-9]{1,4}\.[0-9]{2,3} +|[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9:.,]+(?:Z|[+-][0-9]{2}:?[0-9]{2})? +(?:ERROR|WARN|INFO|DEBUG|TRACE|FATAL) +[0-9]+ --- (?:\[[ -\\^-~]*\] +)*[!-~]+ +: |[A-Z], \[[ -\\^-~]*\] +(?:ERROR|WARN|INFO|DEBUG|FATAL|ANY) -- [ -9;-~]*: )",
+        r"^(?:[ -~]+\t[ -~]+\t[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z ?|#[0-9]+ (?:[0-9]+\.[0-9]+ )?|[0-9]{1,4}\.[0-9]{2,3} +|[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9:.,]+(?:Z|[+-][0-9]{2}:?[0-9]{2})? +(?:ERROR|WARN|INFO|DEBUG|TRACE|FATAL) +[0-9]+ --- (?:\[[ -\\^-~]*\] +)*[!-~]+ +: |[A-Z], \[[ -\\^-~]*\] +(?:ERROR|WARN|INFO|DEBUG|FATAL|ANY) -- [ -9;-~]*: |[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z |##\[error\])",
     )
     .expect("valid")
 });
@@ -69,10 +71,14 @@ static TRAILER: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Lines every failure of a tool prints, whatever went wrong: they would
-/// make two different errors look alike.
+/// make two different errors look alike. Among them the lines a runner
+/// writes to say which command failed (BuildKit's `=> ERROR [4/6] RUN
+/// pip install …` and `failed to solve: process "…" did not complete
+/// successfully`, GitHub's `Process completed with exit code 1`): the same
+/// message met bare and inside `docker build` or CI is one error.
 static GENERIC: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^(?:exit code <n>|process exited with code|command exited with|error: could not compile|warning: build failed|error: aborting due to|aborting due to|for more information about this error|some errors have detailed explanations|npm err! a complete log|npm err! for a full report|npm err! *$|npm err! <path>|error: process didn't exit successfully|caused by:$|traceback \(most recent call last\):?$|error: recipe for target|error: command failed with exit code|error: script .* exited|error: lifecycle script|the above exception was the direct cause|during handling of the above exception|note: run with `rust_backtrace|error: test failed|test result: failed|failures:$|error: <n> errors? |found <n> errors?|<n> errors? generated|error: failed to run custom build command|run with --stacktrace|run with --info|\* try:|build failed with an exception|error: could not find `cargo.toml`|failure: build failed with an exception|\* what went wrong:?$|what went wrong:$|execution failed for task '[^']*'\.?$|> a failure occurred while executing|> compilation error\. see log|compilation error\. see log|build failed in <n>|<n> actionable tasks?|\* get more help at|(?:compilation failure|there are test failures)(?:[^a-z].*)?$|process terminated with exit code:? <n>$|\[error\] -> \[help <n>\]|\[error\] re-run maven|\[error\] to see the full stack trace|\[error\] for more information about the errors|\[error\] after correcting the problems|\[error\] *$|\[error\] <url>|\[info\] build failure|build failure$|-- configuring incomplete, errors occurred|ninja: build stopped|g?make(?:\[<n>\])?: \*\*\* \[|fail +<path>(?: +(?:<n>s?|\[build failed\]|\[setup failed\]))?$|exit status <n>$|\*\* (?:build|test|archive) failed \*\*|the following build commands failed|testing failed:$|=+ short test summary info|!+ interrupted:|failed examples:$|<n> examples?, <n> failures?|error command failed with exit code|info visit <url>|elifecycle|err_pnpm_recursive_run|error: subprocess-exited-with-error|note: this error originates from a subprocess|rake aborted!$|\(see full trace by running task with --trace\)|.*loggingfailureanalysisreporter : *$|(?:.*: )?application run failed$|an error occurred while loading <path>\.?$|could not find compatible versions$|version solving (?:has )?failed\.?$|\[error\] (?:errors|failures): *$|application failed to start$|.*listenerexecutionfailedexception: listener failed$|standarderror: an error has occurred, this and all later migrations canceled:?(?: \(standarderror\))?$|.*for more information see above\.?$|husky - [^ ]+ hook exited with code|husky - [^ ]+ script failed|✖ [^ ]+ (?:--[^ ]+ )?failed to|✖ [^ ]+ found some errors)",
+        r#"^(?:exit code <n>|process exited with code|command exited with|error: could not compile|warning: build failed|error: aborting due to|aborting due to|for more information about this error|some errors have detailed explanations|npm err! a complete log|npm err! for a full report|npm err! *$|npm err! <path>|error: process didn't exit successfully|caused by:$|traceback \(most recent call last\):?$|error: recipe for target|error: command failed with exit code|error: script .* exited|error: lifecycle script|the above exception was the direct cause|during handling of the above exception|note: run with `rust_backtrace|error: test failed|test result: failed|failures:$|error: <n> errors? |found <n> errors?|<n> errors? generated|error: failed to run custom build command|run with --stacktrace|run with --info|\* try:|build failed with an exception|error: could not find `cargo.toml`|failure: build failed with an exception|\* what went wrong:?$|what went wrong:$|execution failed for task '[^']*'\.?$|> a failure occurred while executing|> compilation error\. see log|compilation error\. see log|build failed in <n>|<n> actionable tasks?|\* get more help at|(?:compilation failure|there are test failures)(?:[^a-z].*)?$|process terminated with exit code:? <n>$|\[error\] -> \[help <n>\]|\[error\] re-run maven|\[error\] to see the full stack trace|\[error\] for more information about the errors|\[error\] after correcting the problems|\[error\] *$|\[error\] <url>|\[info\] build failure|build failure$|-- configuring incomplete, errors occurred|ninja: build stopped|g?make(?:\[<n>\])?: \*\*\* \[|fail +<path>(?: +(?:<n>s?|\[build failed\]|\[setup failed\]))?$|exit status <n>$|\*\* (?:build|test|archive) failed \*\*|the following build commands failed|testing failed:$|=+ short test summary info|!+ interrupted:|failed examples:$|<n> examples?, <n> failures?|error command failed with exit code|info visit <url>|elifecycle|err_pnpm_recursive_run|error: subprocess-exited-with-error|note: this error originates from a subprocess|rake aborted!$|\(see full trace by running task with --trace\)|.*loggingfailureanalysisreporter : *$|(?:.*: )?application run failed$|an error occurred while loading <path>\.?$|could not find compatible versions$|version solving (?:has )?failed\.?$|\[error\] (?:errors|failures): *$|application failed to start$|.*listenerexecutionfailedexception: listener failed$|standarderror: an error has occurred, this and all later migrations canceled:?(?: \(standarderror\))?$|.*for more information see above\.?$|husky - [^ ]+ hook exited with code|husky - [^ ]+ script failed|✖ [^ ]+ (?:--[^ ]+ )?failed to|✖ [^ ]+ found some errors|=> error \[[^\]]*\] |(?:error: )?(?:failed to solve: )?process ".*" did not complete successfully: exit code: <n>$|the command '.*' returned a non-zero code: <n>$|(?:error: )?process completed with exit code <n>\.?$|(?:error: )?job failed: (?:command terminated with )?exit code <n>$|(?:error: )?command failed: |[a-z_.]*calledprocesserror: command .* returned non-zero exit status <n>\.?$|(?:error: )?command finished with error: |.*command \(<path>\) .* exited \(<n>\)$|(?:error:? )?run failed: command +exited \(<n>\)$|.*\.{4,}failed$|fatal: \[[^\]]*\]: failed! =>$|.*: ok=<n> +changed=<n> |npm (?:err!|error) (?:code (?:<n>|elifecycle)$|errno <n>$|command failed$|command (?:sh|bash|cmd) |path <path>$|workspace |location <path>$|lifecycle script|failed at the)|npm error (?:a complete log|for a full report| *$)|script .* handling the .* event returned with error code <n>$|nox > command .* failed with exit code <n>$|nox > session .* failed\.?$|.*: exit <n> \(<n> seconds\)|.*: commands? failed$|.*: fail code <n> |evaluation failed :\(|\[error\] total time: |<path> [a-z:_-]+: failed$|failed: +[^ #]+#[^ #]+$)"#,
     )
     .expect("valid")
 });
@@ -331,7 +337,7 @@ const PLAIN: &[&str] = &[
 /// under it.
 pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
     let mut lines: Vec<ErrorLine> = Vec::new();
-    let text = bounded(output);
+    let text = unescaped(&bounded(output)).into_owned();
     let all = messages(&text);
     for (i, raw) in all.iter().enumerate() {
         if raw.is_empty()
@@ -430,7 +436,7 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
 /// The last [`TAIL_LINES`] lines of `output` of three words or more that no
 /// failure of any tool prints, in order.
 pub(super) fn last_lines(output: &str) -> Vec<ErrorLine> {
-    let text = bounded(output);
+    let text = unescaped(&bounded(output)).into_owned();
     let mut lines: Vec<ErrorLine> = Vec::new();
     for raw in messages(&text).into_iter().rev() {
         if raw.is_empty() || raw.len() > LONGEST_LINE {
@@ -516,11 +522,181 @@ pub fn normalise(line: &str) -> String {
 }
 
 /// The lines of `text` as they are read: uncut ([`uncut`]), without what a
-/// log wrote before each ([`message`]).
+/// log wrote before each ([`message`]) nor the label a runner writes
+/// before most of them ([`runner_label`]), a line a tool cut short
+/// without its last part word ([`unellipsed`]).
 fn messages(text: &str) -> Vec<&str> {
     let mut all: Vec<&str> = text.lines().collect();
     uncut(&mut all);
-    all.into_iter().map(message).collect()
+    let mut all: Vec<&str> = all.into_iter().map(message).collect();
+    if let Some(label) = runner_label(&all) {
+        for line in all.iter_mut() {
+            if let Some((key, end)) = label_key(line)
+                && key == label
+            {
+                *line = message(&line[end..]);
+            }
+        }
+    }
+    all.into_iter().map(unellipsed).collect()
+}
+
+/// What ends a runner's label before a line: docker compose's `api-1  | `,
+/// turbo's `web:build: `, pnpm's `packages/api test: `, journald's `Oct 14
+/// 08:12:55 host app[1234]: `, a script's `[deploy] `.
+const LABEL_ENDS: [&str; 4] = ["| ", ": ", "] ", "$ "];
+/// Longest runner label, in bytes.
+const LABEL_BYTES: usize = 48;
+
+/// A label's key (each run of digits as `0`: a pid, a time, a replica's
+/// number change from line to line) and where its line's message starts.
+fn label_key(line: &str) -> Option<(String, usize)> {
+    let mut cut = LABEL_BYTES.min(line.len());
+    while !line.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let head = &line[..cut];
+    let end = LABEL_ENDS
+        .iter()
+        .filter_map(|sep| head.find(sep).map(|i| i + sep.len()))
+        .min();
+    // a label before an empty line, its space trimmed (`api-1  |`)
+    let (label, end) = match end {
+        Some(end) => (&line[..end], end),
+        None if line.len() <= LABEL_BYTES
+            && LABEL_ENDS.iter().any(|sep| line.ends_with(sep.trim_end())) =>
+        {
+            (line, line.len())
+        }
+        None => return None,
+    };
+    let mut key = String::with_capacity(label.len() + 1);
+    for c in label.chars() {
+        // a run of digits, however long, is one `0`
+        if !(c.is_ascii_digit() && key.ends_with('0')) {
+            key.push(if c.is_ascii_digit() { '0' } else { c });
+        }
+    }
+    if !key.ends_with(' ') {
+        key.push(' ');
+    }
+    Some((key, end))
+}
+
+/// Not a runner's label but the start of a message: a level, an error
+/// word, a cause, a compiler's note.
+static NOT_A_LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\W*(?:caused by|note|help|hint|info|warn|warning|debug|trace|notice|verbose|[a-z])\W*(?:\s|:|$)")
+        .expect("valid")
+});
+
+/// The label a runner writes before most lines of its output (at least
+/// [`LABELLED_LINES`] of them and half of those that say something), when
+/// one does: the same message met bare and inside `docker compose up`,
+/// `turbo run` or a journal reads the same. Its key ([`label_key`]).
+fn runner_label(lines: &[&str]) -> Option<String> {
+    let mut counts: std::collections::HashMap<String, usize> = Default::default();
+    let mut said = 0;
+    for line in lines.iter().filter(|l| !l.is_empty()) {
+        said += 1;
+        if let Some((key, _)) = label_key(line) {
+            *counts.entry(key).or_default() += 1;
+        }
+    }
+    let (key, n) = counts
+        .into_iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))?;
+    let label = key.trim_end();
+    (n >= LABELLED_LINES
+        && 2 * n >= said
+        && label.chars().any(char::is_alphabetic)
+        && !ERROR_LINE.is_match(label)
+        && !NOT_A_LABEL.is_match(label))
+    .then_some(key)
+}
+/// Least lines a runner's label must stand before.
+const LABELLED_LINES: usize = 3;
+
+/// A line a tool cut short with `…` without the part word before it
+/// (`… because these package versi…`): not a word of the message.
+fn unellipsed(line: &str) -> &str {
+    match line.strip_suffix('…') {
+        Some(cut) => cut
+            .rsplit_once(' ')
+            .map_or(cut, |(whole, _)| whole.trim_end()),
+        None => line,
+    }
+}
+
+/// `text` with what a tool wrote as JSON read as the lines it holds: a
+/// line that ends in a JSON object (Ansible's `fatal: [web1]: FAILED! =>
+/// {"msg": …, "stderr": "…\n…"}`, a structured log's `{"level":"error",
+/// "msg": …}`) as its label and each string in it, line by line; a JSON
+/// string's escaped lines (`"stderr": "…\n…",` as `ansible -v` prints it)
+/// as lines. Borrowed when there is none.
+fn unescaped(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("\\n") && !text.contains("{\"") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        if let Some((label, object)) = json_object(line) {
+            out.push_str(label.trim_end());
+            out.push('\n');
+            push_strings(&serde_json::Value::Object(object), &mut out);
+        } else if line.contains("\\n") {
+            let body = line.trim();
+            // a pretty-printed object's `"key": "` and `",`
+            let body = match body.split_once("\": \"") {
+                Some((key, rest)) if key.starts_with('"') && !key[1..].contains('"') => rest,
+                _ => body,
+            };
+            let body = body.trim_end_matches(',').trim_end_matches('"');
+            out.push_str(&unescape(body));
+            out.push('\n');
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// The JSON object a line ends with, and what comes before it.
+fn json_object(line: &str) -> Option<(&str, serde_json::Map<String, serde_json::Value>)> {
+    let trimmed = line.trim_end();
+    if !trimmed.ends_with('}') {
+        return None;
+    }
+    let start = trimmed.find("{\"")?;
+    let object = serde_json::from_str(&trimmed[start..]).ok()?;
+    Some((&trimmed[..start], object))
+}
+
+/// Every string in `value`, a line each (a string's own lines each), but
+/// Ansible's `stdout_lines` and `stderr_lines`, which repeat `stdout` and
+/// `stderr`.
+fn push_strings(value: &serde_json::Value, out: &mut String) {
+    match value {
+        serde_json::Value::String(s) => {
+            for line in s.lines() {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| push_strings(v, out)),
+        serde_json::Value::Object(map) => map
+            .iter()
+            .filter(|(key, _)| !key.ends_with("_lines"))
+            .for_each(|(_, v)| push_strings(v, out)),
+        _ => {}
+    }
+}
+
+/// A JSON string's body unescaped (`\n`, `\t`, `\"`, `\\`, `\u…`).
+fn unescape(body: &str) -> String {
+    serde_json::from_str::<String>(&format!("\"{body}\""))
+        .unwrap_or_else(|_| body.replace("\\n", "\n").replace("\\\"", "\""))
 }
 
 /// Lines without the part words an excerpt's cut left either side of its
