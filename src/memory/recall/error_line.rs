@@ -10,29 +10,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::platform::agents::transcript::failure::ERROR_LINE;
+pub(super) use crate::platform::agents::transcript::failure::is_exception;
 use crate::platform::agents::transcript::{CUT, KEPT};
 
-/// Lines that say something failed. ASCII word boundaries (see
-/// `sessions::summary`: Unicode ones fall back to the slowest engine).
-static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i-u)((?-u:\b)(?:error|errors|err!|fatal|fail|failed|failure|exception|panicked|traceback|cannot|could not|couldn't|can't|unable|not found|no such|denied|refused|undefined|unresolved|unrecognized|unknown|missing|invalid|mismatch|mismatched|timed out|timeout|segmentation fault|core dumped|killed|aborted|conflict|unsatisfiable|not permitted|does not exist|doesn't exist|is not|are not|was not|were not|has not been|have not been|expected|incompatible|forbidden|[a-z]*backoff|oomkilled|evicted|errimagepull)(?-u:\b)|(?-u:\b)[a-z]+(?:error|exception)(?-u:\b)|(?-u:\b)e\d{3,5}(?-u:\b)|(?-u:\b)ts\d{4}(?-u:\b))",
-    )
-    .expect("valid")
-});
-
-/// A line that starts with an exception's dotted name in CamelCase without
-/// an error word (`pandas…np_datetime.OutOfBoundsDatetime: Out of bounds
-/// nanosecond timestamp`, Ruby's `ActiveRecord::ConnectionNotEstablished:`
-/// with its message on the next line): the last line of a traceback says
-/// what failed without one. A module path is asked for so that `PyTorch:
-/// 2.1.0` is not one; a warning ([`Signature::of`] checks) is not a failure.
-static EXCEPTION_NAME: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"^(?:[A-Za-z_][A-Za-z0-9_]*(?:\.|::))+([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+):(?: [^ ]|$)",
-    )
-    .expect("valid")
-});
 /// What a log or a CI runner writes before each line, whatever it says:
 /// `gh run view --log`'s job, step and time (`build\tBuild and
 /// push\t2026-10-03T07:12:40.118Z `), BuildKit's step and seconds (`#17
@@ -382,7 +363,7 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
         let Some(line) = ErrorLine::read(raw) else {
             continue;
         };
-        if line.words.len() < 2 || lines.iter().any(|l| l.text == line.text) {
+        if line.words.len() < 2 {
             continue;
         }
         // an error line of its own right under an exception's goes on
@@ -392,6 +373,13 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
             !above.ends_with(':')
                 && is_exception(above.strip_prefix("Caused by: ").unwrap_or(above))
         };
+        // a line met again is read once; a detail where any of its
+        // occurrences is one (an excerpt keeps Flyway's line from a log's
+        // middle, away from its exception, before the chain repeats it)
+        if let Some(seen) = lines.iter_mut().find(|l| l.text == line.text) {
+            seen.detail |= detail;
+            continue;
+        }
         lines.push(ErrorLine { detail, ..line });
         // A Java exception's message goes on under it until its first
         // frame (Flyway's `Detected resolved migration not applied to
@@ -752,14 +740,6 @@ fn is_continuation(line: &str) -> bool {
         && !is_exception(line)
 }
 
-/// Whether `line` starts with an exception's name ([`EXCEPTION_NAME`]) that
-/// is not a warning's.
-pub(super) fn is_exception(line: &str) -> bool {
-    EXCEPTION_NAME
-        .captures(line)
-        .is_some_and(|c| !c[1].ends_with("Warning"))
-}
-
 /// Whether `needle` is in `hay` with no word character either side.
 pub(super) fn contains_words(hay: &str, needle: &str) -> bool {
     let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
@@ -800,5 +780,100 @@ mod tests {
             normalise("error[E0432]: unresolved import `serde_json`"),
             "error[e0432]: unresolved import `serde_json`"
         );
+    }
+
+    #[test]
+    fn a_message_a_runner_wrapped_reads_as_met_bare() {
+        // as `Signature::of_failure` reads a failed command's output
+        let lines = |output: &str| -> Vec<String> {
+            let read = error_lines(output);
+            let read = if read.is_empty() {
+                last_lines(output)
+            } else {
+                read
+            };
+            read.into_iter().map(|l| l.text).collect()
+        };
+        // docker compose's service label, turbo's task label, journald's
+        let prisma = "Error: P1001: Can't reach database server at `db`:`5432`\n\nPlease make sure your database server is running at `db`:`5432`.";
+        let compose = prisma
+            .lines()
+            .map(|l| format!("api-1  | {l}"))
+            .chain(["api-1 exited with code 1".to_string()])
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert_eq!(lines(&compose), lines(prisma));
+        let tsc = "src/App.tsx(12,7): error TS2322: Type 'string' is not assignable to type 'number'.\nsrc/App.tsx(19,3): error TS2304: Cannot find name 'useQuery'.";
+        let turbo = format!(
+            "web:build: cache miss, executing 5e1c0a9d\nweb:build: > tsc -b && vite build\n{}\nweb:build:  ELIFECYCLE  Command failed with exit code 2.\n Tasks:    0 successful, 1 total\nFailed:    web#build\n ERROR  run failed: command  exited (2)",
+            tsc.lines()
+                .map(|l| format!("web:build: {l}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        assert_eq!(lines(&turbo), lines(tsc));
+        let php = "PHP Fatal error:  Allowed memory size of 134217728 bytes exhausted (tried to allocate 20480 bytes) in /var/www/app/vendor/laravel/framework/src/Illuminate/Support/Collection.php on line 1641";
+        let journal = format!(
+            "Oct 14 08:12:55 web1 php-fpm[1234]: {php}\nOct 14 08:12:55 web1 php-fpm[1234]: PHP Stack trace:\nOct 14 08:12:56 web1 php-fpm[987]: child 1234 exited with code 255 after 0.52 seconds from start"
+        );
+        assert_eq!(lines(&journal)[0], lines(php)[0]);
+        // GitHub Actions' times and its closing error, BuildKit's wrapper
+        let eresolve = "npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree\nnpm ERR! Found: react@18.3.1\nnpm ERR! Could not resolve dependency:\nnpm ERR! peer react@\"^17.0.0\" from react-helmet@6.1.0";
+        let actions = format!(
+            "{}\n2026-10-14T08:12:56.0000000Z ##[error]Process completed with exit code 1.",
+            eresolve
+                .lines()
+                .map(|l| format!("2026-10-14T08:12:55.1234567Z {l}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        assert_eq!(lines(&actions), lines(eresolve));
+        let buildkit = format!(
+            " => ERROR [deps 4/5] RUN npm ci                                   12.3s\n------\n > [deps 4/5] RUN npm ci:\n{}\n------\nERROR: failed to solve: process \"/bin/sh -c npm ci\" did not complete successfully: exit code: 1",
+            eresolve
+                .lines()
+                .map(|l| format!("11.92 {l}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        assert_eq!(lines(&buildkit), lines(eresolve));
+        // Ansible's result object, and one a structured log wrote
+        let artisan = "   Illuminate\\Database\\QueryException\n\n  SQLSTATE[HY000] [2002] Connection refused (Connection: mysql, SQL: select * from information_schema.tables where table_schema = 'shop')";
+        let ansible = format!(
+            "TASK [app : migrate] ***\nfatal: [web1]: FAILED! => {{\"changed\": false, \"cmd\": [\"php\", \"artisan\", \"migrate\", \"--force\"], \"msg\": \"non-zero return code\", \"rc\": 1, \"stderr\": \"\", \"stdout\": {}, \"stdout_lines\": [\"ignored\"]}}\nPLAY RECAP ***\nweb1 : ok=3    changed=0    unreachable=0    failed=1    skipped=0",
+            serde_json::to_string(artisan).unwrap()
+        );
+        assert_eq!(lines(&ansible), lines(artisan));
+        let verbose = format!(
+            "fatal: [web1]: FAILED! => {{\n    \"changed\": false,\n    \"stdout\": {},\n    \"rc\": 1\n}}",
+            serde_json::to_string(artisan).unwrap()
+        );
+        assert_eq!(lines(&verbose), lines(artisan));
+        let zap = lines(
+            r#"{"level":"error","ts":1730000000.123,"caller":"db/pool.go:42","msg":"failed to connect to database","error":"dial tcp 10.0.3.7:5432: connect: connection refused"}"#,
+        );
+        assert!(
+            zap.contains(&"dial tcp <n>:<n>: connect: connection refused".to_string()),
+            "{zap:?}"
+        );
+        // a line a tool cut short loses its part word, not the rest
+        assert_eq!(
+            lines(
+                "ERROR: Cannot install -r requirements.txt (line 2) and torch==2.1.2 because these package versi…"
+            ),
+            [
+                "error: cannot install -r requirements.txt (line <n>) and torch==<n> because these package"
+            ]
+        );
+        // what starts most lines but is part of the message stays
+        let chain = "java.lang.IllegalStateException: Failed to load ApplicationContext\nCaused by: org.springframework.beans.factory.BeanCreationException: Error creating bean\nCaused by: java.lang.IllegalArgumentException: Not a managed type\nCaused by: java.lang.ClassNotFoundException: com.x.Ledger";
+        assert!(
+            lines(chain)
+                .iter()
+                .filter(|l| l.starts_with("caused by: "))
+                .count()
+                == 3
+        );
+        assert!(lines(eresolve).iter().all(|l| l.starts_with("npm err! ")));
     }
 }

@@ -15,6 +15,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod failure;
 
 use std::collections::HashMap;
 use std::io::BufRead;
@@ -243,8 +244,10 @@ pub fn parts_text(content: &Value) -> String {
 /// lines, a traceback's last line), and pms recalls past fixes by it.
 pub const ERROR_END_CHARS: usize = 1_000;
 
-/// Causes kept from the middle of a long failed output, and the characters
-/// kept of each (as many as `recall::error_line` reads of a line).
+/// Lines kept from the middle of a long failed output: its error lines, or
+/// its `Caused by:` lines when it has some; and the characters kept of each
+/// (as many as `recall::error_line` reads of a line).
+const MIDDLE_LINES: usize = 6;
 const MIDDLE_CAUSES: usize = 4;
 const CAUSE_CHARS: usize = 600;
 /// The line an excerpt puts where it cut, and the mark before each line it
@@ -254,11 +257,14 @@ pub const KEPT: &str = "… ";
 
 /// What the index keeps of a failed tool's output: all of it up to twice
 /// [`ERROR_END_CHARS`] (or `result_chars`, if larger), else its start and
-/// its end with a `…` line between, and between them the `Caused by:`
-/// lines of the middle (at most [`MIDDLE_CAUSES`], each after `… `): a
-/// Java or Kotlin stack trace names its root cause there, between the
-/// first exception and the build's summary (Spring's `No qualifying bean
-/// of type …`).
+/// its end with a `…` line between, and between them, each after `… `, the
+/// `Caused by:` lines of the middle (at most [`MIDDLE_CAUSES`]): a Java or
+/// Kotlin stack trace names its root cause there, between the first
+/// exception and the build's summary (Spring's `No qualifying bean of type
+/// …`); or, when it has none, the lines of the middle that say something
+/// failed ([`failure::says_failure`]; at most [`MIDDLE_LINES`], frames left
+/// out): a test run cut with `head` or a CI log names its exception there,
+/// between the passing tests and the runner's summary.
 pub fn error_excerpt(body: &str, result_chars: usize) -> String {
     let body = body.trim();
     let end = ERROR_END_CHARS.max(result_chars / 2);
@@ -272,20 +278,35 @@ pub fn error_excerpt(body: &str, result_chars: usize) -> String {
             .map_or(body.len(), |(i, _)| i)
     };
     let (head, tail) = (at(end), at(n - end));
-    let causes: Vec<String> = body[head..tail]
-        .lines()
-        .skip(1) // the head's line, cut
-        .map(str::trim)
-        .filter(|l| l.starts_with("Caused by:"))
-        .take(MIDDLE_CAUSES)
+    let middle: Vec<&str> = body[head..tail].lines().map(str::trim).collect();
+    // not the lines the two ends cut
+    let whole = middle.get(1..middle.len().saturating_sub(1)).unwrap_or(&[]);
+    // a Java chain names its causes in its `Caused by:` lines (the lines
+    // under each say where, or go on with a message the chain repeats);
+    // other outputs say what failed in their error lines
+    let is_cause = |l: &str| l.starts_with("Caused by:");
+    let causes = whole.iter().any(|l| is_cause(l));
+    let mut kept: Vec<&str> = Vec::new();
+    for l in whole {
+        let wanted = if causes {
+            is_cause(l)
+        } else {
+            !l.starts_with("at ") && failure::says_failure(l)
+        };
+        if wanted && !kept.contains(l) {
+            kept.push(l);
+        }
+    }
+    kept.truncate(if causes { MIDDLE_CAUSES } else { MIDDLE_LINES });
+    let (head, tail) = (&body[..head], &body[tail..]);
+    if kept.is_empty() {
+        return format!("{head}\n{CUT}\n{tail}");
+    }
+    let lines: Vec<String> = kept
+        .iter()
         .map(|l| format!("{KEPT}{}", truncate(l, CAUSE_CHARS)))
         .collect();
-    let (head, tail) = (&body[..head], &body[tail..]);
-    if causes.is_empty() {
-        format!("{head}\n{CUT}\n{tail}")
-    } else {
-        format!("{head}\n{CUT}\n{}\n{CUT}\n{tail}", causes.join("\n"))
-    }
+    format!("{head}\n{CUT}\n{}\n{CUT}\n{tail}", lines.join("\n"))
 }
 
 /// At most `max` characters, cut at a character boundary, with `…` when cut.
@@ -429,6 +450,31 @@ pub(crate) mod tests {
         // without a cause between, the two ends as before
         let plain = format!("error: x\n{frames}error: y");
         assert_eq!(error_excerpt(&plain, 300).matches('…').count(), 1);
+        // a test run's exception between its passing tests and its summary
+        let passing = "  ✓ it computes label dimensions                    0.02s\n".repeat(40);
+        let run = format!(
+            "{passing}Illuminate\\Foundation\\ViteManifestNotFoundException: Vite manifest not found at: /w/public/build/manifest.json\n{}{passing}  Tests:    1 failed, 80 passed",
+            "#0 /w/vendor/Vite.php(337): Illuminate\\Foundation\\Vite->manifest('build')\n"
+                .repeat(5)
+        );
+        let kept = error_excerpt(&run, 300);
+        assert!(
+            kept.contains(
+                "\n… Illuminate\\Foundation\\ViteManifestNotFoundException: Vite manifest not found"
+            ),
+            "{kept}"
+        );
+        assert_eq!(kept.matches("\n… ").count(), 1, "{kept}");
+        // each once, at most MIDDLE_LINES of them; a chain's causes alone
+        let errors: String = (0..10).map(|i| format!("error: step {i}\n")).collect();
+        let noisy = format!("{passing}{errors}{errors}{passing}done");
+        let kept = error_excerpt(&noisy, 300);
+        assert_eq!(kept.matches("\n… ").count(), MIDDLE_LINES, "{kept}");
+        assert_eq!(kept.matches("… error: step 0\n").count(), 1, "{kept}");
+        let chain = format!("{passing}{errors}Caused by: a.B: root\n{passing}done");
+        let kept = error_excerpt(&chain, 300);
+        assert_eq!(kept.matches("\n… ").count(), 1, "{kept}");
+        assert!(kept.contains("\n… Caused by: a.B: root"), "{kept}");
     }
 
     #[test]

@@ -1,0 +1,45 @@
+//! Whether a line of a command's output says that something failed: an
+//! error word, an error code, an exception's dotted CamelCase name. Here,
+//! below the index and the recall, because both read by it: the index keeps
+//! the middle lines of a long failure that say it ([`super::error_excerpt`]),
+//! and `memory::recall::error_line` reads an error by them.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// Lines that say something failed. ASCII word boundaries (see
+/// `sessions::summary`: Unicode ones fall back to the slowest engine).
+pub(crate) static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i-u)((?-u:\b)(?:error|errors|err!|fatal|fail|failed|failure|exception|panicked|traceback|cannot|could not|couldn't|can't|unable|not found|no such|denied|refused|undefined|unresolved|unrecognized|unknown|missing|invalid|mismatch|mismatched|timed out|timeout|segmentation fault|core dumped|killed|aborted|conflict|unsatisfiable|not permitted|does not exist|doesn't exist|is not|are not|was not|were not|has not been|have not been|expected|incompatible|forbidden|[a-z]*backoff|oomkilled|evicted|errimagepull)(?-u:\b)|(?-u:\b)[a-z]+(?:error|exception)(?-u:\b)|(?-u:\b)e\d{3,5}(?-u:\b)|(?-u:\b)ts\d{4}(?-u:\b))",
+    )
+    .expect("valid")
+});
+
+/// A line that starts with an exception's dotted name in CamelCase without
+/// an error word (`pandas…np_datetime.OutOfBoundsDatetime: Out of bounds
+/// nanosecond timestamp`, Ruby's `ActiveRecord::ConnectionNotEstablished:`
+/// with its message on the next line): the last line of a traceback says
+/// what failed without one. A module path is asked for so that `PyTorch:
+/// 2.1.0` is not one; a warning ([`is_exception`] checks) is not a failure.
+static EXCEPTION_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?:[A-Za-z_][A-Za-z0-9_]*(?:\.|::))+([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+):(?: [^ ]|$)",
+    )
+    .expect("valid")
+});
+
+/// Whether `line` says something failed: an error word or code, or an
+/// exception's name ([`is_exception`]).
+pub fn says_failure(line: &str) -> bool {
+    ERROR_LINE.is_match(line) || is_exception(line)
+}
+
+/// Whether `line` starts with an exception's name ([`EXCEPTION_NAME`]) that
+/// is not a warning's.
+pub fn is_exception(line: &str) -> bool {
+    EXCEPTION_NAME
+        .captures(line)
+        .is_some_and(|c| !c[1].ends_with("Warning"))
+}
