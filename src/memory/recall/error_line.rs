@@ -59,7 +59,7 @@ static TRAILER: LazyLock<Regex> = LazyLock::new(|| {
 /// message met bare and inside `docker build` or CI is one error.
 static GENERIC: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"^(?:exit code <n>|process exited with code|command exited with|error: could not compile|warning: build failed|error: aborting due to|aborting due to|for more information about this error|some errors have detailed explanations|npm err! a complete log|npm err! for a full report|npm err! *$|npm err! <path>|error: process didn't exit successfully|caused by:$|traceback \(most recent call last\):?$|error: recipe for target|error: command failed with exit code|error: script .* exited|error: lifecycle script|the above exception was the direct cause|during handling of the above exception|note: run with `rust_backtrace|error: test failed|test result: failed|failures:$|error: <n> errors? |found <n> errors?|<n> errors? generated|error: failed to run custom build command|run with --stacktrace|run with --info|\* try:|build failed with an exception|error: could not find `cargo.toml`|failure: build failed with an exception|\* what went wrong:?$|what went wrong:$|execution failed for task '[^']*'\.?$|> a failure occurred while executing|> compilation error\. see log|compilation error\. see log|build failed in <n>|<n> actionable tasks?|\* get more help at|(?:compilation failure|there are test failures)(?:[^a-z].*)?$|process terminated with exit code:? <n>$|\[error\] -> \[help <n>\]|\[error\] re-run maven|\[error\] to see the full stack trace|\[error\] for more information about the errors|\[error\] after correcting the problems|\[error\] *$|\[error\] <url>|\[info\] build failure|build failure$|-- configuring incomplete, errors occurred|ninja: build stopped|g?make(?:\[<n>\])?: \*\*\* \[|fail +<path>(?: +(?:<n>s?|\[build failed\]|\[setup failed\]))?$|exit status <n>$|\*\* (?:build|test|archive) failed \*\*|the following build commands failed|testing failed:$|=+ short test summary info|!+ interrupted:|failed examples:$|<n> examples?, <n> failures?|error command failed with exit code|info visit <url>|elifecycle|err_pnpm_recursive_run|error: subprocess-exited-with-error|note: this error originates from a subprocess|rake aborted!$|\(see full trace by running task with --trace\)|.*loggingfailureanalysisreporter : *$|(?:.*: )?application run failed$|an error occurred while loading <path>\.?$|could not find compatible versions$|version solving (?:has )?failed\.?$|\[error\] (?:errors|failures): *$|application failed to start$|.*listenerexecutionfailedexception: listener failed$|standarderror: an error has occurred, this and all later migrations canceled:?(?: \(standarderror\))?$|.*for more information see above\.?$|husky - [^ ]+ hook exited with code|husky - [^ ]+ script failed|✖ [^ ]+ (?:--[^ ]+ )?failed to|✖ [^ ]+ found some errors|=> error \[[^\]]*\] |(?:error: )?(?:failed to solve: )?process ".*" did not complete successfully: exit code: <n>$|the command '.*' returned a non-zero code: <n>$|(?:error: )?process completed with exit code <n>\.?$|(?:error: )?job failed: (?:command terminated with )?exit code <n>$|(?:error: )?command failed: |[a-z_.]*calledprocesserror: command .* returned non-zero exit status <n>\.?$|(?:error: )?command finished with error: |.*command \(<path>\) .* exited \(<n>\)$|(?:error:? )?run failed: command +exited \(<n>\)$|.*\.{4,}failed$|fatal: \[[^\]]*\]: failed! =>$|.*: ok=<n> +changed=<n> |npm (?:err!|error) (?:code (?:<n>|elifecycle)$|errno <n>$|command failed$|command (?:sh|bash|cmd) |path <path>$|workspace |location <path>$|lifecycle script|failed at the)|npm error (?:a complete log|for a full report| *$)|script .* handling the .* event returned with error code <n>$|nox > command .* failed with exit code <n>$|nox > session .* failed\.?$|.*: exit <n> \(<n> seconds\)|.*: commands? failed$|.*: fail code <n> |evaluation failed :\(|\[error\] total time: |<path> [a-z:_-]+: failed$|failed: +[^ #]+#[^ #]+$)"#,
+        r#"^(?:exit code <n>|process exited with code|command exited with|error: could not compile|warning: build failed|error: aborting due to|aborting due to|for more information about this error|some errors have detailed explanations|npm err! a complete log|npm err! for a full report|npm err! *$|npm err! <path>|error: process didn't exit successfully|caused by:$|traceback \(most recent call last\):?$|error: recipe for target|error: command failed with exit code|error: script .* exited|error: lifecycle script|the above exception was the direct cause|during handling of the above exception|note: run with `rust_backtrace|error: test failed|test result: failed|failures:$|error: <n> errors? |found <n> errors?|<n> errors? generated|error: failed to run custom build command|run with --stacktrace|run with --info|\* try:|build failed with an exception|error: could not find `cargo.toml`|failure: build failed with an exception|\* what went wrong:?$|what went wrong:$|execution failed for task '[^']*'\.?$|> a failure occurred while executing|> compilation error\. see log|compilation error\. see log|build failed in <n>|<n> actionable tasks?|\* get more help at|(?:compilation failure|there are test failures)(?:[^a-z].*)?$|process terminated with exit code:? <n>$|\[error\] -> \[help <n>\]|\[error\] re-run maven|\[error\] to see the full stack trace|\[error\] for more information about the errors|\[error\] after correcting the problems|\[error\] *$|\[error\] <url>|\[info\] build failure|build failure$|-- configuring incomplete, errors occurred|ninja: build stopped|g?make(?:\[<n>\])?: \*\*\* \[|fail +<path>(?: +(?:<n>s?|\[build failed\]|\[setup failed\]))?$|exit status <n>$|\*\* (?:build|test|archive) failed \*\*|the following build commands failed|testing failed:$|=+ short test summary info|!+ interrupted:|failed examples:$|<n> examples?, <n> failures?|error command failed with exit code|info visit <url>|elifecycle|err_pnpm_recursive_run|error: subprocess-exited-with-error|note: this error originates from a subprocess|rake aborted!$|\(see full trace by running task with --trace\)|.*loggingfailureanalysisreporter : *$|(?:.*: )?application run failed$|an error occurred while loading <path>\.?$|could not find compatible versions$|version solving (?:has )?failed\.?$|\[error\] (?:errors|failures): *$|application failed to start$|.*listenerexecutionfailedexception: listener failed$|standarderror: an error has occurred, this and all later migrations canceled:?(?: \(standarderror\))?$|.*for more information see above\.?$|husky - [^ ]+ hook exited with code|husky - [^ ]+ script failed|✖ [^ ]+ (?:--[^ ]+ )?failed to|✖ [^ ]+ found some errors|=> error \[[^\]]*\] |(?:error: )?(?:failed to solve: )?process ".*" did not complete successfully: exit code: <n>$|the command '.*' returned a non-zero code: <n>$|(?:error: )?process completed with exit code <n>\.?$|(?:error: )?job failed: (?:command terminated with )?exit code <n>$|(?:error: )?command failed: |[a-z_.]*calledprocesserror: command .* returned non-zero exit status <n>\.?$|(?:error: )?command finished with error: |.*command \(<path>\) .* exited \(<n>\)$|(?:error:? )?run failed: command +exited \(<n>\)$|.*\.{4,}failed$|fatal: \[[^\]]*\]: failed! =>$|.*: ok=<n> +changed=<n> |npm (?:err!|error) (?:code (?:<n>|elifecycle)$|errno <n>$|command failed$|command (?:sh|bash|cmd) |path <path>$|workspace |location <path>$|lifecycle script|failed at the)|npm error (?:a complete log|for a full report| *$)|script .* handling the .* event returned with error code <n>$|nox > command .* failed with exit code <n>$|nox > session .* failed\.?$|.*: exit <n> \(<n> seconds\)|.*: commands? failed$|.*: fail code <n> |evaluation failed :\(|\[error\] total time: |<path> [a-z:_-]+: failed$|failed: +[^ #]+#[^ #]+$|tests?(?: files)?:? +<n> failed)"#,
     )
     .expect("valid")
 });
@@ -118,14 +118,14 @@ static FRAME: LazyLock<Regex> = LazyLock::new(|| {
 /// line that says what failed, such lines do not make them two messages
 /// about different things (the word likeness still reads them).
 static LOCATION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"<<< (?:failure|error)!|^\[error\] +[a-z0-9_$]+\.[a-z0-9_$]+:<n> |^\[error\] +[a-z0-9_$.]+(?::<n>)? » |^fail <path> >|^--- fail:|^failed <path>::|^rspec <path>|^test [^ ]+ \.\.\. failed|^---- [^ ]+ stdout ----|^\[error\] tests run:|^tests run:.*failures")
+    Regex::new(r"<<< (?:failure|error)!|^\[error\] +[a-z0-9_$]+\.[a-z0-9_$]+:<n> |^\[error\] +[a-z0-9_$.]+(?::<n>)? » |^fail <path> >|^--- fail:|^failed <path>::|^rspec <path>|^test [^ ]+ \.\.\. failed|^---- [^ ]+ stdout ----|^\[error\] tests run:|^tests run:.*failures|^fail(?:ed)? +[a-z0-9_.\\:-]+(?: > .*)?$")
         .expect("valid")
 });
 /// An assertion that failed (`AssertionError: expected 3 to be 4`,
 /// `org.opentest4j.AssertionFailedError: expected: <1> but was: <2>`,
 /// pytest's `E   assert 3 == 4`), normalised.
 static EXPECTATION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"assertion[a-z0-9_]*error|^e? *assert |expected:? .* but (?:was|got|found)|expected .* to (?:be|equal|have|contain|match)")
+    Regex::new(r"assertion[a-z0-9_]*error|^e? *assert |expected:? .* but (?:was|got|found|received)|expected .* to (?:be|equal|have|contain|match)")
         .expect("valid")
 });
 static SPACES: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\s+").expect("valid"));
@@ -318,12 +318,16 @@ const PLAIN: &[&str] = &[
 /// under it.
 pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
     let mut lines: Vec<ErrorLine> = Vec::new();
+    // read only when no line says an error: pnpm's ` WARN  … Failed to
+    // replace env in config` before the `ERR_PNPM_FETCH_401` that failed
+    let mut warnings: Vec<ErrorLine> = Vec::new();
     let text = unescaped(&bounded(output)).into_owned();
     let all = messages(&text);
     for (i, raw) in all.iter().enumerate() {
         if raw.is_empty()
             || raw.len() > LONGEST_LINE
             || FRAME.is_match(raw)
+            || PASSED.is_match(raw)
             || !(ERROR_LINE.is_match(raw) || is_exception(raw))
         {
             continue;
@@ -364,6 +368,12 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
             continue;
         };
         if line.words.len() < 2 {
+            continue;
+        }
+        if WARNING.is_match(&line.text) {
+            if warnings.len() < MAX_LINES && !warnings.iter().any(|w| w.text == line.text) {
+                warnings.push(line);
+            }
             continue;
         }
         // an error line of its own right under an exception's goes on
@@ -418,8 +428,17 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
             break;
         }
     }
-    lines
+    if lines.is_empty() { warnings } else { lines }
 }
+
+/// A line that says a test passed (Pest's, Jest's and Vitest's `✓ it
+/// rejects unknown formats`): whatever its words, nothing failed there.
+static PASSED: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^(?:✓|✔|√|PASS )").expect("valid"));
+/// A warning, normalised (`warning: unused import`, pnpm's ` WARN `,
+/// npm's `npm warn`, sbt's `[warn]`).
+static WARNING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:npm )?(?:warn|warning|\[warn\]|\[warning\])(?:[: \[]|$)").expect("valid")
+});
 
 /// The last [`TAIL_LINES`] lines of `output` of three words or more that no
 /// failure of any tool prints, in order.
@@ -875,5 +894,34 @@ mod tests {
                 == 3
         );
         assert!(lines(eresolve).iter().all(|l| l.starts_with("npm err! ")));
+    }
+
+    #[test]
+    fn errors_are_read_before_warnings_and_passing_tests_not_at_all() {
+        let texts = |output: &str| -> Vec<String> {
+            error_lines(output).into_iter().map(|l| l.text).collect()
+        };
+        // pnpm's warning before the error that failed the install
+        assert_eq!(
+            texts(
+                " WARN  Issue while reading \"/w/.npmrc\". Failed to replace env in config: ${NODE_AUTH_TOKEN}\n ERR_PNPM_FETCH_401  GET https://npm.pkg.github.com/@a%2Fb: Unauthorized - 401\n\nNo authorization header was set for the request."
+            ),
+            ["err_pnpm_fetch_401 get <url> unauthorized - <n>"]
+        );
+        // a warning alone is still read
+        assert_eq!(
+            texts(" WARN  Failed to replace env in config: ${NODE_AUTH_TOKEN}"),
+            ["warn failed to replace env in config: ${node_auth_token}"]
+        );
+        // a passing test says nothing failed, whatever its words
+        assert!(texts("  ✓ it rejects unknown formats   0.01s").is_empty());
+        // a node error code is an error
+        assert_eq!(texts("Error: spawnSync docker ENOENT").len(), 1);
+        // Pest's FAIL and FAILED lines say which test, not what failed
+        let pest = error_lines(
+            "   FAIL  Tests\\Feature\\TrackingPageTest\n   FAILED  Tests\\Feature\\TrackingPageTest > it shows the timeline\n  Expected response status code [200] but received 500.\n  Tests:    1 failed (1 assertions)",
+        );
+        let says: Vec<Says> = pest.iter().map(|l| l.says).collect();
+        assert_eq!(says, [Says::Where, Says::Where, Says::Expected], "{pest:?}");
     }
 }
