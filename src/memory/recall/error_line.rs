@@ -59,7 +59,7 @@ static TRAILER: LazyLock<Regex> = LazyLock::new(|| {
 /// message met bare and inside `docker build` or CI is one error.
 static GENERIC: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"^(?:exit code <n>|process exited with code|command exited with|error: could not compile|warning: build failed|error: aborting due to|aborting due to|for more information about this error|some errors have detailed explanations|npm err! a complete log|npm err! for a full report|npm err! *$|npm err! <path>|error: process didn't exit successfully|caused by:$|traceback \(most recent call last\):?$|error: recipe for target|error: command failed with exit code|error: script .* exited|error: lifecycle script|the above exception was the direct cause|during handling of the above exception|note: run with `rust_backtrace|error: test failed|test result: failed|failures:$|error: <n> errors? |found <n> errors?|<n> errors? generated|error: failed to run custom build command|run with --stacktrace|run with --info|\* try:|build failed with an exception|error: could not find `cargo.toml`|failure: build failed with an exception|\* what went wrong:?$|what went wrong:$|execution failed for task '[^']*'\.?$|> a failure occurred while executing|> compilation error\. see log|compilation error\. see log|build failed in <n>|<n> actionable tasks?|\* get more help at|(?:compilation failure|there are test failures)(?:[^a-z].*)?$|process terminated with exit code:? <n>$|\[error\] -> \[help <n>\]|\[error\] re-run maven|\[error\] to see the full stack trace|\[error\] for more information about the errors|\[error\] after correcting the problems|\[error\] *$|\[error\] <url>|\[info\] build failure|build failure$|-- configuring incomplete, errors occurred|ninja: build stopped|g?make(?:\[<n>\])?: \*\*\* \[|fail +<path>(?: +(?:<n>s?|\[build failed\]|\[setup failed\]))?$|exit status <n>$|\*\* (?:build|test|archive) failed \*\*|the following build commands failed|testing failed:$|=+ short test summary info|!+ interrupted:|failed examples:$|<n> examples?, <n> failures?|error command failed with exit code|info visit <url>|elifecycle|err_pnpm_recursive_run|error: subprocess-exited-with-error|note: this error originates from a subprocess|rake aborted!$|\(see full trace by running task with --trace\)|.*loggingfailureanalysisreporter : *$|(?:.*: )?application run failed$|an error occurred while loading <path>\.?$|could not find compatible versions$|version solving (?:has )?failed\.?$|\[error\] (?:errors|failures): *$|application failed to start$|.*listenerexecutionfailedexception: listener failed$|standarderror: an error has occurred, this and all later migrations canceled:?(?: \(standarderror\))?$|.*for more information see above\.?$|husky - [^ ]+ hook exited with code|husky - [^ ]+ script failed|✖ [^ ]+ (?:--[^ ]+ )?failed to|✖ [^ ]+ found some errors|=> error \[[^\]]*\] |(?:error: )?(?:failed to solve: )?process ".*" did not complete successfully: exit code: <n>$|the command '.*' returned a non-zero code: <n>$|(?:error: )?process completed with exit code <n>\.?$|(?:error: )?job failed: (?:command terminated with )?exit code <n>$|(?:error: )?command failed: |[a-z_.]*calledprocesserror: command .* returned non-zero exit status <n>\.?$|(?:error: )?command finished with error: |.*command \(<path>\) .* exited \(<n>\)$|(?:error:? )?run failed: command +exited \(<n>\)$|.*\.{4,}failed$|fatal: \[[^\]]*\]: failed! =>$|.*: ok=<n> +changed=<n> |npm (?:err!|error) (?:code (?:<n>|elifecycle)$|errno <n>$|command failed$|command (?:sh|bash|cmd) |path <path>$|workspace |location <path>$|lifecycle script|failed at the)|npm error (?:a complete log|for a full report| *$)|script .* handling the .* event returned with error code <n>$|nox > command .* failed with exit code <n>$|nox > session .* failed\.?$|.*: exit <n> \(<n> seconds\)|.*: commands? failed$|.*: fail code <n> |evaluation failed :\(|\[error\] total time: |<path> [a-z:_-]+: failed$|failed: +[^ #]+#[^ #]+$|tests?(?: files)?:? +<n> failed)"#,
+        r#"^(?:exit code <n>|process exited with code|command exited with|error: could not compile|warning: build failed|error: aborting due to|aborting due to|for more information about this error|some errors have detailed explanations|npm err! a complete log|npm err! for a full report|npm err! *$|npm err! <path>|error: process didn't exit successfully|caused by:$|traceback \(most recent call last\):?$|error: recipe for target|error: command failed with exit code|error: script .* exited|error: lifecycle script|the above exception was the direct cause|during handling of the above exception|note: run with `rust_backtrace|error: test failed|test result: failed|failures:$|error: <n> errors? |found <n> errors?|<n> errors? generated|error: failed to run custom build command|run with --stacktrace|run with --info|\* try:|build failed with an exception|error: could not find `cargo.toml`|failure: build failed with an exception|\* what went wrong:?$|what went wrong:$|execution failed for task '[^']*'\.?$|> a failure occurred while executing|> compilation error\. see log|compilation error\. see log|build failed in <n>|<n> actionable tasks?|\* get more help at|(?:compilation failure|there are test failures)(?:[^a-z].*)?$|process terminated with exit code:? <n>$|\[error\] -> \[help <n>\]|\[error\] re-run maven|\[error\] to see the full stack trace|\[error\] for more information about the errors|\[error\] after correcting the problems|\[error\] *$|\[error\] <url>|\[info\] build failure|build failure$|-- configuring incomplete, errors occurred|ninja: build stopped|g?make(?:\[<n>\])?: \*\*\* \[|fail +<path>(?: +(?:<n>s?|\[build failed\]|\[setup failed\]))?$|exit status <n>$|\*\* (?:build|test|archive) failed \*\*|the following build commands failed|testing failed:$|=+ short test summary info|!+ interrupted:|failed examples:$|<n> examples?, <n> failures?|error command failed with exit code|info visit <url>|elifecycle|err_pnpm_recursive_run|error: subprocess-exited-with-error|note: this error originates from a subprocess|rake aborted!$|\(see full trace by running task with --trace\)|.*loggingfailureanalysisreporter : *$|(?:.*: )?application run failed$|an error occurred while loading <path>\.?$|could not find compatible versions$|version solving (?:has )?failed\.?$|\[error\] (?:errors|failures): *$|application failed to start$|.*listenerexecutionfailedexception: listener failed$|standarderror: an error has occurred, this and all later migrations canceled:?(?: \(standarderror\))?$|.*for more information see above\.?$|husky - [^ ]+ hook exited with code|husky - [^ ]+ script failed|✖ [^ ]+ (?:--[^ ]+ )?failed to|✖ [^ ]+ found some errors|=> error \[[^\]]*\] |(?:error: )?(?:failed to solve: )?process ".*" did not complete successfully: exit code: <n>$|the command '.*' returned a non-zero code: <n>$|(?:error: )?process completed with exit code <n>\.?$|(?:error: )?job failed: (?:command terminated with )?exit code <n>$|(?:error: )?command failed: |[a-z_.]*calledprocesserror: command .* returned non-zero exit status <n>\.?$|(?:error: )?command finished with error: |.*command \(<path>\) .* exited \(<n>\)$|(?:error:? )?run failed: command +exited \(<n>\)$|.*\.{4,}failed$|fatal: \[[^\]]*\]: (?:failed|unreachable)! =>$|.*: ok=<n> +changed=<n> |npm (?:err!|error) (?:code (?:<n>|elifecycle)$|errno <n>$|command failed$|command (?:sh|bash|cmd) |path <path>$|workspace |location <path>$|lifecycle script|failed at the)|npm error (?:a complete log|for a full report| *$)|script .* handling the .* event returned with error code <n>$|nox > command .* failed with exit code <n>$|nox > session .* failed\.?$|.*: exit <n> \(<n> seconds\)|.*: commands? failed$|.*: fail code <n> |evaluation failed :\(|\[error\] total time: |<path> [a-z:_-]+: failed$|failed: +[^ #]+#[^ #]+$|tests?(?: files)?:? +<n> failed|\[error\] [a-z]+ errors? found$)"#,
     )
     .expect("valid")
 });
@@ -327,6 +327,8 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
         if raw.is_empty()
             || raw.len() > LONGEST_LINE
             || FRAME.is_match(raw)
+            || FRAME.is_match(untagged(raw))
+            || CODE_EXCERPT.is_match(untagged(raw))
             || PASSED.is_match(raw)
             || !(ERROR_LINE.is_match(raw) || is_exception(raw))
         {
@@ -430,6 +432,22 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
     }
     if lines.is_empty() { warnings } else { lines }
 }
+
+/// A line without the level sbt and Maven tag every line of a failure
+/// with (`[error] `): sbt's frames (`[error]   at org.apache.kafka…`) and
+/// the code a compiler quotes (`[error] 14 |   serde.string…`) are read as
+/// frames and code, not as errors for their tag.
+fn untagged(raw: &str) -> &str {
+    ["[error]", "[ERROR]", "[warn]", "[WARNING]"]
+        .iter()
+        .find_map(|tag| raw.strip_prefix(tag))
+        .map_or(raw, str::trim_start)
+}
+
+/// A line of code a compiler quotes under its error, after its line
+/// number and gutter (Scala's and rustc's `14 |   let x = …`): where, not
+/// what (the message under it, in the gutter alone, is read).
+static CODE_EXCERPT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[0-9]+ +\|").expect("valid"));
 
 /// A line that says a test passed (Pest's, Jest's and Vitest's `✓ it
 /// rejects unknown formats`): whatever its words, nothing failed there.
@@ -640,7 +658,8 @@ fn unellipsed(line: &str) -> &str {
 /// {"msg": …, "stderr": "…\n…"}`, a structured log's `{"level":"error",
 /// "msg": …}`) as its label and each string in it, line by line; a JSON
 /// string's escaped lines (`"stderr": "…\n…",` as `ansible -v` prints it)
-/// as lines. Borrowed when there is none.
+/// as lines, and a JSON line a tool cut (`… "msg": "Failed to connect to
+/// the host via ssh: …\r\n…`) as its values. Borrowed when there is none.
 fn unescaped(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.contains("\\n") && !text.contains("{\"") {
         return std::borrow::Cow::Borrowed(text);
@@ -651,16 +670,15 @@ fn unescaped(text: &str) -> std::borrow::Cow<'_, str> {
             out.push_str(label.trim_end());
             out.push('\n');
             push_strings(&serde_json::Value::Object(object), &mut out);
-        } else if line.contains("\\n") {
-            let body = line.trim();
-            // a pretty-printed object's `"key": "` and `",`
-            let body = match body.split_once("\": \"") {
-                Some((key, rest)) if key.starts_with('"') && !key[1..].contains('"') => rest,
-                _ => body,
-            };
-            let body = body.trim_end_matches(',').trim_end_matches('"');
-            out.push_str(&unescape(body));
-            out.push('\n');
+        } else if line.contains("\\n") || line.contains("{\"") {
+            // cut, or pretty-printed over lines: each value after its key
+            for value in JSON_KEY.split(line) {
+                let value = value.trim().trim_end_matches(['}', ',']).trim_matches('"');
+                if !value.is_empty() {
+                    out.push_str(&unescape(value));
+                    out.push('\n');
+                }
+            }
         } else {
             out.push_str(line);
             out.push('\n');
@@ -700,11 +718,34 @@ fn push_strings(value: &serde_json::Value, out: &mut String) {
     }
 }
 
-/// A JSON string's body unescaped (`\n`, `\t`, `\"`, `\\`, `\u…`).
+/// A JSON string's body unescaped (`\n`, `\t`, `\"`, `\\`, `\u…`); one a
+/// cut left unterminated, escape by escape.
 fn unescape(body: &str) -> String {
-    serde_json::from_str::<String>(&format!("\"{body}\""))
-        .unwrap_or_else(|_| body.replace("\\n", "\n").replace("\\\"", "\""))
+    if let Ok(s) = serde_json::from_str::<String>(&format!("\"{body}\"")) {
+        return s;
+    }
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push(' '),
+            Some('r') | None => {}
+            Some(other) => out.push(other),
+        }
+    }
+    out
 }
+
+/// A JSON key and its colon, where a line that is not a whole object
+/// (cut, or one of a pretty-printed one's lines) is split into its values.
+static JSON_KEY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?:^|[{,])\s*"[@A-Za-z_][@A-Za-z0-9_.-]*"\s*:\s*"#).expect("valid")
+});
 
 /// Lines without the part words an excerpt's cut left either side of its
 /// `…` line ([`Signature::of_window`]): `missing colu` is not a word of the
@@ -923,5 +964,32 @@ mod tests {
         );
         let says: Vec<Says> = pest.iter().map(|l| l.says).collect();
         assert_eq!(says, [Says::Where, Says::Where, Says::Expected], "{pest:?}");
+    }
+
+    #[test]
+    fn cut_json_and_level_tagged_lines_are_read_for_their_message() {
+        let texts = |output: &str| -> Vec<String> {
+            error_lines(output).into_iter().map(|l| l.text).collect()
+        };
+        // Ansible's result cut with `…`: its values, unescaped
+        assert_eq!(
+            texts(
+                r#"fatal: [web1]: UNREACHABLE! => {"changed": false, "msg": "Failed to connect to the host via ssh: @@@@\r\n@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\r\nHost key verification failed.\r\nIT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NAS…"#
+            ),
+            [
+                "failed to connect to the host via ssh: @@@@",
+                "host key verification failed."
+            ]
+        );
+        // sbt tags its frames and the code it quotes `[error]`
+        assert_eq!(
+            texts(
+                "[error] -- [E172] Type Error: /w/core/src/Codec.scala:14:40\n[error] 14 |    serde.string.inmap[Scan](decodeOrDie)(_.toJson)\n[error]    |No given instance was found for parameter encoder\n[error]   at org.apache.kafka.clients.producer.KafkaProducer.send(KafkaProducer.java:1009)\n[error] one error found"
+            ),
+            [
+                "[error] -- [e172] type error: <path>",
+                "[error] |no given instance was found for parameter encoder"
+            ]
+        );
     }
 }
