@@ -59,7 +59,7 @@ static TRAILER: LazyLock<Regex> = LazyLock::new(|| {
 /// message met bare and inside `docker build` or CI is one error.
 static GENERIC: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"^(?:exit code <n>|process exited with code|command exited with|error: could not compile|warning: build failed|error: aborting due to|aborting due to|for more information about this error|some errors have detailed explanations|npm err! a complete log|npm err! for a full report|npm err! *$|npm err! <path>|error: process didn't exit successfully|caused by:$|traceback \(most recent call last\):?$|error: recipe for target|error: command failed with exit code|error: script .* exited|error: lifecycle script|the above exception was the direct cause|during handling of the above exception|note: run with `rust_backtrace|error: test failed|test result: failed|failures:$|error: <n> errors? |found <n> errors?|<n> errors? generated|error: failed to run custom build command|run with --stacktrace|run with --info|\* try:|build failed with an exception|error: could not find `cargo.toml`|failure: build failed with an exception|\* what went wrong:?$|what went wrong:$|execution failed for task '[^']*'\.?$|> a failure occurred while executing|> compilation error\. see log|compilation error\. see log|build failed in <n>|<n> actionable tasks?|\* get more help at|(?:compilation failure|there are test failures)(?:[^a-z].*)?$|process terminated with exit code:? <n>$|\[error\] -> \[help <n>\]|\[error\] re-run maven|\[error\] to see the full stack trace|\[error\] for more information about the errors|\[error\] after correcting the problems|\[error\] *$|\[error\] <url>|\[info\] build failure|build failure$|-- configuring incomplete, errors occurred|ninja: build stopped|g?make(?:\[<n>\])?: \*\*\* \[|fail +<path>(?: +(?:<n>s?|\[build failed\]|\[setup failed\]))?$|exit status <n>$|\*\* (?:build|test|archive) failed \*\*|the following build commands failed|testing failed:$|=+ short test summary info|!+ interrupted:|failed examples:$|<n> examples?, <n> failures?|error command failed with exit code|info visit <url>|elifecycle|err_pnpm_recursive_run|error: subprocess-exited-with-error|note: this error originates from a subprocess|rake aborted!$|\(see full trace by running task with --trace\)|.*loggingfailureanalysisreporter : *$|(?:.*: )?application run failed$|an error occurred while loading <path>\.?$|could not find compatible versions$|version solving (?:has )?failed\.?$|\[error\] (?:errors|failures): *$|application failed to start$|.*listenerexecutionfailedexception: listener failed$|standarderror: an error has occurred, this and all later migrations canceled:?(?: \(standarderror\))?$|.*for more information see above\.?$|husky - [^ ]+ hook exited with code|husky - [^ ]+ script failed|✖ [^ ]+ (?:--[^ ]+ )?failed to|✖ [^ ]+ found some errors|=> error \[[^\]]*\] |(?:error: )?(?:failed to solve: )?process ".*" did not complete successfully: exit code: <n>$|the command '.*' returned a non-zero code: <n>$|(?:error: )?process completed with exit code <n>\.?$|(?:error: )?job failed: (?:command terminated with )?exit code <n>$|(?:error: )?command failed: |[a-z_.]*calledprocesserror: command .* returned non-zero exit status <n>\.?$|(?:error: )?command finished with error: |.*command \(<path>\) .* exited \(<n>\)$|(?:error:? )?run failed: command +exited \(<n>\)$|.*\.{4,}failed$|fatal: \[[^\]]*\]: (?:failed|unreachable)! =>$|.*: ok=<n> +changed=<n> |npm (?:err!|error) (?:code (?:<n>|elifecycle)$|errno <n>$|command failed$|command (?:sh|bash|cmd) |path <path>$|workspace |location <path>$|lifecycle script|failed at the)|npm error (?:a complete log|for a full report| *$)|script .* handling the .* event returned with error code <n>$|nox > command .* failed with exit code <n>$|nox > session .* failed\.?$|.*: exit <n> \(<n> seconds\)|.*: commands? failed$|.*: fail code <n> |evaluation failed :\(|\[error\] total time: |<path> [a-z:_-]+: failed$|failed: +[^ #]+#[^ #]+$|tests?(?: files)?:? +<n> failed|\[error\] [a-z]+ errors? found$)"#,
+        r#"^(?:exit code <n>|process exited with code|command exited with|error: could not compile|warning: build failed|error: aborting due to|aborting due to|for more information about this error|some errors have detailed explanations|npm err! a complete log|npm err! for a full report|npm err! *$|npm err! <path>|error: process didn't exit successfully|caused by:$|traceback \(most recent call last\):?$|error: recipe for target|error: command failed with exit code|error: script .* exited|error: lifecycle script|the above exception was the direct cause|during handling of the above exception|note: run with `rust_backtrace|error: test failed|test result: failed|failures:$|error: <n> errors? |found <n> errors?|<n> errors? generated|error: failed to run custom build command|run with --stacktrace|run with --info|\* try:|build failed with an exception|error: could not find `cargo.toml`|failure: build failed with an exception|\* what went wrong:?$|what went wrong:$|execution failed for task '[^']*'\.?$|> a failure occurred while executing|> compilation error\. see log|compilation error\. see log|build failed in <n>|<n> actionable tasks?|\* get more help at|(?:compilation failure|there are test failures)(?:[^a-z].*)?$|process terminated with exit code:? <n>$|\[error\] -> \[help <n>\]|\[error\] re-run maven|\[error\] to see the full stack trace|\[error\] for more information about the errors|\[error\] after correcting the problems|\[error\] *$|\[error\] <url>|\[info\] build failure|build failure$|-- configuring incomplete, errors occurred|ninja: build stopped|g?make(?:\[<n>\])?: \*\*\* \[|fail +<path>(?: +(?:<n>s?|\[build failed\]|\[setup failed\]))?$|exit status <n>$|\*\* (?:build|test|archive) failed \*\*|the following build commands failed|testing failed:$|=+ short test summary info|!+ interrupted:|failed examples:$|<n> examples?, <n> failures?|error command failed with exit code|info visit <url>|elifecycle|err_pnpm_recursive_run|error: subprocess-exited-with-error|note: this error originates from a subprocess|rake aborted!$|\(see full trace by running task with --trace\)|.*loggingfailureanalysisreporter : *$|(?:.*: )?application run failed$|an error occurred while loading <path>\.?$|could not find compatible versions$|version solving (?:has )?failed\.?$|\[error\] (?:errors|failures): *$|application failed to start$|.*listenerexecutionfailedexception: listener failed$|standarderror: an error has occurred, this and all later migrations canceled:?(?: \(standarderror\))?$|.*for more information see above\.?$|husky - [^ ]+ hook exited with code|husky - [^ ]+ script failed|✖ [^ ]+ (?:--[^ ]+ )?failed to|✖ [^ ]+ found some errors|=> error \[[^\]]*\] |(?:error: )?(?:failed to solve: )?process ".*" did not complete successfully: exit code: <n>$|the command '.*' returned a non-zero code: <n>$|(?:error: )?process completed with exit code <n>\.?$|(?:error: )?job failed: (?:command terminated with )?exit code <n>$|(?:error: )?command failed: |[a-z_.]*calledprocesserror: command .* returned non-zero exit status <n>\.?$|(?:error: )?command finished with error: |.*command \(<path>\) .* exited \(<n>\)$|(?:error:? )?run failed: command +exited \(<n>\)$|.*\.{4,}failed$|fatal: \[[^\]]*\]: (?:failed|unreachable)! =>$|.*: ok=<n> +changed=<n> |npm (?:err!|error) (?:code (?:<n>|elifecycle)$|errno <n>$|command failed$|command (?:sh|bash|cmd) |path <path>$|workspace |location <path>$|lifecycle script|failed at the)|npm error (?:a complete log|for a full report| *$)|script .* handling the .* event returned with error code <n>$|nox > command .* failed with exit code <n>$|nox > session .* failed\.?$|.*: exit <n> \(<n> seconds\)|.*: commands? failed$|.*: fail code <n> |evaluation failed :\(|\[error\] total time: |<path> [a-z:_-]+: failed$|failed: +[^ #]+#[^ #]+$|tests?(?: files)?:? +<n> failed|\[error\] [a-z]+ errors? found$|(?:\[info\] )?<n> tests passed\. <n> tests failed\.|\[error\] failed tests:$|.*sbt\.testsfailedexception: tests unsuccessful$)"#,
     )
     .expect("valid")
 });
@@ -125,7 +125,7 @@ static LOCATION: LazyLock<Regex> = LazyLock::new(|| {
 /// `org.opentest4j.AssertionFailedError: expected: <1> but was: <2>`,
 /// pytest's `E   assert 3 == 4`), normalised.
 static EXPECTATION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"assertion[a-z0-9_]*error|^e? *assert |expected:? .* but (?:was|got|found|received)|expected .* to (?:be|equal|have|contain|match)")
+    Regex::new(r"assertion[a-z0-9_]*error|^e? *assert |expected:? .* but (?:was|got|found|received)|(?:was|is) not equal to|expected .* to (?:be|equal|have|contain|match)")
         .expect("valid")
 });
 static SPACES: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\s+").expect("valid"));
@@ -273,6 +273,12 @@ fn quoted_code(raw: &str) -> QuotedCode {
             out.user.extend(words(rest));
         }
     }
+    // a library's generic type over the user's (Scala's
+    // `zio.json.JsonEncoder[com.harbor.model.CarrierScan]`, Java's
+    // `java.util.List<com.x.Foo>`), unquoted: its parameters are the user's
+    for params in TYPE_PARAMETERS.captures_iter(raw).filter_map(|c| c.get(1)) {
+        out.user.extend(words(&params.as_str().to_lowercase()));
+    }
     // ESLint and TypeScript quote the user's names in single quotes; one
     // spelled in camel case is code (`'loadReviews'`), not a package, a
     // key or a file
@@ -288,6 +294,12 @@ fn quoted_code(raw: &str) -> QuotedCode {
     }
     out
 }
+
+/// A dotted generic type's parameters (`a.b.Encoder[com.x.Scan]`).
+static TYPE_PARAMETERS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:[A-Za-z_][A-Za-z0-9_]*\.)+[A-Z][A-Za-z0-9_]*[\[<]([^\[\]<>]+)[\]>]")
+        .expect("valid")
+});
 
 /// A single identifier in single quotes.
 static SINGLE_QUOTED: LazyLock<Regex> =
@@ -330,7 +342,9 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
             || FRAME.is_match(untagged(raw))
             || CODE_EXCERPT.is_match(untagged(raw))
             || PASSED.is_match(raw)
-            || !(ERROR_LINE.is_match(raw) || is_exception(raw))
+            || !(ERROR_LINE.is_match(untagged(raw))
+                || is_exception(raw)
+                || GUTTER_MESSAGE.is_match(untagged(raw)))
         {
             continue;
         }
@@ -434,9 +448,10 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
 }
 
 /// A line without the level sbt and Maven tag every line of a failure
-/// with (`[error] `): sbt's frames (`[error]   at org.apache.kafka…`) and
-/// the code a compiler quotes (`[error] 14 |   serde.string…`) are read as
-/// frames and code, not as errors for their tag.
+/// with (`[error] `): sbt's frames (`[error]   at org.apache.kafka…`), the
+/// code a compiler quotes (`[error] 14 |   serde.string…`) and the list of
+/// failed test classes are read as frames, code and names, not as errors
+/// for their tag.
 fn untagged(raw: &str) -> &str {
     ["[error]", "[ERROR]", "[warn]", "[WARNING]"]
         .iter()
@@ -448,6 +463,13 @@ fn untagged(raw: &str) -> &str {
 /// number and gutter (Scala's and rustc's `14 |   let x = …`): where, not
 /// what (the message under it, in the gutter alone, is read).
 static CODE_EXCERPT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[0-9]+ +\|").expect("valid"));
+
+/// The message a compiler writes in its gutter under an error's header,
+/// without an error word (Scala 3's `|No given instance of type … was
+/// found for parameter encoder`); not the carets and labels under code
+/// (`|    ^^^^`, rustc's `|     ^^^ expected `u32``).
+static GUTTER_MESSAGE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\|[A-Za-z]").expect("valid"));
 
 /// A line that says a test passed (Pest's, Jest's and Vitest's `✓ it
 /// rejects unknown formats`): whatever its words, nothing failed there.
@@ -508,8 +530,10 @@ pub fn normalise(line: &str) -> String {
     let s = UUID.replace_all(&s, "<id>");
     let s = PATH.replace_all(&s, |c: &regex::Captures| {
         let m = &c[0];
-        // `a/b` inside a word such as `and/or` or `I/O` is not a path
-        if m.len() <= 4 && !m.starts_with('/') {
+        // `a/b` inside a word such as `and/or` or `I/O` is not a path,
+        // nor a scoped package (`@orbit/ui`, `@prisma/client`: what failed
+        // to resolve; `@/lib/money`, an alias, is a path)
+        if (m.len() <= 4 && !m.starts_with('/')) || is_scoped_package(m) {
             m.to_string()
         } else {
             "<path>".to_string()
@@ -544,6 +568,15 @@ pub fn normalise(line: &str) -> String {
         .to_lowercase()
         .trim()
         .to_string()
+}
+
+/// Whether `m` is an npm scoped package's name: `@scope/name`, no more.
+fn is_scoped_package(m: &str) -> bool {
+    m.strip_prefix('@')
+        .and_then(|rest| rest.split_once('/'))
+        .is_some_and(|(scope, name)| {
+            !scope.is_empty() && !name.is_empty() && !name.contains(['/', '\\', ':'])
+        })
 }
 
 /// The lines of `text` as they are read: uncut ([`uncut`]), without what a
@@ -990,6 +1023,16 @@ mod tests {
                 "[error] -- [e172] type error: <path>",
                 "[error] |no given instance was found for parameter encoder"
             ]
+        );
+        // under the tag, only what says an error is read: not sbt's list
+        // of failed test classes, nor its test summary
+        assert!(
+            texts("[error] Failed tests:\n[error] \tcom.harbor.track.ingest.ShipmentAssignerSpec\n[info] 12 tests passed. 1 tests failed. 0 tests ignored.\n[error] (ingest / Test / testOnly) sbt.TestsFailedException: Tests unsuccessful").is_empty()
+        );
+        // a scoped package is what failed to resolve, an alias a path
+        assert_eq!(
+            normalise("Cannot find module '@orbit/ui' or '@/lib/money'"),
+            "cannot find module '@orbit/ui' or '<path>'"
         );
     }
 }

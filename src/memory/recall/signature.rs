@@ -849,6 +849,13 @@ mod tests {
                 &guard("create_transfer", "HashMap<CurrencyPair, Rate>")
             ) >= 0.86
         );
+        // a library's generic type over the user's, unquoted (Scala 3)
+        let given = |t: &str| {
+            format!(
+                "[error] -- [E172] Type Error: /w/core/src/Codec.scala:14:40\n[error]    |No given instance of type zio.json.JsonEncoder[com.harbor.track.model.{t}] was found for parameter encoder of method toJson in class EncoderOps"
+            )
+        };
+        assert!(alike(&given("CarrierScan"), &given("TrackingEvent")) >= 0.86);
         // ESLint quotes the user's names in single quotes: camel case is code
         let deps = |name: &str| {
             format!(
