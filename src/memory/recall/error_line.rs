@@ -333,7 +333,7 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
     // read only when no line says an error: pnpm's ` WARN  … Failed to
     // replace env in config` before the `ERR_PNPM_FETCH_401` that failed
     let mut warnings: Vec<ErrorLine> = Vec::new();
-    let text = unescaped(&bounded(output)).into_owned();
+    let text = readable(output);
     let all = messages(&text);
     for (i, raw) in all.iter().enumerate() {
         if raw.is_empty()
@@ -483,7 +483,7 @@ static WARNING: LazyLock<Regex> = LazyLock::new(|| {
 /// The last [`TAIL_LINES`] lines of `output` of three words or more that no
 /// failure of any tool prints, in order.
 pub(super) fn last_lines(output: &str) -> Vec<ErrorLine> {
-    let text = unescaped(&bounded(output)).into_owned();
+    let text = readable(output);
     let mut lines: Vec<ErrorLine> = Vec::new();
     for raw in messages(&text).into_iter().rev() {
         if raw.is_empty() || raw.len() > LONGEST_LINE {
@@ -502,6 +502,19 @@ pub(super) fn last_lines(output: &str) -> Vec<ErrorLine> {
     }
     lines.reverse();
     lines
+}
+
+/// An output as its lines are read: its head and tail when long
+/// ([`bounded`]), without colours (turbo's `\x1b[36mweb:build: \x1b[0m`
+/// before each line: the label, the frame and the log header are found at
+/// the line's start), what it holds as JSON as lines ([`unescaped`]).
+fn readable(output: &str) -> String {
+    let text = bounded(output);
+    if text.contains('\x1b') {
+        unescaped(&ANSI.replace_all(&text, "")).into_owned()
+    } else {
+        unescaped(&text).into_owned()
+    }
 }
 
 /// The head and the tail of a long output.
@@ -587,10 +600,11 @@ fn messages(text: &str) -> Vec<&str> {
     let mut all: Vec<&str> = text.lines().collect();
     uncut(&mut all);
     let mut all: Vec<&str> = all.into_iter().map(message).collect();
-    if let Some(label) = runner_label(&all) {
+    let labels = runner_labels(&all);
+    if !labels.is_empty() {
         for line in all.iter_mut() {
             if let Some((key, end)) = label_key(line)
-                && key == label
+                && labels.contains(&key)
             {
                 *line = message(&line[end..]);
             }
@@ -648,11 +662,13 @@ static NOT_A_LABEL: LazyLock<Regex> = LazyLock::new(|| {
         .expect("valid")
 });
 
-/// The label a runner writes before most lines of its output (at least
-/// [`LABELLED_LINES`] of them and half of those that say something), when
-/// one does: the same message met bare and inside `docker compose up`,
-/// `turbo run` or a journal reads the same. Its key ([`label_key`]).
-fn runner_label(lines: &[&str]) -> Option<String> {
+/// The labels runners write before most lines of an output (each before
+/// at least [`LABELLED_LINES`] lines, together before half of those that
+/// say something), when they do: the same message met bare and inside
+/// `docker compose up` (`api-1  | ` and `db-1  | `), `turbo run`,
+/// `concurrently` (`[queue] `, `[vite] `) or a journal reads the same.
+/// Their keys ([`label_key`]).
+fn runner_labels(lines: &[&str]) -> Vec<String> {
     let mut counts: std::collections::HashMap<String, usize> = Default::default();
     let mut said = 0;
     for line in lines.iter().filter(|l| !l.is_empty()) {
@@ -661,16 +677,21 @@ fn runner_label(lines: &[&str]) -> Option<String> {
             *counts.entry(key).or_default() += 1;
         }
     }
-    let (key, n) = counts
+    let labels: Vec<(String, usize)> = counts
         .into_iter()
-        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))?;
-    let label = key.trim_end();
-    (n >= LABELLED_LINES
-        && 2 * n >= said
-        && label.chars().any(char::is_alphabetic)
-        && !ERROR_LINE.is_match(label)
-        && !NOT_A_LABEL.is_match(label))
-    .then_some(key)
+        .filter(|(key, n)| {
+            let label = key.trim_end();
+            *n >= LABELLED_LINES
+                && label.chars().any(char::is_alphabetic)
+                && !ERROR_LINE.is_match(label)
+                && !NOT_A_LABEL.is_match(label)
+        })
+        .collect();
+    let labelled: usize = labels.iter().map(|(_, n)| n).sum();
+    if 2 * labelled < said {
+        return Vec::new();
+    }
+    labels.into_iter().map(|(key, _)| key).collect()
 }
 /// Least lines a runner's label must stand before.
 const LABELLED_LINES: usize = 3;
@@ -905,6 +926,25 @@ mod tests {
                 .join("\n")
         );
         assert_eq!(lines(&turbo), lines(tsc));
+        // turbo's label in colour
+        let coloured = tsc
+            .lines()
+            .map(|l| format!("\x1b[36mweb:build: \x1b[0m{l}"))
+            .chain(["\x1b[36mweb:build: \x1b[0m ELIFECYCLE  Command failed.".to_string()])
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert_eq!(lines(&coloured), lines(tsc));
+        // concurrently's labels, two processes taking turns
+        let horizon = "   Illuminate\\Contracts\\Container\\BindingResolutionException\n  Target class [redis] does not exist.";
+        let concurrently = format!(
+            "[vite] \n[vite]   VITE v5.4.10  ready in 412 ms\n{}\n[vite]   ➜  Local:   http://localhost:5173/\n[queue] php artisan horizon exited with code 1",
+            horizon
+                .lines()
+                .map(|l| format!("[queue] {l}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        assert_eq!(lines(&concurrently), lines(horizon));
         let php = "PHP Fatal error:  Allowed memory size of 134217728 bytes exhausted (tried to allocate 20480 bytes) in /var/www/app/vendor/laravel/framework/src/Illuminate/Support/Collection.php on line 1641";
         let journal = format!(
             "Oct 14 08:12:55 web1 php-fpm[1234]: {php}\nOct 14 08:12:55 web1 php-fpm[1234]: PHP Stack trace:\nOct 14 08:12:56 web1 php-fpm[987]: child 1234 exited with code 255 after 0.52 seconds from start"
