@@ -709,9 +709,28 @@ mod tests {
                 "Unhandled exception. Npgsql.NpgsqlException (0x80004005): Failed to connect to 127.0.0.1:5432\n ---> System.Net.Sockets.SocketException (111): Connection refused\n   at Npgsql.Internal.NpgsqlConnector.<Open>g__OpenCore|213_1(NpgsqlConnector conn, SslMode sslMode, NpgsqlTimeout timeout, Boolean async, CancellationToken cancellationToken, Boolean isFirstAttempt)\n   at FleetOps.Api.Program.Main(String[] args) in /home/maya/code/fleetops/src/FleetOps.Api/Program.cs:line 27"
             ),
             [
-                "unhandled exception. npgsql.npgsqlexception (<hex>): failed to connect to <n>:<n>",
-                "---> system.net.sockets.socketexception (<n>): connection refused"
+                "npgsql.npgsqlexception: failed to connect to <n>:<n>",
+                "system.net.sockets.socketexception: connection refused"
             ]
+        );
+        // the same exceptions as xUnit writes them, under the test's name
+        let xunit = Signature::of(
+            "[xUnit.net 00:00:03.11]     FleetOps.IntegrationTests.TripsEndpointTests.Post_CreatesTrip [FAIL]\n  Failed FleetOps.IntegrationTests.TripsEndpointTests.Post_CreatesTrip [1 s]\n  Error Message:\n   Npgsql.NpgsqlException : Failed to connect to 127.0.0.1:5432\n---- System.Net.Sockets.SocketException : Connection refused\nFailed!  - Failed:     2, Passed:     0, Skipped:     0, Total:     2, Duration: 1 s - FleetOps.IntegrationTests.dll (net8.0)",
+        )
+        .unwrap();
+        let what: Vec<&str> = xunit
+            .lines
+            .iter()
+            .filter(|l| l.says == Says::What)
+            .map(|l| l.text.as_str())
+            .collect();
+        assert_eq!(
+            what,
+            [
+                "npgsql.npgsqlexception: failed to connect to <n>:<n>",
+                "system.net.sockets.socketexception: connection refused"
+            ],
+            "{xunit:?}"
         );
         // Spring Boot's log header and its refresh wrapper
         assert_eq!(
