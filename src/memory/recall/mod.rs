@@ -8,6 +8,7 @@ pub mod continuity;
 mod error_line;
 pub mod errors;
 pub mod files;
+mod output_lines;
 pub mod signature;
 
 use std::path::Path;
