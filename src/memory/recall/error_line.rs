@@ -665,6 +665,12 @@ mod tests {
             "Oct 14 08:12:55 web1 php-fpm[1234]: {php}\nOct 14 08:12:55 web1 php-fpm[1234]: PHP Stack trace:\nOct 14 08:12:56 web1 php-fpm[987]: child 1234 exited with code 255 after 0.52 seconds from start"
         );
         assert_eq!(lines(&journal)[0], lines(php)[0]);
+        // journald's header and compose's container on a line alone
+        assert_eq!(
+            lines(&format!("Nov 20 10:00:00 build01 runner[4242]: {php}")),
+            lines(php)
+        );
+        assert_eq!(lines(&format!("app-1  | {php}")), lines(php));
         // GitHub Actions' times and its closing error, BuildKit's wrapper
         let eresolve = "npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree\nnpm ERR! Found: react@18.3.1\nnpm ERR! Could not resolve dependency:\nnpm ERR! peer react@\"^17.0.0\" from react-helmet@6.1.0";
         let actions = format!(
