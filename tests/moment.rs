@@ -568,13 +568,14 @@ fn next_set_tuning_and_held_out_halves() {
 /// misses are read and its held-out half only measured.
 #[test]
 fn wrapped_set_tuning_and_held_out_halves() {
-    // Floors below the figures measured on a72ad6e, tuning / held-out
-    // half: fix found 0.25 / 0.40, silent 0.83 / 1.00.
+    // Floors below the figures measured, tuning / held-out half: fix
+    // found 0.65 / 0.40, silent 0.89 / 0.95 (on a72ad6e: 0.25 / 0.40 and
+    // 0.83 / 1.00).
     measure_halves(
         "wrapped",
         Floors {
-            fix_found: 0.2,
-            silent_unseen: 0.75,
+            fix_found: 0.35,
+            silent_unseen: 0.8,
             others: None,
         },
     );
