@@ -589,6 +589,11 @@ fn words(text: &str) -> BTreeSet<String> {
 mod tests {
     use super::*;
 
+    /// The texts of the error lines `output` is read as.
+    fn texts(output: &str) -> Vec<String> {
+        error_lines(output).into_iter().map(|l| l.text).collect()
+    }
+
     #[test]
     fn what_changes_between_runs_is_replaced() {
         assert_eq!(
@@ -614,6 +619,12 @@ mod tests {
     #[test]
     fn a_message_a_runner_wrapped_reads_as_met_bare() {
         // as `Signature::of_failure` reads a failed command's output
+        let prefixed = |text: &str, label: &str| -> String {
+            text.lines()
+                .map(|l| format!("{label}{l}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
         let lines = |output: &str| -> Vec<String> {
             let read = error_lines(output);
             let read = if read.is_empty() {
@@ -625,39 +636,28 @@ mod tests {
         };
         // docker compose's service label, turbo's task label, journald's
         let prisma = "Error: P1001: Can't reach database server at `db`:`5432`\n\nPlease make sure your database server is running at `db`:`5432`.";
-        let compose = prisma
-            .lines()
-            .map(|l| format!("api-1  | {l}"))
-            .chain(["api-1 exited with code 1".to_string()])
-            .collect::<Vec<_>>()
-            .join("\n");
+        let compose = format!(
+            "{}\napi-1 exited with code 1",
+            prefixed(prisma, "api-1  | ")
+        );
         assert_eq!(lines(&compose), lines(prisma));
         let tsc = "src/App.tsx(12,7): error TS2322: Type 'string' is not assignable to type 'number'.\nsrc/App.tsx(19,3): error TS2304: Cannot find name 'useQuery'.";
         let turbo = format!(
             "web:build: cache miss, executing 5e1c0a9d\nweb:build: > tsc -b && vite build\n{}\nweb:build:  ELIFECYCLE  Command failed with exit code 2.\n Tasks:    0 successful, 1 total\nFailed:    web#build\n ERROR  run failed: command  exited (2)",
-            tsc.lines()
-                .map(|l| format!("web:build: {l}"))
-                .collect::<Vec<_>>()
-                .join("\n")
+            prefixed(tsc, "web:build: ")
         );
         assert_eq!(lines(&turbo), lines(tsc));
         // turbo's label in colour
-        let coloured = tsc
-            .lines()
-            .map(|l| format!("\x1b[36mweb:build: \x1b[0m{l}"))
-            .chain(["\x1b[36mweb:build: \x1b[0m ELIFECYCLE  Command failed.".to_string()])
-            .collect::<Vec<_>>()
-            .join("\n");
+        let coloured = prefixed(
+            &format!("{tsc}\n ELIFECYCLE  Command failed."),
+            "\x1b[36mweb:build: \x1b[0m",
+        );
         assert_eq!(lines(&coloured), lines(tsc));
         // concurrently's labels, two processes taking turns
         let horizon = "   Illuminate\\Contracts\\Container\\BindingResolutionException\n  Target class [redis] does not exist.";
         let concurrently = format!(
             "[vite] \n[vite]   VITE v5.4.10  ready in 412 ms\n{}\n[vite]   ➜  Local:   http://localhost:5173/\n[queue] php artisan horizon exited with code 1",
-            horizon
-                .lines()
-                .map(|l| format!("[queue] {l}"))
-                .collect::<Vec<_>>()
-                .join("\n")
+            prefixed(horizon, "[queue] ")
         );
         assert_eq!(lines(&concurrently), lines(horizon));
         let php = "PHP Fatal error:  Allowed memory size of 134217728 bytes exhausted (tried to allocate 20480 bytes) in /var/www/app/vendor/laravel/framework/src/Illuminate/Support/Collection.php on line 1641";
@@ -675,20 +675,12 @@ mod tests {
         let eresolve = "npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree\nnpm ERR! Found: react@18.3.1\nnpm ERR! Could not resolve dependency:\nnpm ERR! peer react@\"^17.0.0\" from react-helmet@6.1.0";
         let actions = format!(
             "{}\n2026-10-14T08:12:56.0000000Z ##[error]Process completed with exit code 1.",
-            eresolve
-                .lines()
-                .map(|l| format!("2026-10-14T08:12:55.1234567Z {l}"))
-                .collect::<Vec<_>>()
-                .join("\n")
+            prefixed(eresolve, "2026-10-14T08:12:55.1234567Z ")
         );
         assert_eq!(lines(&actions), lines(eresolve));
         let buildkit = format!(
             " => ERROR [deps 4/5] RUN npm ci                                   12.3s\n------\n > [deps 4/5] RUN npm ci:\n{}\n------\nERROR: failed to solve: process \"/bin/sh -c npm ci\" did not complete successfully: exit code: 1",
-            eresolve
-                .lines()
-                .map(|l| format!("11.92 {l}"))
-                .collect::<Vec<_>>()
-                .join("\n")
+            prefixed(eresolve, "11.92 ")
         );
         assert_eq!(lines(&buildkit), lines(eresolve));
         // Ansible's result object, and one a structured log wrote
@@ -733,9 +725,6 @@ mod tests {
 
     #[test]
     fn errors_are_read_before_warnings_and_passing_tests_not_at_all() {
-        let texts = |output: &str| -> Vec<String> {
-            error_lines(output).into_iter().map(|l| l.text).collect()
-        };
         // pnpm's warning before the error that failed the install
         assert_eq!(
             texts(
@@ -762,9 +751,6 @@ mod tests {
 
     #[test]
     fn cut_json_and_level_tagged_lines_are_read_for_their_message() {
-        let texts = |output: &str| -> Vec<String> {
-            error_lines(output).into_iter().map(|l| l.text).collect()
-        };
         // Ansible's result cut with `…`: its values, unescaped
         assert_eq!(
             texts(
@@ -799,12 +785,9 @@ mod tests {
 
     #[test]
     fn what_logs_and_runners_write_around_a_message_is_not_read() {
-        let lines = |output: &str| -> Vec<String> {
-            error_lines(output).into_iter().map(|l| l.text).collect()
-        };
         // gh run view --log around BuildKit, and the class Ruby repeats
         assert_eq!(
-            lines(
+            texts(
                 "build\tBuild and push\t2026-10-03T07:12:40.1182274Z #17 3.021 ArgumentError: Missing `secret_key_base` for 'production' environment (ArgumentError)"
             ),
             ["argumenterror: missing `secret_key_base` for 'production' environment"]
@@ -812,11 +795,11 @@ mod tests {
         // the seconds BuildKit writes before the lines of a failed step in
         // its summary: pip's conflict inside `docker build` reads as outside
         let pip = "ERROR: Cannot install -r requirements.txt (line 2) and torch==2.1.2 because these package versions have conflicting dependencies.";
-        assert_eq!(lines(&format!("39.61 {pip}")), lines(pip));
-        assert_eq!(lines(&format!("139.612   {pip}")), lines(pip));
+        assert_eq!(texts(&format!("39.61 {pip}")), texts(pip));
+        assert_eq!(texts(&format!("139.612   {pip}")), texts(pip));
         // a .NET stack trace's frames say where, not what
         assert_eq!(
-            lines(
+            texts(
                 "Unhandled exception. Npgsql.NpgsqlException (0x80004005): Failed to connect to 127.0.0.1:5432\n ---> System.Net.Sockets.SocketException (111): Connection refused\n   at Npgsql.Internal.NpgsqlConnector.<Open>g__OpenCore|213_1(NpgsqlConnector conn, SslMode sslMode, NpgsqlTimeout timeout, Boolean async, CancellationToken cancellationToken, Boolean isFirstAttempt)\n   at FleetOps.Api.Program.Main(String[] args) in /home/maya/code/fleetops/src/FleetOps.Api/Program.cs:line 27"
             ),
             [
@@ -843,7 +826,7 @@ mod tests {
         );
         // Spring Boot's log header and its refresh wrapper
         assert_eq!(
-            lines(
+            texts(
                 "2026-11-24T09:12:05.771+01:00  WARN 31877 --- [ledger-api] [           main] ConfigServletWebServerApplicationContext : Exception encountered during context initialization - cancelling refresh attempt: org.springframework.beans.factory.BeanCreationException: Error creating bean with name 'flywayInitializer'"
             ),
             [
@@ -852,7 +835,7 @@ mod tests {
         );
         // Jackson's reference chain says where, not what
         let instant = |chain: &str| {
-            lines(&format!(
+            texts(&format!(
                 "com.fasterxml.jackson.databind.exc.InvalidDefinitionException: Java 8 date/time type `java.time.Instant` not supported by default: add module \"com.fasterxml.jackson.datatype:jackson-datatype-jsr310\" to enable handling (through reference chain: {chain})"
             ))
         };
@@ -862,12 +845,12 @@ mod tests {
         );
         // but a parenthesis that names what failed stays
         assert_ne!(
-            lines("TypeError: Cannot read properties of undefined (reading 'map')"),
-            lines("TypeError: Cannot read properties of undefined (reading 'length')")
+            texts("TypeError: Cannot read properties of undefined (reading 'map')"),
+            texts("TypeError: Cannot read properties of undefined (reading 'length')")
         );
         // Ruby's exception on its own line, its message under it
         assert_eq!(
-            lines(
+            texts(
                 "ActiveRecord::ConnectionNotEstablished:\n  connection to server on socket \"/tmp/.s.PGSQL.5432\" failed: No such file or directory"
             )[0],
             "activerecord::connectionnotestablished: connection to server on socket \"<path>\" failed: no such file or directory"
@@ -875,13 +858,13 @@ mod tests {
         // a Java exception's message goes on under it, the build's next
         // line does not
         assert_eq!(
-            lines(
+            texts(
                 "org.opentest4j.AssertionFailedError: expected: <3> but was: <4>\n[INFO] Results:"
             ),
             ["org.opentest4j.assertionfailederror: expected: <<n>> but was: <<n>>"]
         );
         assert_eq!(
-            lines(
+            texts(
                 "Caused by: org.flywaydb.core.api.exception.FlywayValidateException: Validate failed: Migrations have failed validation\nDetected resolved migration not applied to database: 10.\n\tat org.flywaydb.core.Flyway.lambda$migrate$0(Flyway.java:151)"
             ),
             [
@@ -898,7 +881,7 @@ mod tests {
         assert!(flyway[0].detail, "{flyway:?}");
         // the words an excerpt's cut left half are not words of the error
         assert_eq!(
-            lines(
+            texts(
                 "Caused by: SchemaManagementException: Schema-validation: missing colu\n…\numn [settled_at] in table [ledger_entry]"
             ),
             ["caused by: schemamanagementexception: schema-validation: missing"]
