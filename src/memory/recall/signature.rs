@@ -333,7 +333,9 @@ impl Signature {
     }
 
     /// The names the error is about: what its lines quote (`'pandas'`,
-    /// `` `serde_json` ``, `"orders"`), placeholders left out.
+    /// `` `serde_json` ``, `"orders"`), placeholders left out but a path: a
+    /// quoted path and a quoted name are two things (TypeScript's alias
+    /// `'@/lib/money'` and the package `'@orbit/ui'` failing to resolve).
     pub fn subjects(&self) -> BTreeSet<String> {
         self.lines
             .iter()
@@ -348,7 +350,7 @@ impl Signature {
             .filter(|q| {
                 q.chars().count() <= QUOTED_CHARS
                     && q.chars().any(char::is_alphabetic)
-                    && !q.starts_with('<')
+                    && (!q.starts_with('<') || q == "<path>")
             })
             .collect()
     }
@@ -762,6 +764,14 @@ mod tests {
             )
         };
         assert!(alike(&given("CarrierScan"), &given("TrackingEvent")) >= 0.86);
+        // a path alias and a package that failed to resolve are two things
+        let unresolved = |m: &str| {
+            format!(
+                "src/routes/$id.tsx:3:24 - error TS2307: Cannot find module '{m}' or its corresponding type declarations."
+            )
+        };
+        assert!(alike(&unresolved("@/lib/money"), &unresolved("@orbit/ui")) < 0.86);
+        assert!(alike(&unresolved("@/lib/money"), &unresolved("@/lib/dates")) >= 0.86);
         // ESLint quotes the user's names in single quotes: camel case is code
         let deps = |name: &str| {
             format!(
