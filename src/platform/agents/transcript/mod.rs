@@ -249,6 +249,10 @@ pub const ERROR_END_CHARS: usize = 1_000;
 /// (as many as `recall::error_line` reads of a line).
 const MIDDLE_LINES: usize = 6;
 const MIDDLE_CAUSES: usize = 4;
+/// Lines of the middle read for them (about 400 KB of a build log): the
+/// hook reads a new failure this way too, and a log of megabytes whose
+/// middle says no error must not cost it a pattern match per line.
+const MIDDLE_READ: usize = 4_000;
 const CAUSE_CHARS: usize = 600;
 /// The line an excerpt puts where it cut, and the mark before each line it
 /// kept whole from the part it cut ([`error_excerpt`]).
@@ -286,8 +290,12 @@ pub fn error_excerpt(body: &str, result_chars: usize) -> String {
     // other outputs say what failed in their error lines
     let is_cause = |l: &str| l.starts_with("Caused by:");
     let causes = whole.iter().any(|l| is_cause(l));
-    let mut kept: Vec<&str> = Vec::new();
-    for l in whole {
+    let room = if causes { MIDDLE_CAUSES } else { MIDDLE_LINES };
+    let mut kept: Vec<&str> = Vec::with_capacity(room);
+    for l in whole.iter().take(MIDDLE_READ) {
+        if kept.len() == room {
+            break;
+        }
         let wanted = if causes {
             is_cause(l)
         } else {
@@ -297,7 +305,6 @@ pub fn error_excerpt(body: &str, result_chars: usize) -> String {
             kept.push(l);
         }
     }
-    kept.truncate(if causes { MIDDLE_CAUSES } else { MIDDLE_LINES });
     let (head, tail) = (&body[..head], &body[tail..]);
     if kept.is_empty() {
         return format!("{head}\n{CUT}\n{tail}");
