@@ -72,9 +72,9 @@ fn bounded(output: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// The lines of `text` as they are read: uncut ([`uncut`]), without what a
-/// log wrote before each ([`message`]) nor the label a runner writes
-/// before most of them ([`runner_label`]), a line a tool cut short
-/// without its last part word ([`unellipsed`]).
+/// log wrote before each ([`message`]) nor the labels runners write before
+/// most of them ([`runner_labels`]), a line a tool cut short without its
+/// last part word ([`unellipsed`]).
 pub(super) fn messages(text: &str) -> Vec<&str> {
     let mut all: Vec<&str> = text.lines().collect();
     uncut(&mut all);
