@@ -464,7 +464,6 @@ fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    include!("/work/scratch/sigdbg.rs");
     use super::super::error_line::{is_exception, normalise};
     use super::*;
 
