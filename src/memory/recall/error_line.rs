@@ -11,7 +11,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::output_lines::{ANSI, messages, readable};
+use super::output_lines::{messages, readable};
+use crate::platform::agents::transcript::failure::ANSI;
 use crate::platform::agents::transcript::failure::ERROR_LINE;
 pub(super) use crate::platform::agents::transcript::failure::is_exception;
 
@@ -20,10 +21,10 @@ pub(super) use crate::platform::agents::transcript::failure::is_exception;
 /// (default-compile) on project ledger-api: `) and Spring's refresh
 /// (`Exception encountered during context initialization - cancelling
 /// refresh attempt: `), .NET's `Unhandled exception. ` and inner
-/// exception arrows (`---> `, xUnit's `---- `) and xUnit's `Error
-/// Message: `. The rest of the line is the error.
+/// exception arrow (`---> `; xUnit's `---- ` in [`ErrorLine::read`]) and
+/// xUnit's `Error Message: `. The rest of the line is the error.
 static WRAPPER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:\[error\] failed to execute goal [^ ]+(?: \([^)]*\))? on project [^:]+: |exception encountered during context initialization - cancelling refresh attempt: |unhandled exception\. |error message: |-{3,4}>? )")
+    Regex::new(r"^(?:\[error\] failed to execute goal [^ ]+(?: \([^)]*\))? on project [^:]+: |exception encountered during context initialization - cancelling refresh attempt: |unhandled exception\. |error message: |---> )")
         .expect("valid")
 });
 /// An exception's name before its message as .NET writes it: with its
@@ -173,6 +174,12 @@ impl ErrorLine {
                 .trim_end_matches(" -> [help <n>]")
                 .to_string(),
             None => text,
+        };
+        // xUnit's inner exception arrow, only before an exception's name
+        // (Go's `--- FAIL:` and rustc's `---- t stdout ----` say which test)
+        let text = match text.strip_prefix("---- ") {
+            Some(rest) if DOTNET_EXCEPTION.is_match(rest) => rest.to_string(),
+            _ => text,
         };
         // .NET writes one exception three ways: `X (0x80004005): msg` when
         // unhandled, `X : msg` under xUnit, `X: msg` in a log
@@ -335,7 +342,8 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
             || PASSED.is_match(raw)
             || !(ERROR_LINE.is_match(untagged(raw))
                 || is_exception(raw)
-                || GUTTER_MESSAGE.is_match(untagged(raw)))
+                || TAGGED_COMPILER_MESSAGE.is_match(raw)
+                || (untagged(raw) != *raw && GUTTER_MESSAGE.is_match(untagged(raw))))
         {
             continue;
         }
@@ -455,10 +463,18 @@ fn untagged(raw: &str) -> &str {
 /// what (the message under it, in the gutter alone, is read).
 static CODE_EXCERPT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[0-9]+ +\|").expect("valid"));
 
+/// A compiler's message at a file's line under Maven's or sbt's error tag
+/// (`[ERROR] /w/A.java:[12,8] unreachable statement`, `[error]
+/// /w/A.scala:12:5: ambiguous implicit values`): an error, words or not.
+static TAGGED_COMPILER_MESSAGE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\[(?:ERROR|error)\] +[^ ]+\.[A-Za-z]{1,6}:(?:\[[0-9]+,[0-9]+\]|[0-9]+:[0-9]+:) ")
+        .expect("valid")
+});
+
 /// The message a compiler writes in its gutter under an error's header,
 /// without an error word (Scala 3's `|No given instance of type … was
-/// found for parameter encoder`); not the carets and labels under code
-/// (`|    ^^^^`, rustc's `|     ^^^ expected `u32``).
+/// found for parameter encoder`, read under sbt's tag only); not the carets
+/// and labels under code (`|    ^^^^`, rustc's `|     ^^^ expected `u32``).
 static GUTTER_MESSAGE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\|[A-Za-z]").expect("valid"));
 
@@ -885,6 +901,46 @@ mod tests {
                 "Caused by: SchemaManagementException: Schema-validation: missing colu\n…\numn [settled_at] in table [ledger_entry]"
             ),
             ["caused by: schemamanagementexception: schema-validation: missing"]
+        );
+    }
+
+    #[test]
+    fn what_only_looks_like_a_wrapper_is_read_as_it_is() {
+        // Go's and rustc's test headers are not .NET's inner-exception arrows
+        let go =
+            error_lines("--- FAIL: TestParse (0.00s)\n    parse_test.go:12: expected 3, got 4");
+        assert_eq!(go[0].says, Says::Where, "{go:?}");
+        let rust = error_lines(
+            "---- tests::timeout stdout ----\nthread 'tests::timeout' panicked at src/lib.rs:9:5:\nassertion failed: done",
+        );
+        assert_eq!(rust[0].says, Says::Where, "{rust:?}");
+        // javac's message under Maven's tag, without an error word
+        assert_eq!(
+            texts("[ERROR] /w/src/main/java/A.java:[12,8] unreachable statement"),
+            ["[error] <path>:[<n>] unreachable statement"]
+        );
+        // a Windows path is not JSON's escapes
+        assert_eq!(
+            texts(
+                r"Error: ENOENT: no such file or directory, open 'C:\Users\maya\proj\node_modules\left-pad\package.json'"
+            ),
+            ["error: enoent: no such file or directory, open '<path>'"]
+        );
+        // an object inside a sentence, and one without a message, stay lines
+        assert_eq!(
+            texts(r#"E       AssertionError: assert {"id": 1, "name": "alice"} == {"id": 2, "name": "bob"}"#).len(),
+            1
+        );
+        assert_eq!(
+            texts("AssertionError: Expected: {\"a\": 1}"),
+            ["assertionerror: expected: {\"a\": <n>}"]
+        );
+        // an excerpt's kept JSON line is not read as its cut
+        assert_eq!(
+            texts(
+                "Starting\n…\n… {\"level\":\"error\",\"msg\":\"database connection refused by host\"}\n…\ndone"
+            ),
+            ["database connection refused by host"]
         );
     }
 }

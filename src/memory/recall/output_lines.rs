@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::platform::agents::transcript::failure::ERROR_LINE;
+use crate::platform::agents::transcript::failure::{ERROR_LINE, without_colours};
 use crate::platform::agents::transcript::{CUT, KEPT};
 
 /// What a log or a CI runner writes before each line, whatever it says:
@@ -33,10 +33,6 @@ static LOG_HEADER: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid")
 });
 
-/// A terminal colour or cursor code.
-pub(super) static ANSI: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]").expect("valid"));
-
 /// Output read, in bytes: an error says what it is near its start or its
 /// end, and a megabyte of build log must not slow the hook.
 const HEAD_BYTES: usize = 16 * 1024;
@@ -47,12 +43,7 @@ const TAIL_BYTES: usize = 8 * 1024;
 /// before each line: the label, the frame and the log header are found at
 /// the line's start), what it holds as JSON as lines ([`unescaped`]).
 pub(super) fn readable(output: &str) -> String {
-    let text = bounded(output);
-    if text.contains('\x1b') {
-        unescaped(&ANSI.replace_all(&text, "")).into_owned()
-    } else {
-        unescaped(&text).into_owned()
-    }
+    unescaped(&without_colours(&bounded(output))).into_owned()
 }
 
 /// The head and the tail of a long output.
@@ -202,11 +193,19 @@ fn unescaped(text: &str) -> std::borrow::Cow<'_, str> {
     let mut out = String::with_capacity(text.len());
     for line in text.lines() {
         if let Some((label, object)) = json_object(line) {
-            out.push_str(label.trim_end());
-            out.push('\n');
-            push_strings(&serde_json::Value::Object(object), &mut out);
-        } else if line.contains("\\n") || line.contains("{\"") {
-            // cut, or pretty-printed over lines: each value after its key
+            // an excerpt's `… ` alone would read as its cut: its lines are
+            // each kept whole instead
+            let label = label.trim_end();
+            let kept = label == CUT;
+            if !label.is_empty() && !kept {
+                out.push_str(label);
+                out.push('\n');
+            }
+            let mark = if kept { KEPT } else { "" };
+            push_strings(&serde_json::Value::Object(object), mark, &mut out);
+        } else if is_cut_json(line) || PRETTY_KEY.is_match(line) {
+            // cut, or one of a pretty-printed object's lines: each value
+            // after its key
             for value in JSON_KEY.split(line) {
                 let value = value.trim().trim_end_matches(['}', ',']).trim_matches('"');
                 if !value.is_empty() {
@@ -222,33 +221,57 @@ fn unescaped(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// The JSON object a line ends with, and what comes before it.
+/// The JSON object a line ends with, and what comes before it, when it
+/// holds a message (a string of two words or more): `Expected: {"a": 1}`
+/// is a line, not a log record.
 fn json_object(line: &str) -> Option<(&str, serde_json::Map<String, serde_json::Value>)> {
     let trimmed = line.trim_end();
     if !trimmed.ends_with('}') {
         return None;
     }
     let start = trimmed.find("{\"")?;
-    let object = serde_json::from_str(&trimmed[start..]).ok()?;
-    Some((&trimmed[..start], object))
+    let object: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&trimmed[start..]).ok()?;
+    let says = |v: &serde_json::Value| v.as_str().is_some_and(|s| s.trim().contains(' '));
+    object
+        .values()
+        .any(says)
+        .then_some((&trimmed[..start], object))
 }
 
-/// Every string in `value`, a line each (a string's own lines each), but
+/// Whether the JSON object a line holds from its first `{"` was cut (it
+/// ends before it closes), not an object inside a sentence (pytest's
+/// `assert {"id": 1} == {"id": 2}`).
+fn is_cut_json(line: &str) -> bool {
+    line.find("{\"").is_some_and(|start| {
+        serde_json::from_str::<serde_json::Value>(&line[start..]).is_err_and(|e| e.is_eof())
+    })
+}
+
+/// A pretty-printed object's line that holds an escaped string (`"stderr":
+/// "…\n…",` as `ansible -v` prints it).
+static PRETTY_KEY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"^\s*"[A-Za-z_][A-Za-z0-9_]*": "(?:[^"\\]|\\.)*\\n"#).expect("valid")
+});
+
+/// Every string in `value`, a line each (a string's own lines each, after
+/// `mark`), but
 /// Ansible's `stdout_lines` and `stderr_lines`, which repeat `stdout` and
 /// `stderr`.
-fn push_strings(value: &serde_json::Value, out: &mut String) {
+fn push_strings(value: &serde_json::Value, mark: &str, out: &mut String) {
     match value {
         serde_json::Value::String(s) => {
             for line in s.lines() {
+                out.push_str(mark);
                 out.push_str(line);
                 out.push('\n');
             }
         }
-        serde_json::Value::Array(items) => items.iter().for_each(|v| push_strings(v, out)),
+        serde_json::Value::Array(items) => items.iter().for_each(|v| push_strings(v, mark, out)),
         serde_json::Value::Object(map) => map
             .iter()
             .filter(|(key, _)| !key.ends_with("_lines"))
-            .for_each(|(_, v)| push_strings(v, out)),
+            .for_each(|(_, v)| push_strings(v, mark, out)),
         _ => {}
     }
 }

@@ -43,3 +43,17 @@ pub fn is_exception(line: &str) -> bool {
         .captures(line)
         .is_some_and(|c| !c[1].ends_with("Warning"))
 }
+
+/// A terminal colour or cursor code.
+pub static ANSI: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]").expect("valid"));
+
+/// `text` without colours (borrowed when it has none): a colour before a
+/// word (`\x1b[31mSyntaxError\x1b[39m:`) hides the word from a pattern.
+pub fn without_colours(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains('\x1b') {
+        ANSI.replace_all(text, "")
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}

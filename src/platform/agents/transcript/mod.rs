@@ -249,9 +249,10 @@ pub const ERROR_END_CHARS: usize = 1_000;
 /// (as many as `recall::error_line` reads of a line).
 const MIDDLE_LINES: usize = 6;
 const MIDDLE_CAUSES: usize = 4;
-/// Lines of the middle read for them (about 400 KB of a build log): the
-/// hook reads a new failure this way too, and a log of megabytes whose
-/// middle says no error must not cost it a pattern match per line.
+/// Lines of the middle read for error lines, each up to CAUSE_CHARS (at
+/// most 2.4 MB): the hook reads a new failure this way too, and a log of
+/// megabytes whose middle says no error must not cost it a pattern match
+/// per line.
 const MIDDLE_READ: usize = 4_000;
 const CAUSE_CHARS: usize = 600;
 /// The line an excerpt puts where it cut, and the mark before each line it
@@ -291,15 +292,19 @@ pub fn error_excerpt(body: &str, result_chars: usize) -> String {
     let is_cause = |l: &str| l.starts_with("Caused by:");
     let causes = whole.iter().any(|l| is_cause(l));
     let room = if causes { MIDDLE_CAUSES } else { MIDDLE_LINES };
+    // a cause is told by its start, anywhere in the middle; an error line
+    // by a pattern, over the first MIDDLE_READ lines and CAUSE_CHARS of each
+    let read = if causes { whole.len() } else { MIDDLE_READ };
     let mut kept: Vec<&str> = Vec::with_capacity(room);
-    for l in whole.iter().take(MIDDLE_READ) {
+    for l in whole.iter().take(read) {
         if kept.len() == room {
             break;
         }
         let wanted = if causes {
             is_cause(l)
         } else {
-            !l.starts_with("at ") && failure::says_failure(l)
+            let head = truncate(l, CAUSE_CHARS);
+            !l.starts_with("at ") && failure::says_failure(&failure::without_colours(&head))
         };
         if wanted && !kept.contains(l) {
             kept.push(l);
@@ -478,6 +483,15 @@ pub(crate) mod tests {
         let kept = error_excerpt(&noisy, 300);
         assert_eq!(kept.matches("\n… ").count(), MIDDLE_LINES, "{kept}");
         assert_eq!(kept.matches("… error: step 0\n").count(), 1, "{kept}");
+        // an error line in colour is kept; causes far down the middle too
+        let coloured =
+            format!("{passing}\x1b[31mSyntaxError\x1b[39m: Unexpected token '<'\n{passing}done");
+        assert!(error_excerpt(&coloured, 300).contains("\n… \x1b[31mSyntaxError"));
+        let far = format!(
+            "{}Caused by: a.B: far down\n{passing}done",
+            "\tat a.B.c(B.java:1)\n".repeat(MIDDLE_READ + 10)
+        );
+        assert!(error_excerpt(&far, 300).contains("\n… Caused by: a.B: far down"));
         let chain = format!("{passing}{errors}Caused by: a.B: root\n{passing}done");
         let kept = error_excerpt(&chain, 300);
         assert_eq!(kept.matches("\n… ").count(), 1, "{kept}");
