@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{ReadOptions, ReadStats, Role, Turn, describe_tool_use, parts_text, truncate};
+use super::{ReadOptions, ReadStats, Role, Turn, describe_tool_use, parts_text};
 
 #[derive(Deserialize)]
 pub(super) struct Line {
@@ -228,7 +228,7 @@ fn user_text(
                         let kept = if failed {
                             super::error_excerpt(&body, result_chars)
                         } else {
-                            truncate(body.trim(), result_chars)
+                            super::result_excerpt(&body, result_chars)
                         };
                         let label = if failed { "error" } else { "result" };
                         results.push(format!("[{label} {name}] {kept}"));

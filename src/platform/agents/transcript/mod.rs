@@ -286,6 +286,42 @@ pub fn error_excerpt(body: &str, result_chars: usize) -> String {
     let middle: Vec<&str> = body[head..tail].lines().map(str::trim).collect();
     // not the lines the two ends cut
     let whole = middle.get(1..middle.len().saturating_sub(1)).unwrap_or(&[]);
+    let kept = failure_lines(whole);
+    let (head, tail) = (&body[..head], &body[tail..]);
+    if kept.is_empty() {
+        return format!("{head}\n{CUT}\n{tail}");
+    }
+    format!("{head}\n{CUT}\n{}\n{CUT}\n{tail}", kept_lines(&kept))
+}
+
+/// What the index keeps of a tool's output that did not fail: its first
+/// `result_chars` characters and, when it goes on, the lines after them
+/// that say something failed ([`failure_lines`], each after `… `). A
+/// command that reads a log (`supervisorctl tail`, `kubectl logs`,
+/// `journalctl`) succeeds while the error it shows is the one to recall.
+pub fn result_excerpt(body: &str, result_chars: usize) -> String {
+    let body = body.trim();
+    let head = truncate(body, result_chars);
+    if !head.ends_with('…') {
+        return head;
+    }
+    let cut = body
+        .char_indices()
+        .nth(result_chars)
+        .map_or(body.len(), |(i, _)| i);
+    let rest: Vec<&str> = body[cut..].lines().skip(1).map(str::trim).collect();
+    let kept = failure_lines(&rest);
+    if kept.is_empty() {
+        return head;
+    }
+    format!("{head}\n{}", kept_lines(&kept))
+}
+
+/// The lines of a failed output's middle worth keeping: its `Caused by:`
+/// lines when it has some (at most [`MIDDLE_CAUSES`]), else its lines that
+/// say something failed (at most [`MIDDLE_LINES`], frames left out), each
+/// once.
+fn failure_lines<'a>(whole: &[&'a str]) -> Vec<&'a str> {
     // a Java chain names its causes in its `Caused by:` lines (the lines
     // under each say where, or go on with a message the chain repeats);
     // other outputs say what failed in their error lines
@@ -310,15 +346,15 @@ pub fn error_excerpt(body: &str, result_chars: usize) -> String {
             kept.push(l);
         }
     }
-    let (head, tail) = (&body[..head], &body[tail..]);
-    if kept.is_empty() {
-        return format!("{head}\n{CUT}\n{tail}");
-    }
-    let lines: Vec<String> = kept
-        .iter()
+    kept
+}
+
+/// Kept lines, each after `… ` and cut to [`CAUSE_CHARS`].
+fn kept_lines(kept: &[&str]) -> String {
+    kept.iter()
         .map(|l| format!("{KEPT}{}", truncate(l, CAUSE_CHARS)))
-        .collect();
-    format!("{head}\n{CUT}\n{}\n{CUT}\n{tail}", lines.join("\n"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// At most `max` characters, cut at a character boundary, with `…` when cut.
@@ -496,6 +532,30 @@ pub(crate) mod tests {
         let kept = error_excerpt(&chain, 300);
         assert_eq!(kept.matches("\n… ").count(), 1, "{kept}");
         assert!(kept.contains("\n… Caused by: a.B: root"), "{kept}");
+    }
+
+    #[test]
+    fn a_result_that_did_not_fail_keeps_the_errors_it_shows() {
+        // a log read by a command that succeeded
+        let spawned = "2026-10-07 10:14:02,118 INFO spawned: 'logsift' with pid 4121\n".repeat(8);
+        let log = format!(
+            "{spawned}logsift: /var/log/nginx/access.log: openFile: permission denied (Permission denied)\n{spawned}"
+        );
+        let kept = result_excerpt(&log, 300);
+        assert!(
+            kept.starts_with("2026-10-07 10:14:02,118 INFO spawned"),
+            "{kept}"
+        );
+        assert!(
+            kept.ends_with("\n… logsift: /var/log/nginx/access.log: openFile: permission denied (Permission denied)"),
+            "{kept}"
+        );
+        // a short result, or one that says nothing failed, as before
+        assert_eq!(
+            result_excerpt("total 8\nREADME.md", 300),
+            "total 8\nREADME.md"
+        );
+        assert_eq!(result_excerpt(&spawned, 300), truncate(spawned.trim(), 300));
     }
 
     #[test]
