@@ -170,8 +170,16 @@ impl Signature {
     /// (`'pyarrow'` and `'psycopg2'`: the same kind of error about another
     /// thing) or [`names_another_thing`].
     fn word_likeness(&self, past: &Signature, weight: &dyn Fn(&str) -> f64) -> f64 {
-        let (ours, theirs) = (self.subjects(), past.subjects());
+        let (mut ours, mut theirs) = (self.subjects(), past.subjects());
+        // a quoted path is a subject only against a quoted name: two errors
+        // that each quote a path still differ by the names they quote
+        let (our_path, their_path) = (ours.remove(PATH_SUBJECT), theirs.remove(PATH_SUBJECT));
         if !ours.is_empty() && !theirs.is_empty() && ours.is_disjoint(&theirs) {
+            return 0.0;
+        }
+        if (our_path && ours.is_empty() && !their_path && !theirs.is_empty())
+            || (their_path && theirs.is_empty() && !our_path && !ours.is_empty())
+        {
             return 0.0;
         }
         if names_another_thing(&self.words(), &past.words(), weight) {
@@ -333,9 +341,8 @@ impl Signature {
     }
 
     /// The names the error is about: what its lines quote (`'pandas'`,
-    /// `` `serde_json` ``, `"orders"`), placeholders left out but a path: a
-    /// quoted path and a quoted name are two things (TypeScript's alias
-    /// `'@/lib/money'` and the package `'@orbit/ui'` failing to resolve).
+    /// `` `serde_json` ``, `"orders"`), placeholders left out but a path
+    /// ([`PATH_SUBJECT`]).
     pub fn subjects(&self) -> BTreeSet<String> {
         self.lines
             .iter()
@@ -350,7 +357,7 @@ impl Signature {
             .filter(|q| {
                 q.chars().count() <= QUOTED_CHARS
                     && q.chars().any(char::is_alphabetic)
-                    && (!q.starts_with('<') || q == "<path>")
+                    && (!q.starts_with('<') || q == PATH_SUBJECT)
             })
             .collect()
     }
@@ -366,6 +373,11 @@ impl Signature {
             .or_else(|| Signature::of_tail(&cut))
     }
 }
+
+/// A quoted path, as a subject: against a quoted name alone it is another
+/// thing (TypeScript's alias `'@/lib/money'` and the package `'@orbit/ui'`
+/// failing to resolve).
+const PATH_SUBJECT: &str = "<path>";
 
 /// How much of a detail line another line must hold to tell the same
 /// failure ([`Signature::details_disagree`]).
@@ -771,6 +783,10 @@ mod tests {
         };
         assert!(alike(&unresolved("@/lib/money"), &unresolved("@orbit/ui")) < 0.86);
         assert!(alike(&unresolved("@/lib/money"), &unresolved("@/lib/dates")) >= 0.86);
+        // two errors that each quote a path still differ by their names
+        let resolve =
+            |m: &str| format!("Module not found: Error: Can't resolve '{m}' in '/w/app/src/pages'");
+        assert!(alike(&resolve("lodash"), &resolve("axios")) < 0.86);
         // ESLint quotes the user's names in single quotes: camel case is code
         let deps = |name: &str| {
             format!(
