@@ -334,16 +334,17 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
     let text = readable(output);
     let all = messages(&text);
     for (i, raw) in all.iter().enumerate() {
+        let bare = untagged(raw);
+        let tagged = bare.len() != raw.len();
         if raw.is_empty()
             || raw.len() > LONGEST_LINE
-            || FRAME.is_match(raw)
-            || FRAME.is_match(untagged(raw))
-            || CODE_EXCERPT.is_match(untagged(raw))
+            || FRAME.is_match(bare)
+            || CODE_EXCERPT.is_match(bare)
             || PASSED.is_match(raw)
-            || !(ERROR_LINE.is_match(untagged(raw))
+            || !(ERROR_LINE.is_match(bare)
                 || is_exception(raw)
-                || TAGGED_COMPILER_MESSAGE.is_match(raw)
-                || (untagged(raw) != *raw && GUTTER_MESSAGE.is_match(untagged(raw))))
+                || (tagged
+                    && (TAGGED_COMPILER_MESSAGE.is_match(raw) || GUTTER_MESSAGE.is_match(bare))))
         {
             continue;
         }

@@ -6,6 +6,7 @@
 //! message met bare and inside `docker compose`, `turbo`, GitHub Actions,
 //! a journal or Ansible's result reads the same.
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -42,14 +43,21 @@ const TAIL_BYTES: usize = 8 * 1024;
 /// ([`bounded`]), without colours (turbo's `\x1b[36mweb:build: \x1b[0m`
 /// before each line: the label, the frame and the log header are found at
 /// the line's start), what it holds as JSON as lines ([`unescaped`]).
-pub(super) fn readable(output: &str) -> String {
-    unescaped(&without_colours(&bounded(output))).into_owned()
+pub(super) fn readable(output: &str) -> Cow<'_, str> {
+    let mut text = bounded(output);
+    if let Cow::Owned(plain) = without_colours(&text) {
+        text = Cow::Owned(plain);
+    }
+    if let Cow::Owned(read) = unescaped(&text) {
+        text = Cow::Owned(read);
+    }
+    text
 }
 
 /// The head and the tail of a long output.
-fn bounded(output: &str) -> std::borrow::Cow<'_, str> {
+fn bounded(output: &str) -> Cow<'_, str> {
     if output.len() <= HEAD_BYTES + TAIL_BYTES {
-        return std::borrow::Cow::Borrowed(output);
+        return Cow::Borrowed(output);
     }
     let mut head = HEAD_BYTES;
     while !output.is_char_boundary(head) {
@@ -59,7 +67,7 @@ fn bounded(output: &str) -> std::borrow::Cow<'_, str> {
     while !output.is_char_boundary(tail) {
         tail += 1;
     }
-    std::borrow::Cow::Owned(format!("{}\n{}", &output[..head], &output[tail..]))
+    Cow::Owned(format!("{}\n{}", &output[..head], &output[tail..]))
 }
 
 /// The lines of `text` as they are read: uncut ([`uncut`]), without what a
@@ -70,13 +78,15 @@ pub(super) fn messages(text: &str) -> Vec<&str> {
     let mut all: Vec<&str> = text.lines().collect();
     uncut(&mut all);
     let mut all: Vec<&str> = all.into_iter().map(message).collect();
-    let labels = runner_labels(&all);
+    // each line's label read once, for the count and the cut
+    let keys: Vec<Option<(String, usize)>> = all.iter().map(|l| label_key(l)).collect();
+    let labels = runner_labels(&all, &keys);
     if !labels.is_empty() {
-        for line in all.iter_mut() {
-            if let Some((key, end)) = label_key(line)
-                && labels.contains(&key)
+        for (line, key) in all.iter_mut().zip(&keys) {
+            if let Some((key, end)) = key
+                && labels.contains(key)
             {
-                *line = message(&line[end..]);
+                *line = message(&line[*end..]);
             }
         }
     }
@@ -138,17 +148,14 @@ static NOT_A_LABEL: LazyLock<Regex> = LazyLock::new(|| {
 /// say something), when they do: the same message met bare and inside
 /// `docker compose up` (`api-1  | ` and `db-1  | `), `turbo run`,
 /// `concurrently` (`[queue] `, `[vite] `) or a journal reads the same.
-/// Their keys ([`label_key`]).
-fn runner_labels(lines: &[&str]) -> Vec<String> {
-    let mut counts: std::collections::HashMap<String, usize> = Default::default();
-    let mut said = 0;
-    for line in lines.iter().filter(|l| !l.is_empty()) {
-        said += 1;
-        if let Some((key, _)) = label_key(line) {
-            *counts.entry(key).or_default() += 1;
-        }
+/// Their keys, of `keys` (each line's [`label_key`]).
+fn runner_labels(lines: &[&str], keys: &[Option<(String, usize)>]) -> Vec<String> {
+    let mut counts: std::collections::HashMap<&str, usize> = Default::default();
+    for (key, _) in keys.iter().flatten() {
+        *counts.entry(key).or_default() += 1;
     }
-    let labels: Vec<(String, usize)> = counts
+    let said = lines.iter().filter(|l| !l.is_empty()).count();
+    let labels: Vec<(&str, usize)> = counts
         .into_iter()
         .filter(|(key, n)| {
             let label = key.trim_end();
@@ -162,7 +169,7 @@ fn runner_labels(lines: &[&str]) -> Vec<String> {
     if 2 * labelled < said {
         return Vec::new();
     }
-    labels.into_iter().map(|(key, _)| key).collect()
+    labels.into_iter().map(|(key, _)| key.to_string()).collect()
 }
 
 /// Least lines a runner's label must stand before.
@@ -186,9 +193,9 @@ fn unellipsed(line: &str) -> &str {
 /// string's escaped lines (`"stderr": "…\n…",` as `ansible -v` prints it)
 /// as lines, and a JSON line a tool cut (`… "msg": "Failed to connect to
 /// the host via ssh: …\r\n…`) as its values. Borrowed when there is none.
-fn unescaped(text: &str) -> std::borrow::Cow<'_, str> {
+fn unescaped(text: &str) -> Cow<'_, str> {
     if !text.contains("\\n") && !text.contains("{\"") {
-        return std::borrow::Cow::Borrowed(text);
+        return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
     for line in text.lines() {
@@ -218,7 +225,7 @@ fn unescaped(text: &str) -> std::borrow::Cow<'_, str> {
             out.push('\n');
         }
     }
-    std::borrow::Cow::Owned(out)
+    Cow::Owned(out)
 }
 
 /// The JSON object a line ends with, and what comes before it, when it
