@@ -154,23 +154,8 @@ const ANALYSED_BYTES: usize = 16 * 1024;
 /// one (a pasted log, a file) its start and its end, where a request is
 /// written. Matching a 6 MB prompt whole took 6 s; this keeps it bounded.
 fn request_part(prompt: &str) -> std::borrow::Cow<'_, str> {
-    if prompt.len() <= ANALYSED_BYTES {
-        return std::borrow::Cow::Borrowed(prompt);
-    }
     let half = ANALYSED_BYTES / 2;
-    let mut head_end = half;
-    while !prompt.is_char_boundary(head_end) {
-        head_end -= 1;
-    }
-    let mut tail_start = prompt.len() - half;
-    while !prompt.is_char_boundary(tail_start) {
-        tail_start += 1;
-    }
-    std::borrow::Cow::Owned(format!(
-        "{}\n{}",
-        &prompt[..head_end],
-        &prompt[tail_start..]
-    ))
+    crate::platform::host::text::ends(prompt, half, half, "\n")
 }
 
 /// A prompt that gets only the format rules, no lessons and no domain:

@@ -141,18 +141,7 @@ pub fn strongest(mut found: Vec<Found>, n: usize) -> Vec<Found> {
 
 /// `text`, or its first and last `window` bytes when longer.
 fn ends(text: &str, window: usize) -> String {
-    if text.len() <= 2 * window {
-        return text.to_string();
-    }
-    let mut head = window;
-    while !text.is_char_boundary(head) {
-        head -= 1;
-    }
-    let mut tail = text.len() - window;
-    while !text.is_char_boundary(tail) {
-        tail += 1;
-    }
-    format!("{}\n\n{}", &text[..head], &text[tail..])
+    crate::platform::host::text::ends(text, window, window, "\n\n").into_owned()
 }
 
 #[cfg(test)]

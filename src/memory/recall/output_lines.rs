@@ -13,6 +13,7 @@ use regex::Regex;
 
 use crate::platform::agents::transcript::failure::{ERROR_LINE, without_colours};
 use crate::platform::agents::transcript::{CUT, KEPT};
+use crate::platform::host::text;
 
 /// What a log or a CI runner writes before each line, whatever it says:
 /// `gh run view --log`'s job, step and time (`build\tBuild and
@@ -56,18 +57,7 @@ pub(super) fn readable(output: &str) -> Cow<'_, str> {
 
 /// The head and the tail of a long output.
 fn bounded(output: &str) -> Cow<'_, str> {
-    if output.len() <= HEAD_BYTES + TAIL_BYTES {
-        return Cow::Borrowed(output);
-    }
-    let mut head = HEAD_BYTES;
-    while !output.is_char_boundary(head) {
-        head -= 1;
-    }
-    let mut tail = output.len() - TAIL_BYTES;
-    while !output.is_char_boundary(tail) {
-        tail += 1;
-    }
-    Cow::Owned(format!("{}\n{}", &output[..head], &output[tail..]))
+    text::ends(output, HEAD_BYTES, TAIL_BYTES, "\n")
 }
 
 /// The lines of `text` as they are read: uncut ([`uncut`]), without what a
@@ -104,11 +94,7 @@ const LABEL_BYTES: usize = 48;
 /// A label's key (each run of digits as `0`: a pid, a time, a replica's
 /// number change from line to line) and where its line's message starts.
 fn label_key(line: &str) -> Option<(String, usize)> {
-    let mut cut = LABEL_BYTES.min(line.len());
-    while !line.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    let head = &line[..cut];
+    let head = &line[..text::floor_boundary(line, LABEL_BYTES)];
     let end = LABEL_ENDS
         .iter()
         .filter_map(|sep| head.find(sep).map(|i| i + sep.len()))

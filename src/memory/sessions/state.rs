@@ -501,18 +501,7 @@ fn newest_replies(turns: &[Turn], budget: usize) -> usize {
 /// `text`, or its first and last `window` bytes (cut at character
 /// boundaries) with a paragraph break between when it is longer.
 fn window_ends(text: &str, window: usize) -> std::borrow::Cow<'_, str> {
-    if text.len() <= 2 * window {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut head = window;
-    while !text.is_char_boundary(head) {
-        head -= 1;
-    }
-    let mut tail = text.len() - window;
-    while !text.is_char_boundary(tail) {
-        tail += 1;
-    }
-    std::borrow::Cow::Owned(format!("{}\n\n{}", &text[..head], &text[tail..]))
+    crate::platform::host::text::ends(text, window, window, "\n\n")
 }
 
 /// The files already listed, for adding new ones without comparing each
