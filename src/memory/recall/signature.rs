@@ -136,6 +136,9 @@ impl Signature {
         if self.details_disagree(past, weight) {
             return 0.0;
         }
+        if self.codes_disagree(past) {
+            return 0.0;
+        }
         // a line pair that differs only in the user's code; one of
         // TEMPLATE_WORDS shared words or more is one message told again
         let code_pair = self.code_only_pair(past);
@@ -324,6 +327,25 @@ impl Signature {
         }
     }
 
+    /// Whether each error names itself by a code ([`is_error_code`]) and
+    /// no code is in both: Postgres' `28p01` (a wrong password) and
+    /// `3d000` (no such database) under one pool error are two errors with
+    /// two fixes, however long the line they share.
+    fn codes_disagree(&self, past: &Signature) -> bool {
+        let (ours, theirs) = (self.error_codes(), past.error_codes());
+        !ours.is_empty() && !theirs.is_empty() && ours.is_disjoint(&theirs)
+    }
+
+    /// The error codes its lines that say what failed hold.
+    fn error_codes(&self) -> BTreeSet<&str> {
+        self.what()
+            .into_iter()
+            .flat_map(|l| l.words.iter())
+            .filter(|w| is_error_code(w))
+            .map(String::as_str)
+            .collect()
+    }
+
     /// The words of the user's own code the error's lines quote.
     fn code_names(&self) -> BTreeSet<String> {
         self.lines
@@ -378,6 +400,20 @@ impl Signature {
 /// thing (TypeScript's alias `'@/lib/money'` and the package `'@orbit/ui'`
 /// failing to resolve).
 const PATH_SUBJECT: &str = "<path>";
+
+/// Whether a word is the code a tool names an error by: 4 to 8 letters
+/// and digits, at least 3 of them digits and 1 or 2 letters (SQLSTATE's
+/// `28p01` and `42p01`, rustc's `e0382`, TypeScript's `ts2339`, NuGet's
+/// `nu1605`, C#'s `cs0246`, MySQL's `hy000`). `sha256`, `x86`, `utf8` and
+/// `arm64` are not; a hash is `<hex>` by then.
+fn is_error_code(word: &str) -> bool {
+    let digits = word.bytes().filter(u8::is_ascii_digit).count();
+    let letters = word.bytes().filter(u8::is_ascii_alphabetic).count();
+    (4..=8).contains(&word.len())
+        && digits + letters == word.len()
+        && digits >= 3
+        && (1..=2).contains(&letters)
+}
 
 /// How much of a detail line another line must hold to tell the same
 /// failure ([`Signature::details_disagree`]).
@@ -925,5 +961,44 @@ mod tests {
             "{}",
             alike(&again, &checksum)
         );
+    }
+
+    #[test]
+    fn two_error_codes_under_one_wrapper_are_two_errors() {
+        let postgrex = |code: &str, message: &str| {
+            format!(
+                "16:20:04.511 [error] Postgrex.Protocol (#PID<0.298.0>) failed to connect: ** (Postgrex.Error) FATAL {code} {message}\n\
+                 ** (DBConnection.ConnectionError) connection not available and request was dropped from queue after 2961ms. This means requests are coming in and your connection pool cannot serve them fast enough. You can address this by:"
+            )
+        };
+        let missing = postgrex(
+            "3D000",
+            "(invalid_catalog_name) database \"ledgerly_dev\" does not exist",
+        );
+        let password = postgrex(
+            "28P01",
+            "(invalid_password) password authentication failed for user \"postgres\"",
+        );
+        assert!(
+            alike(&password, &missing) < 0.86,
+            "{}",
+            alike(&password, &missing)
+        );
+        // the same code again, under another wrapper
+        let again =
+            format!("make: entering directory\n{missing}\nmake: *** [Makefile:4: db] Error 1");
+        assert!(
+            alike(&again, &missing) >= 0.86,
+            "{}",
+            alike(&again, &missing)
+        );
+        for code in [
+            "28p01", "3d000", "e0382", "ts2339", "nu1605", "cs0246", "hy000",
+        ] {
+            assert!(is_error_code(code), "{code}");
+        }
+        for word in ["sha256", "x86", "utf8", "arm64", "2026", "ab12", "error"] {
+            assert!(!is_error_code(word), "{word}");
+        }
     }
 }
