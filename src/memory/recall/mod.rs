@@ -5,6 +5,7 @@
 //! network. The hooks in `app::hooks` decide when to ask and how to say it.
 
 pub mod continuity;
+mod distinct;
 mod error_line;
 pub mod errors;
 pub mod files;
