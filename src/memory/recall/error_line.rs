@@ -197,6 +197,9 @@ impl ErrorLine {
             return None;
         }
         let words = words(&text);
+        if says_only_an_exit_status(&words) {
+            return None;
+        }
         // RSpec's `Failure/Error: <the line of code that raised>`
         let says = if LOCATION.is_match(&text) || raw.starts_with("Failure/Error:") {
             Says::Where
@@ -322,6 +325,44 @@ const PLAIN: &[&str] = &[
     "hex", "id", "url", "time", "failed", "fatal", "warning", "note", "help", "line", "file",
     "npm",
 ];
+
+/// The words of a line that says only that a command ended badly, in
+/// any runner's words (CircleCI's `Exited with code exit status 1`,
+/// GitLab's `ERROR: Job failed: exit code 1`, yarn's `error Command
+/// failed with exit code 1.`): what failed is told elsewhere.
+const EXIT_STATUS: &[&str] = &[
+    "exit",
+    "exited",
+    "exiting",
+    "status",
+    "code",
+    "returned",
+    "non",
+    "zero",
+    "nonzero",
+    "command",
+    "process",
+    "job",
+    "script",
+    "step",
+    "task",
+    "completed",
+    "terminated",
+    "finished",
+    "ended",
+    "unsuccessfully",
+    "failure",
+    "run",
+];
+
+/// Whether a line's words ([`PLAIN`] ones left out) are all
+/// [`EXIT_STATUS`] words, one of them the exit or its status.
+fn says_only_an_exit_status(words: &BTreeSet<String>) -> bool {
+    words
+        .iter()
+        .any(|w| matches!(w.as_str(), "exit" | "exited" | "status"))
+        && words.iter().all(|w| EXIT_STATUS.contains(&w.as_str()))
+}
 
 /// The error lines of `output` (its head and tail when long), at most
 /// [`MAX_LINES`]: each line that says something failed, with what goes on
@@ -942,6 +983,31 @@ mod tests {
                 "Starting\n…\n… {\"level\":\"error\",\"msg\":\"database connection refused by host\"}\n…\ndone"
             ),
             ["database connection refused by host"]
+        );
+    }
+
+    #[test]
+    fn a_line_that_says_only_how_a_command_ended_is_not_the_error() {
+        for ended in [
+            "Exited with code exit status 1",
+            "ERROR: Job failed: exit code 1",
+            "error Command failed with exit code 1.",
+            "Error: Process completed with exit code 2.",
+            "Step failed: exited with non-zero status 127",
+        ] {
+            assert_eq!(
+                texts(&format!(
+                    "error: lockfile had changes, but lockfile is frozen\n{ended}"
+                )),
+                ["error: lockfile had changes, but lockfile is frozen"],
+                "{ended}"
+            );
+        }
+        // a line that says more than how it ended is read
+        assert_eq!(
+            texts("error: process exited with status 1: permission denied on /var/run/docker.sock")
+                .len(),
+            1
         );
     }
 }
