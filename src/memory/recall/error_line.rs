@@ -11,8 +11,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+pub(super) use super::normalise::normalise;
 use super::output_lines::{messages, readable};
-use crate::platform::agents::transcript::failure::ANSI;
 use crate::platform::agents::transcript::failure::ERROR_LINE;
 pub(super) use crate::platform::agents::transcript::failure::is_exception;
 
@@ -52,50 +52,15 @@ static TRAILER: LazyLock<Regex> = LazyLock::new(|| {
 /// message met bare and inside `docker build` or CI is one error.
 static GENERIC: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"^(?:exit code <n>|process exited with code|command exited with|error: could not compile|warning: build failed|error: aborting due to|aborting due to|for more information about this error|some errors have detailed explanations|npm err! a complete log|npm err! for a full report|npm err! *$|npm err! <path>|error: process didn't exit successfully|caused by:$|traceback \(most recent call last\):?$|error: recipe for target|error: command failed with exit code|error: script .* exited|error: lifecycle script|the above exception was the direct cause|during handling of the above exception|note: run with `rust_backtrace|error: test failed|test result: failed|failures:$|error: <n> errors? |found <n> errors?|<n> errors? generated|error: failed to run custom build command|run with --stacktrace|run with --info|\* try:|build failed with an exception|error: could not find `cargo.toml`|failure: build failed with an exception|\* what went wrong:?$|what went wrong:$|execution failed for task '[^']*'\.?$|> a failure occurred while executing|> compilation error\. see log|compilation error\. see log|build failed in <n>|<n> actionable tasks?|\* get more help at|(?:compilation failure|there are test failures)(?:[^a-z].*)?$|process terminated with exit code:? <n>$|\[error\] -> \[help <n>\]|\[error\] re-run maven|\[error\] to see the full stack trace|\[error\] for more information about the errors|\[error\] after correcting the problems|\[error\] *$|\[error\] <url>|\[info\] build failure|build failure$|-- configuring incomplete, errors occurred|ninja: build stopped|g?make(?:\[<n>\])?: \*\*\* \[|fail +<path>(?: +(?:<n>s?|\[build failed\]|\[setup failed\]))?$|exit status <n>$|\*\* (?:build|test|archive) failed \*\*|the following build commands failed|testing failed:$|=+ short test summary info|!+ interrupted:|failed examples:$|<n> examples?, <n> failures?|error command failed with exit code|info visit <url>|elifecycle|err_pnpm_recursive_run|error: subprocess-exited-with-error|note: this error originates from a subprocess|rake aborted!$|\(see full trace by running task with --trace\)|.*loggingfailureanalysisreporter : *$|(?:.*: )?application run failed$|an error occurred while loading <path>\.?$|could not find compatible versions$|version solving (?:has )?failed\.?$|\[error\] (?:errors|failures): *$|application failed to start$|.*listenerexecutionfailedexception: listener failed$|standarderror: an error has occurred, this and all later migrations canceled:?(?: \(standarderror\))?$|.*for more information see above\.?$|husky - [^ ]+ hook exited with code|husky - [^ ]+ script failed|✖ [^ ]+ (?:--[^ ]+ )?failed to|✖ [^ ]+ found some errors|=> error \[[^\]]*\] |(?:error: )?(?:failed to solve: )?process ".*" did not complete successfully: exit code: <n>$|the command '.*' returned a non-zero code: <n>$|(?:error: )?process completed with exit code <n>\.?$|(?:error: )?job failed: (?:command terminated with )?exit code <n>$|(?:error: )?command failed: |[a-z_.]*calledprocesserror: command .* returned non-zero exit status <n>\.?$|(?:error: )?command finished with error: |.*command \(<path>\) .* exited \(<n>\)$|(?:error:? )?run failed: command +exited \(<n>\)$|.*\.{4,}failed$|fatal: \[[^\]]*\]: (?:failed|unreachable)! =>$|.*: ok=<n> +changed=<n> |npm (?:err!|error) (?:code (?:<n>|elifecycle)$|errno <n>$|command failed$|command (?:sh|bash|cmd) |path <path>$|workspace |location <path>$|lifecycle script|failed at the)|npm error (?:a complete log|for a full report| *$)|script .* handling the .* event returned with error code <n>$|nox > command .* failed with exit code <n>$|nox > session .* failed\.?$|.*: exit <n> \(<n> seconds\)|.*: commands? failed$|.*: fail code <n> |evaluation failed :\(|\[error\] total time: |<path> [a-z:_-]+: failed$|failed: +[^ #]+#[^ #]+$|tests?(?: files)?:? +<n> failed|\[error\] [a-z]+ errors? found$|(?:\[info\] )?<n> tests passed\. <n> tests failed\.|\[error\] failed tests:$|(?:failed|passed)! +- +failed: +<n>|.*sbt\.testsfailedexception: tests unsuccessful$)"#,
+        r#"^(?:exit code <n>|process exited with code|command exited with|error: could not compile|warning: build failed|error: aborting due to|aborting due to|for more information about this error|some errors have detailed explanations|npm err! a complete log|npm err! for a full report|npm err! *$|npm err! <path>|error: process didn't exit successfully|caused by:$|traceback \(most recent call last\):?$|error: recipe for target|error: command failed with exit code|error: script .* exited|error: lifecycle script|the above exception was the direct cause|during handling of the above exception|note: run with `rust_backtrace|error: test failed|test result: failed|failures:$|error: <n> errors? |found <n> errors?|<n> errors? generated|error: failed to run custom build command|run with --stacktrace|run with --info|\* try:|build failed with an exception|error: could not find `cargo.toml`|failure: build failed with an exception|\* what went wrong:?$|what went wrong:$|execution failed for task '[^']*'\.?$|> a failure occurred while executing|> compilation error\. see log|compilation error\. see log|build failed in <n>|<n> actionable tasks?|\* get more help at|(?:compilation failure|there are test failures)(?:[^a-z].*)?$|process terminated with exit code:? <n>$|\[error\] -> \[help <n>\]|\[error\] re-run maven|\[error\] to see the full stack trace|\[error\] for more information about the errors|\[error\] after correcting the problems|\[error\] *$|\[error\] <url>|\[info\] build failure|build failure$|-- configuring incomplete, errors occurred|ninja: build stopped|g?make(?:\[<n>\])?: \*\*\* \[|fail +<path>(?: +(?:<n>s?|\[build failed\]|\[setup failed\]))?$|exit status <n>$|\*\* (?:build|test|archive) failed \*\*|the following build commands failed|testing failed:$|=+ short test summary info|!+ interrupted:|failed examples:$|<n> examples?, <n> failures?|error command failed with exit code|info visit <url>|elifecycle|err_pnpm_recursive_run|error: subprocess-exited-with-error|note: this error originates from a subprocess|rake aborted!$|\(see full trace by running task with --trace\)|.*loggingfailureanalysisreporter : *$|(?:.*: )?application run failed$|an error occurred while loading <path>\.?$|could not find compatible versions$|version solving (?:has )?failed\.?$|\[error\] (?:errors|failures): *$|application failed to start$|.*listenerexecutionfailedexception: listener failed$|standarderror: an error has occurred, this and all later migrations canceled:?(?: \(standarderror\))?$|.*for more information see above\.?$|husky - [^ ]+ hook exited with code|husky - [^ ]+ script failed|✖ [^ ]+ (?:--[^ ]+ )?failed to|✖ [^ ]+ found some errors|=> error \[[^\]]*\] |(?:error: )?(?:failed to solve: )?process ".*" did not complete successfully: exit code: <n>$|the command '.*' returned a non-zero code: <n>$|(?:error: )?process completed with exit code <n>\.?$|(?:error: )?job failed: (?:command terminated with )?exit code <n>$|(?:error: )?command failed: |[a-z_.]*calledprocesserror: command .* returned non-zero exit status <n>\.?$|(?:error: )?command finished with error: |.*command \(<path>\) .* exited \(<n>\)$|(?:error:? )?run failed: command +exited \(<n>\)$|.*\.{4,}failed$|fatal: \[[^\]]*\]: (?:failed|unreachable)! =>$|.*: ok=<n> +changed=<n> |npm (?:err!|error) (?:code (?:<n>|elifecycle)$|errno <n>$|command failed$|command (?:sh|bash|cmd) |path <path>$|workspace |location <path>$|lifecycle script|failed at the)|npm error (?:a complete log|for a full report| *$)|script .* handling the .* event returned with error code <n>$|nox > command .* failed with exit code <n>$|nox > session .* failed\.?$|.*: exit <n> \(<n> seconds\)|.*: commands? failed$|.*: fail code <n> |evaluation failed :\(|\[error\] total time: |<path> [a-z:_-]+: failed$|failed: +[^ #]+#[^ #]+$|tests?(?: files)?:? +<n> failed|\[error\] [a-z]+ errors? found$|(?:\[info\] )?<n> tests passed\. <n> tests failed\.|\[error\] failed tests:$|(?:failed|passed)! +- +failed: +<n>|.*sbt\.testsfailedexception: tests unsuccessful$|(?:error: )?job '[^']*' failed$|(?:\[<path>\] +)?❌ +failure - )"#,
     )
     .expect("valid")
 });
 
-static URL: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"[a-z][a-z0-9+.-]*://[^\s'`)\]]+").expect("valid"));
-static UUID: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}").expect("valid")
-});
-/// Paths with at least one slash (`/home/x/a.rs:4:5`, `src/db/x.rs`,
-/// `C:\x\y`), with any `:line:col` after them.
-static PATH: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:[A-Za-z]:\\|~?/|\.{1,2}/|[\w@.+-]+/)[\w@.+~-]*(?:[/\\][\w@.+~-]*)*(?::\d+)*")
-        .expect("valid")
-});
-static HEX: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?-u:\b)(?:0x[0-9a-f]+|[0-9a-f]*[0-9][0-9a-f]*[a-f][0-9a-f]*|[0-9a-f]*[a-f][0-9a-f]*[0-9][0-9a-f]*)(?-u:\b)")
-        .expect("valid")
-});
-static MIXED: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)(?-u:\b)[a-z0-9]{5,}(?-u:\b)").expect("valid"));
-/// A number, with a short unit stuck to it (`10m`, `512Mi`, `14ms`); a
-/// version, an address or an amount (`3.10.12`, `127.0.0.1`, `1.299,00`)
-/// is one number.
-static NUMBER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?-u:\b)\d+(?:[.,]\d+)*(?:[a-z]{1,3})?(?-u:\b)").expect("valid")
-});
-/// The header of a Go program's log line (klog, glog: `E1014
-/// 08:03:11.220417`): its level, the day and the time of the run.
-static GLOG: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?-u:\b)[IWEF]\d{4} \d{2}:\d{2}:\d{2}(?:\.\d+)?").expect("valid")
-});
 /// A line under a compiler's error that says what it is about (javac's
 /// `symbol:` and `location:`).
 static DETAIL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^(?:\[error\][ \t]+)?(?:symbol|location)[ \t]*:").expect("valid")
-});
-/// A moment as logs write it (`2026-10-30T10:11:48.310+01:00`,
-/// `2026-11-18 19:04:11.772`, `[2026-10-08T07:55:12.004118 #1]`), with
-/// its zone (`2026-11-24 09:12:05.771 WET` in winter, `WEST` in summer).
-static TIMESTAMP: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2})?(?:[.,][0-9]+)?(?:Z|[+-][0-9]{2}:?[0-9]{2}| (?:UTC|GMT|WET|WEST|CET|CEST|EET|EEST|BST|IST|EST|EDT|CST|CDT|MST|MDT|PST|PDT|JST|KST|AEST|AEDT|NZST|NZDT|MSK|SGT|HKT)(?-u:\b))?")
-        .expect("valid")
 });
 /// A frame of a Java, Kotlin, JavaScript or .NET stack trace (`at
 /// com.x.Y.from(Y.java:67)`, `at Npgsql.Internal.NpgsqlConnector.<Open>g__OpenCore|213_1(…)
@@ -119,7 +84,6 @@ static EXPECTATION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"assertion[a-z0-9_]*error|^e? *assert |expected:? .* but (?:was|got|found|received)|(?:was|is) not equal to|expected .* to (?:be|equal|have|contain|match)")
         .expect("valid")
 });
-static SPACES: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\s+").expect("valid"));
 
 /// Least words of a line found whole in the other error's line.
 pub(super) const LINE_WORDS: usize = 4;
@@ -334,6 +298,7 @@ const EXIT_STATUS: &[&str] = &[
     "exit",
     "exited",
     "exiting",
+    "exitcode",
     "status",
     "code",
     "returned",
@@ -360,7 +325,7 @@ const EXIT_STATUS: &[&str] = &[
 fn says_only_an_exit_status(words: &BTreeSet<String>) -> bool {
     words
         .iter()
-        .any(|w| matches!(w.as_str(), "exit" | "exited" | "status"))
+        .any(|w| matches!(w.as_str(), "exit" | "exited" | "exitcode" | "status"))
         && words.iter().all(|w| EXIT_STATUS.contains(&w.as_str()))
 }
 
@@ -553,65 +518,6 @@ pub(super) fn last_lines(output: &str) -> Vec<ErrorLine> {
     lines
 }
 
-/// A line with what varies between runs replaced: lower case, no colours,
-/// `<url>`, `<id>`, `<path>`, `<hex>`, `<n>`, single spaces.
-pub fn normalise(line: &str) -> String {
-    let s = ANSI.replace_all(line, "");
-    let s = GLOG.replace_all(&s, "<time>");
-    let s = TIMESTAMP.replace_all(&s, "<time>");
-    let s = URL.replace_all(&s, "<url>");
-    let s = UUID.replace_all(&s, "<id>");
-    let s = PATH.replace_all(&s, |c: &regex::Captures| {
-        let m = &c[0];
-        // `a/b` inside a word such as `and/or` or `I/O` is not a path,
-        // nor a scoped package (`@orbit/ui`, `@prisma/client`: what failed
-        // to resolve; `@/lib/money`, an alias, is a path)
-        if (m.len() <= 4 && !m.starts_with('/')) || is_scoped_package(m) {
-            m.to_string()
-        } else {
-            "<path>".to_string()
-        }
-    });
-    let s = HEX.replace_all(&s, |c: &regex::Captures| {
-        let m = &c[0];
-        if m.len() >= 7 || m.starts_with("0x") || m.starts_with("0X") {
-            "<hex>".to_string()
-        } else {
-            m.to_string()
-        }
-    });
-    let s = MIXED.replace_all(&s, |c: &regex::Captures| {
-        let m = &c[0];
-        // letters and digits taking turns more than once (`x2k9p`, a pod's
-        // suffix) are a generated name; `e0432` and `sha512` are not
-        let turns = m
-            .as_bytes()
-            .windows(2)
-            .filter(|w| w[0].is_ascii_digit() != w[1].is_ascii_digit())
-            .count();
-        if turns >= 3 {
-            "<id>".to_string()
-        } else {
-            m.to_string()
-        }
-    });
-    let s = NUMBER.replace_all(&s, "<n>");
-    SPACES
-        .replace_all(s.trim(), " ")
-        .to_lowercase()
-        .trim()
-        .to_string()
-}
-
-/// Whether `m` is an npm scoped package's name: `@scope/name`, no more.
-fn is_scoped_package(m: &str) -> bool {
-    m.strip_prefix('@')
-        .and_then(|rest| rest.split_once('/'))
-        .is_some_and(|(scope, name)| {
-            !scope.is_empty() && !name.is_empty() && !name.contains(['/', '\\', ':'])
-        })
-}
-
 /// Whether the line after an exception's goes on with its message: not a
 /// frame, not a line read for itself (an error line, the next exception),
 /// not the build tool's next line (Maven's `[INFO] Results:`).
@@ -650,28 +556,6 @@ mod tests {
     /// The texts of the error lines `output` is read as.
     fn texts(output: &str) -> Vec<String> {
         error_lines(output).into_iter().map(|l| l.text).collect()
-    }
-
-    #[test]
-    fn what_changes_between_runs_is_replaced() {
-        assert_eq!(
-            normalise(
-                "  --> /home/maya/code/ledger/src/db/accounts.rs:47:18 at 0x7ffd3a2b in 1234ms"
-            ),
-            "--> <path> at <hex> in <n>"
-        );
-        assert_eq!(
-            normalise("E1014 08:03:11.220417  113208 memcache.go:265] couldn't get"),
-            "<time> <n> memcache.go:<n>] couldn't get"
-        );
-        assert_eq!(
-            normalise("request 3f2a9c1e-1b2c-4d5e-8f90-1234567890ab failed: deadbeef12"),
-            "request <id> failed: <hex>"
-        );
-        assert_eq!(
-            normalise("error[E0432]: unresolved import `serde_json`"),
-            "error[e0432]: unresolved import `serde_json`"
-        );
     }
 
     #[test]
@@ -994,6 +878,10 @@ mod tests {
             "error Command failed with exit code 1.",
             "Error: Process completed with exit code 2.",
             "Step failed: exited with non-zero status 127",
+            // act's
+            "[CI/build]   ❌  Failure - Main cabal build",
+            "[CI/build] exitcode '1': failure",
+            "Error: Job 'build' failed",
         ] {
             assert_eq!(
                 texts(&format!(

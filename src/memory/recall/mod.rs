@@ -9,6 +9,7 @@ mod distinct;
 mod error_line;
 pub mod errors;
 pub mod files;
+mod normalise;
 mod output_lines;
 pub mod signature;
 
