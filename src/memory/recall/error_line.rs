@@ -52,7 +52,7 @@ static TRAILER: LazyLock<Regex> = LazyLock::new(|| {
 /// message met bare and inside `docker build` or CI is one error.
 static GENERIC: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"^(?:exit code <n>|process exited with code|command exited with|error: could not compile|warning: build failed|error: aborting due to|aborting due to|for more information about this error|some errors have detailed explanations|npm err! a complete log|npm err! for a full report|npm err! *$|npm err! <path>|error: process didn't exit successfully|caused by:$|traceback \(most recent call last\):?$|error: recipe for target|error: command failed with exit code|error: script .* exited|error: lifecycle script|the above exception was the direct cause|during handling of the above exception|note: run with `rust_backtrace|error: test failed|test result: failed|failures:$|error: <n> errors? |found <n> errors?|<n> errors? generated|error: failed to run custom build command|run with --stacktrace|run with --info|\* try:|build failed with an exception|error: could not find `cargo.toml`|failure: build failed with an exception|\* what went wrong:?$|what went wrong:$|execution failed for task '[^']*'\.?$|> a failure occurred while executing|> compilation error\. see log|compilation error\. see log|build failed in <n>|<n> actionable tasks?|\* get more help at|(?:compilation failure|there are test failures)(?:[^a-z].*)?$|process terminated with exit code:? <n>$|\[error\] -> \[help <n>\]|\[error\] re-run maven|\[error\] to see the full stack trace|\[error\] for more information about the errors|\[error\] after correcting the problems|\[error\] *$|\[error\] <url>|\[info\] build failure|build failure$|-- configuring incomplete, errors occurred|ninja: build stopped|g?make(?:\[<n>\])?: \*\*\* \[|fail +<path>(?: +(?:<n>s?|\[build failed\]|\[setup failed\]))?$|exit status <n>$|\*\* (?:build|test|archive) failed \*\*|the following build commands failed|testing failed:$|=+ short test summary info|!+ interrupted:|failed examples:$|<n> examples?, <n> failures?|error command failed with exit code|info visit <url>|elifecycle|err_pnpm_recursive_run|error: subprocess-exited-with-error|note: this error originates from a subprocess|rake aborted!$|\(see full trace by running task with --trace\)|.*loggingfailureanalysisreporter : *$|(?:.*: )?application run failed$|an error occurred while loading <path>\.?$|could not find compatible versions$|version solving (?:has )?failed\.?$|\[error\] (?:errors|failures): *$|application failed to start$|.*listenerexecutionfailedexception: listener failed$|standarderror: an error has occurred, this and all later migrations canceled:?(?: \(standarderror\))?$|.*for more information see above\.?$|husky - [^ ]+ hook exited with code|husky - [^ ]+ script failed|✖ [^ ]+ (?:--[^ ]+ )?failed to|✖ [^ ]+ found some errors|=> error \[[^\]]*\] |(?:error: )?(?:failed to solve: )?process ".*" did not complete successfully: exit code: <n>$|the command '.*' returned a non-zero code: <n>$|(?:error: )?process completed with exit code <n>\.?$|(?:error: )?job failed: (?:command terminated with )?exit code <n>$|(?:error: )?command failed: |[a-z_.]*calledprocesserror: command .* returned non-zero exit status <n>\.?$|(?:error: )?command finished with error: |.*command \(<path>\) .* exited \(<n>\)$|(?:error:? )?run failed: command +exited \(<n>\)$|.*\.{4,}failed$|fatal: \[[^\]]*\]: (?:failed|unreachable)! =>$|.*: ok=<n> +changed=<n> |npm (?:err!|error) (?:code (?:<n>|elifecycle)$|errno <n>$|command failed$|command (?:sh|bash|cmd) |path <path>$|workspace |location <path>$|lifecycle script|failed at the)|npm error (?:a complete log|for a full report| *$)|script .* handling the .* event returned with error code <n>$|nox > command .* failed with exit code <n>$|nox > session .* failed\.?$|.*: exit <n> \(<n> seconds\)|.*: commands? failed$|.*: fail code <n> |evaluation failed :\(|\[error\] total time: |<path> [a-z:_-]+: failed$|failed: +[^ #]+#[^ #]+$|tests?(?: files)?:? +<n> failed|\[error\] [a-z]+ errors? found$|(?:\[info\] )?<n> tests passed\. <n> tests failed\.|\[error\] failed tests:$|(?:failed|passed)! +- +failed: +<n>|.*sbt\.testsfailedexception: tests unsuccessful$|(?:error: )?job '[^']*' failed$|(?:\[<path>\] +)?❌ +failure - )"#,
+        r#"^(?:exit code <n>|process exited with code|command exited with|error: could not compile|warning: build failed|error: aborting due to|aborting due to|for more information about this error|some errors have detailed explanations|npm err! a complete log|npm err! for a full report|npm err! *$|npm err! <path>|error: process didn't exit successfully|caused by:$|traceback \(most recent call last\):?$|error: recipe for target|error: command failed with exit code|error: script .* exited|error: lifecycle script|the above exception was the direct cause|during handling of the above exception|note: run with `rust_backtrace|error: test failed|test result: failed|failures:$|error: <n> errors? |found <n> errors?|<n> errors? generated|error: failed to run custom build command|run with --stacktrace|run with --info|\* try:|build failed with an exception|error: could not find `cargo.toml`|failure: build failed with an exception|\* what went wrong:?$|what went wrong:$|execution failed for task '[^']*'\.?$|> a failure occurred while executing|> compilation error\. see log|compilation error\. see log|build failed in <n>|<n> actionable tasks?|\* get more help at|(?:compilation failure|there are test failures)(?:[^a-z].*)?$|process terminated with exit code:? <n>$|\[error\] -> \[help <n>\]|\[error\] re-run maven|\[error\] to see the full stack trace|\[error\] for more information about the errors|\[error\] after correcting the problems|\[error\] *$|\[error\] <url>|\[info\] build failure|build failure$|-- configuring incomplete, errors occurred|ninja: build stopped|g?make(?:\[<n>\])?: \*\*\* \[|fail +<path>(?: +(?:<n>s?|\[build failed\]|\[setup failed\]))?$|exit status <n>$|\*\* (?:build|test|archive) failed \*\*|the following build commands failed|testing failed:$|=+ short test summary info|!+ interrupted:|failed examples:$|<n> examples?, <n> failures?|error command failed with exit code|info visit <url>|elifecycle|err_pnpm_recursive_run|error: subprocess-exited-with-error|note: this error originates from a subprocess|rake aborted!$|\(see full trace by running task with --trace\)|.*loggingfailureanalysisreporter : *$|(?:.*: )?application run failed$|an error occurred while loading <path>\.?$|could not find compatible versions$|version solving (?:has )?failed\.?$|\[error\] (?:errors|failures): *$|application failed to start$|.*listenerexecutionfailedexception: listener failed$|standarderror: an error has occurred, this and all later migrations canceled:?(?: \(standarderror\))?$|.*for more information see above\.?$|husky - [^ ]+ hook exited with code|husky - [^ ]+ script failed|✖ [^ ]+ (?:--[^ ]+ )?failed to|✖ [^ ]+ found some errors|=> error \[[^\]]*\] |(?:error: )?(?:failed to solve: )?process ".*" did not complete successfully: exit code: <n>$|the command '.*' returned a non-zero code: <n>$|(?:error: )?process completed with exit code <n>\.?$|(?:error: )?job failed: (?:command terminated with )?exit code <n>$|(?:error: )?command failed: |[a-z_.]*calledprocesserror: command .* returned non-zero exit status <n>\.?$|(?:error: )?command finished with error: |.*command \(<path>\) .* exited \(<n>\)$|(?:error:? )?run failed: command +exited \(<n>\)$|.*\.{4,}failed$|fatal: \[[^\]]*\]: (?:failed|unreachable)! =>$|.*: ok=<n> +changed=<n> |npm (?:err!|error) (?:code (?:<n>|elifecycle)$|errno <n>$|command failed$|command (?:sh|bash|cmd) |path <path>$|workspace |location <path>$|lifecycle script|failed at the)|npm error (?:a complete log|for a full report| *$)|script .* handling the .* event returned with error code <n>$|nox > command .* failed with exit code <n>$|nox > session .* failed\.?$|.*: exit <n> \(<n> seconds\)|.*: commands? failed$|.*: fail code <n> |evaluation failed :\(|\[error\] total time: |<path> [a-z:_-]+: failed$|failed: +[^ #]+#[^ #]+$|tests?(?: files)?:? +<n> failed|\[error\] [a-z]+ errors? found$|(?:\[info\] )?<n> tests passed\. <n> tests failed\.|\[error\] failed tests:$|(?:failed|passed)! +- +failed: +<n>|.*sbt\.testsfailedexception: tests unsuccessful$|(?:\[<path>\] +)?❌ +failure - )"#,
     )
     .expect("valid")
 });
@@ -160,10 +160,10 @@ impl ErrorLine {
         if GENERIC.is_match(&text) {
             return None;
         }
-        let words = words(&text);
-        if says_only_an_exit_status(&words) {
+        if says_only_how_it_ended(&text) {
             return None;
         }
+        let words = words(&text);
         // RSpec's `Failure/Error: <the line of code that raised>`
         let says = if LOCATION.is_match(&text) || raw.starts_with("Failure/Error:") {
             Says::Where
@@ -290,11 +290,13 @@ const PLAIN: &[&str] = &[
     "npm",
 ];
 
-/// The words of a line that says only that a command ended badly, in
-/// any runner's words (CircleCI's `Exited with code exit status 1`,
-/// GitLab's `ERROR: Job failed: exit code 1`, yarn's `error Command
-/// failed with exit code 1.`): what failed is told elsewhere.
-const EXIT_STATUS: &[&str] = &[
+/// The words of a line that says only that a command, a step or a job
+/// ended badly, in any runner's words (CircleCI's `Exited with code exit
+/// status 1`, GitLab's `ERROR: Job failed: exit code 1`, yarn's `error
+/// Command failed with exit code 1.`, Azure Pipelines' `Bash exited with
+/// code '1'.`, act's `Job 'build' failed`): what failed is told
+/// elsewhere.
+const ENDED: &[&str] = &[
     "exit",
     "exited",
     "exiting",
@@ -310,7 +312,10 @@ const EXIT_STATUS: &[&str] = &[
     "job",
     "script",
     "step",
+    "stage",
     "task",
+    "pipeline",
+    "workflow",
     "completed",
     "terminated",
     "finished",
@@ -318,15 +323,31 @@ const EXIT_STATUS: &[&str] = &[
     "unsuccessfully",
     "failure",
     "run",
+    "bash",
+    "sh",
+    "zsh",
+    "pwsh",
+    "powershell",
+    "cmd",
 ];
 
-/// Whether a line's words ([`PLAIN`] ones left out) are all
-/// [`EXIT_STATUS`] words, one of them the exit or its status.
-fn says_only_an_exit_status(words: &BTreeSet<String>) -> bool {
-    words
-        .iter()
-        .any(|w| matches!(w.as_str(), "exit" | "exited" | "exitcode" | "status"))
-        && words.iter().all(|w| EXIT_STATUS.contains(&w.as_str()))
+/// A name a runner quotes or brackets (`'build'`, `[deploy]`, `'1'`).
+static RUNNER_NAME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"'[^']*'|"[^"]*"|\[[^\]]*\]"#).expect("valid"));
+
+/// Whether a line says only how a command, a step or a job ended: its
+/// words, the names it quotes or brackets and [`PLAIN`] ones aside, are
+/// all [`ENDED`] words, and it says an exit, a status or a failure.
+fn says_only_how_it_ended(text: &str) -> bool {
+    let words = words(&RUNNER_NAME.replace_all(text, " "));
+    !words.is_empty()
+        && words.iter().all(|w| ENDED.contains(&w.as_str()))
+        && (words.iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "exit" | "exited" | "exitcode" | "status" | "failure"
+            )
+        }) || text.contains("failed"))
 }
 
 /// The error lines of `output` (its head and tail when long), at most
@@ -882,6 +903,12 @@ mod tests {
             "[CI/build]   ❌  Failure - Main cabal build",
             "[CI/build] exitcode '1': failure",
             "Error: Job 'build' failed",
+            // Azure Pipelines', Jenkins', Buildkite's, Drone's
+            "##[error]Bash exited with code '1'.",
+            "ERROR: script returned exit code 1",
+            "🚨 Error: The command exited with status 1",
+            "[build] exit code 1",
+            "Stage 'test' failed",
         ] {
             assert_eq!(
                 texts(&format!(
@@ -892,6 +919,13 @@ mod tests {
             );
         }
         // a line that says more than how it ended is read
+        for more in [
+            "error: command not found: docker",
+            "Error: failed to build gem native extension.",
+            "Task :app:compileKotlin FAILED",
+        ] {
+            assert_eq!(texts(more).len(), 1, "{more}");
+        }
         assert_eq!(
             texts("error: process exited with status 1: permission denied on /var/run/docker.sock")
                 .len(),
