@@ -52,7 +52,7 @@ static TRAILER: LazyLock<Regex> = LazyLock::new(|| {
 /// message met bare and inside `docker build` or CI is one error.
 static GENERIC: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"^(?:exit code <n>|process exited with code|command exited with|error: could not compile|warning: build failed|error: aborting due to|aborting due to|for more information about this error|some errors have detailed explanations|npm err! a complete log|npm err! for a full report|npm err! *$|npm err! <path>|error: process didn't exit successfully|caused by:$|traceback \(most recent call last\):?$|error: recipe for target|error: command failed with exit code|error: script .* exited|error: lifecycle script|the above exception was the direct cause|during handling of the above exception|note: run with `rust_backtrace|error: test failed|test result: failed|failures:$|error: <n> errors? |found <n> errors?|<n> errors? generated|error: failed to run custom build command|run with --stacktrace|run with --info|\* try:|build failed with an exception|error: could not find `cargo.toml`|failure: build failed with an exception|\* what went wrong:?$|what went wrong:$|execution failed for task '[^']*'\.?$|> a failure occurred while executing|> compilation error\. see log|compilation error\. see log|build failed in <n>|<n> actionable tasks?|\* get more help at|(?:compilation failure|there are test failures)(?:[^a-z].*)?$|process terminated with exit code:? <n>$|\[error\] -> \[help <n>\]|\[error\] re-run maven|\[error\] to see the full stack trace|\[error\] for more information about the errors|\[error\] after correcting the problems|\[error\] *$|\[error\] <url>|\[info\] build failure|build failure$|-- configuring incomplete, errors occurred|ninja: build stopped|g?make(?:\[<n>\])?: \*\*\* \[|fail +<path>(?: +(?:<n>s?|\[build failed\]|\[setup failed\]))?$|exit status <n>$|\*\* (?:build|test|archive) failed \*\*|the following build commands failed|testing failed:$|=+ short test summary info|!+ interrupted:|failed examples:$|<n> examples?, <n> failures?|error command failed with exit code|info visit <url>|elifecycle|err_pnpm_recursive_run|error: subprocess-exited-with-error|note: this error originates from a subprocess|rake aborted!$|\(see full trace by running task with --trace\)|.*loggingfailureanalysisreporter : *$|(?:.*: )?application run failed$|an error occurred while loading <path>\.?$|could not find compatible versions$|version solving (?:has )?failed\.?$|\[error\] (?:errors|failures): *$|application failed to start$|.*listenerexecutionfailedexception: listener failed$|standarderror: an error has occurred, this and all later migrations canceled:?(?: \(standarderror\))?$|.*for more information see above\.?$|husky - [^ ]+ hook exited with code|husky - [^ ]+ script failed|✖ [^ ]+ (?:--[^ ]+ )?failed to|✖ [^ ]+ found some errors|=> error \[[^\]]*\] |(?:error: )?(?:failed to solve: )?process ".*" did not complete successfully: exit code: <n>$|the command '.*' returned a non-zero code: <n>$|(?:error: )?process completed with exit code <n>\.?$|(?:error: )?job failed: (?:command terminated with )?exit code <n>$|(?:error: )?command failed: |[a-z_.]*calledprocesserror: command .* returned non-zero exit status <n>\.?$|(?:error: )?command finished with error: |.*command \(<path>\) .* exited \(<n>\)$|(?:error:? )?run failed: command +exited \(<n>\)$|.*\.{4,}failed$|fatal: \[[^\]]*\]: (?:failed|unreachable)! =>$|.*: ok=<n> +changed=<n> |npm (?:err!|error) (?:code (?:<n>|elifecycle)$|errno <n>$|command failed$|command (?:sh|bash|cmd) |path <path>$|workspace |location <path>$|lifecycle script|failed at the)|npm error (?:a complete log|for a full report| *$)|script .* handling the .* event returned with error code <n>$|nox > command .* failed with exit code <n>$|nox > session .* failed\.?$|.*: exit <n> \(<n> seconds\)|.*: commands? failed$|.*: fail code <n> |evaluation failed :\(|\[error\] total time: |<path> [a-z:_-]+: failed$|failed: +[^ #]+#[^ #]+$|tests?(?: files)?:? +<n> failed|\[error\] [a-z]+ errors? found$|(?:\[info\] )?<n> tests passed\. <n> tests failed\.|\[error\] failed tests:$|(?:failed|passed)! +- +failed: +<n>|.*sbt\.testsfailedexception: tests unsuccessful$|(?:\[<path>\] +)?❌ +failure - )"#,
+        r#"^(?:exit code <n>|process exited with code|command exited with|error: could not compile|warning: build failed|error: aborting due to|aborting due to|for more information about this error|some errors have detailed explanations|npm err! a complete log|npm err! for a full report|npm err! *$|npm err! <path>|error: process didn't exit successfully|caused by:$|traceback \(most recent call last\):?$|error: recipe for target|error: command failed with exit code|error: script .* exited|error: lifecycle script|the above exception was the direct cause|during handling of the above exception|note: run with `rust_backtrace|error: test failed|test result: failed|failures:$|error: <n> errors? |found <n> errors?|<n> errors? generated|error: failed to run custom build command|run with --stacktrace|run with --info|\* try:|build failed with an exception|error: could not find `cargo.toml`|failure: build failed with an exception|\* what went wrong:?$|what went wrong:$|execution failed for task '[^']*'\.?$|> a failure occurred while executing|> compilation error\. see log|compilation error\. see log|build failed in <n>|<n> actionable tasks?|\* get more help at|(?:compilation failure|there are test failures)(?:[^a-z].*)?$|process terminated with exit code:? <n>$|\[error\] -> \[help <n>\]|\[error\] re-run maven|\[error\] to see the full stack trace|\[error\] for more information about the errors|\[error\] after correcting the problems|\[error\] *$|\[error\] <url>|\[info\] build failure|build failure$|-- configuring incomplete, errors occurred|ninja: build stopped|g?make(?:\[<n>\])?: \*\*\* \[|fail +<path>(?: +(?:<n>s?|\[build failed\]|\[setup failed\]))?$|exit status <n>$|\*\* (?:build|test|archive) failed \*\*|the following build commands failed|testing failed:$|=+ short test summary info|!+ interrupted:|failed examples:$|<n> examples?, <n> failures?|error command failed with exit code|info visit <url>|elifecycle|err_pnpm_recursive_run|error: subprocess-exited-with-error|note: this error originates from a subprocess|rake aborted!$|\(see full trace by running task with --trace\)|.*loggingfailureanalysisreporter : *$|(?:.*: )?application run failed$|an error occurred while loading <path>\.?$|could not find compatible versions$|version solving (?:has )?failed\.?$|\[error\] (?:errors|failures): *$|application failed to start$|.*listenerexecutionfailedexception: listener failed$|standarderror: an error has occurred, this and all later migrations canceled:?(?: \(standarderror\))?$|.*for more information see above\.?$|husky - [^ ]+ hook exited with code|husky - [^ ]+ script failed|✖ [^ ]+ (?:--[^ ]+ )?failed to|✖ [^ ]+ found some errors|=> error \[[^\]]*\] |(?:error: )?(?:failed to solve: )?process ".*" did not complete successfully: exit code: <n>$|the command '.*' returned a non-zero code: <n>$|(?:error: )?process completed with exit code <n>\.?$|(?:error: )?job failed: (?:command terminated with )?exit code <n>$|(?:error: )?command failed: |[a-z_.]*calledprocesserror: command .* returned non-zero exit status <n>\.?$|(?:error: )?command finished with error: |.*command \(<path>\) .* exited \(<n>\)$|(?:error:? )?run failed: command +exited \(<n>\)$|.*\.{4,}failed$|fatal: \[[^\]]*\]: (?:failed|unreachable)! =>$|.*: ok=<n> +changed=<n> |npm (?:err!|error) (?:code (?:<n>|elifecycle)$|errno <n>$|command failed$|command (?:sh|bash|cmd) |path <path>$|workspace |location <path>$|lifecycle script|failed at the)|npm error (?:a complete log|for a full report| *$)|script .* handling the .* event returned with error code <n>$|nox > command .* failed with exit code <n>$|nox > session .* failed\.?$|.*: exit <n> \(<n> seconds\)|.*: commands? failed$|.*: fail code <n> |evaluation failed :\(|\[error\] total time: |<path> [a-z:_-]+: failed$|failed: +[^ #]+#[^ #]+$|tests?(?: files)?:? +<n> failed|\[error\] [a-z]+ errors? found$|(?:\[info\] )?<n> tests passed\. <n> tests failed\.|\[error\] failed tests:$|(?:failed|passed)! +- +failed: +<n>|.*sbt\.testsfailedexception: tests unsuccessful$|(?:\[<path>\] +)?❌ +failure - |repeating the failure error|error: earthfile line <n>:<n>: )"#,
     )
     .expect("valid")
 });
@@ -296,40 +296,9 @@ const PLAIN: &[&str] = &[
 /// Command failed with exit code 1.`, Azure Pipelines' `Bash exited with
 /// code '1'.`, act's `Job 'build' failed`): what failed is told
 /// elsewhere.
-const ENDED: &[&str] = &[
-    "exit",
-    "exited",
-    "exiting",
-    "exitcode",
-    "status",
-    "code",
-    "returned",
-    "non",
-    "zero",
-    "nonzero",
-    "command",
-    "process",
-    "job",
-    "script",
-    "step",
-    "stage",
-    "task",
-    "pipeline",
-    "workflow",
-    "completed",
-    "terminated",
-    "finished",
-    "ended",
-    "unsuccessfully",
-    "failure",
-    "run",
-    "bash",
-    "sh",
-    "zsh",
-    "pwsh",
-    "powershell",
-    "cmd",
-];
+const ENDED: &str = "exit exited exiting exitcode status code returned non zero nonzero \
+    command process job script step stage task pipeline workflow completed terminated finished \
+    ended unsuccessfully failure run did complete successfully user bash sh zsh pwsh powershell cmd";
 
 /// A name a runner quotes or brackets (`'build'`, `[deploy]`, `'1'`).
 static RUNNER_NAME: LazyLock<Regex> =
@@ -341,7 +310,9 @@ static RUNNER_NAME: LazyLock<Regex> =
 fn says_only_how_it_ended(text: &str) -> bool {
     let words = words(&RUNNER_NAME.replace_all(text, " "));
     !words.is_empty()
-        && words.iter().all(|w| ENDED.contains(&w.as_str()))
+        && words
+            .iter()
+            .all(|w| ENDED.split_whitespace().any(|e| e == w))
         && (words.iter().any(|w| {
             matches!(
                 w.as_str(),
@@ -931,5 +902,24 @@ mod tests {
                 .len(),
             1
         );
+    }
+
+    #[test]
+    fn a_message_grep_numbered_or_earthly_labelled_reads_as_met_bare() {
+        let bare = "npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree\nnpm ERR! Found: react@18.3.1\nnpm ERR! Could not resolve dependency:\nnpm ERR! peer react@\"^17.0.0\" from @testing-library/react@12.1.5";
+        // `grep -n -C3 ERESOLVE build.log`: `:` before a match, `-` around it
+        let grepped: Vec<String> = bare
+            .lines()
+            .enumerate()
+            .map(|(i, l)| format!("{}{}{l}", 101 + i, if i == 1 { ':' } else { '-' }))
+            .collect();
+        assert_eq!(texts(&grepped.join("\n")), texts(bare));
+        // Earthly's label, its `*failed*` variant and its own summary
+        let earthly: Vec<String> = bare.lines().map(|l| format!("+deps | {l}")).collect();
+        let earthly = format!(
+            "{}\n+deps *failed* | Repeating the failure error...\n+deps *failed* | --> RUN npm ci\nError: earthfile line 12:4: the command\n        RUN npm ci\ndid not complete successfully. Exit code 1",
+            earthly.join("\n")
+        );
+        assert_eq!(texts(&earthly), texts(bare));
     }
 }

@@ -94,6 +94,18 @@ const LABEL_BYTES: usize = 48;
 /// A label's key (each run of digits as `0`: a pid, a time, a replica's
 /// number change from line to line) and where its line's message starts.
 fn label_key(line: &str) -> Option<(String, usize)> {
+    // `grep -n`'s line number, `:` before a match and `-` before its
+    // context (`101:npm ERR! …`, `102-npm ERR! …`): one label
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    if digits > 0
+        && matches!(line.as_bytes().get(digits), Some(b':' | b'-'))
+        && !line
+            .as_bytes()
+            .get(digits + 1)
+            .is_some_and(u8::is_ascii_digit)
+    {
+        return Some((GREP_LINE.to_string(), digits + 1));
+    }
     let head = &line[..text::floor_boundary(line, LABEL_BYTES)];
     let end = LABEL_ENDS
         .iter()
@@ -142,11 +154,12 @@ fn runner_labels(lines: &[&str], keys: &[Option<(String, usize)>]) -> Vec<String
     }
     let said = lines.iter().filter(|l| !l.is_empty()).count();
     let labels: Vec<(&str, usize)> = counts
-        .into_iter()
+        .iter()
+        .map(|(key, n)| (*key, *n))
         .filter(|(key, n)| {
             let label = key.trim_end();
             *n >= LABELLED_LINES
-                && label.chars().any(char::is_alphabetic)
+                && (label.chars().any(char::is_alphabetic) || *key == GREP_LINE)
                 && !ERROR_LINE.is_match(label)
                 && !NOT_A_LABEL.is_match(label)
         })
@@ -155,8 +168,22 @@ fn runner_labels(lines: &[&str], keys: &[Option<(String, usize)>]) -> Vec<String
     if 2 * labelled < said {
         return Vec::new();
     }
-    labels.into_iter().map(|(key, _)| key.to_string()).collect()
+    // a label's own variants, however few lines carry them: Earthly's
+    // `+test *failed* | ` after its `+test | `
+    let first_word = |key: &str| key.split(' ').next().unwrap_or_default().to_string();
+    let words: Vec<String> = labels.iter().map(|(key, _)| first_word(key)).collect();
+    counts
+        .into_keys()
+        .filter(|key| {
+            labels.iter().any(|(label, _)| label == key)
+                || (key.contains(' ') && words.contains(&first_word(key)) && *key != GREP_LINE)
+        })
+        .map(str::to_string)
+        .collect()
 }
+
+/// The key of `grep -n`'s line numbers ([`label_key`]).
+const GREP_LINE: &str = "0: ";
 
 /// Least lines a runner's label must stand before.
 const LABELLED_LINES: usize = 3;
