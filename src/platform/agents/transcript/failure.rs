@@ -12,7 +12,7 @@ use regex::Regex;
 /// `sessions::summary`: Unicode ones fall back to the slowest engine).
 pub(crate) static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i-u)((?-u:\b)(?:error|errors|err!|fatal|fail|failed|failure|exception|panicked|traceback|cannot|could not|couldn't|can't|unable|not found|no such|denied|refused|undefined|unresolved|unrecognized|unknown|missing|invalid|mismatch|mismatched|timed out|timeout|segmentation fault|core dumped|killed|aborted|conflict|unsatisfiable|not permitted|does not exist|doesn't exist|is not|are not|was not|were not|has not been|have not been|expected|incompatible|forbidden|unauthorized|enoent|eacces|eperm|econnrefused|econnreset|eaddrinuse|etimedout|enotfound|[a-z]*backoff|oomkilled|evicted|errimagepull)(?-u:\b)|(?-u:\b)err_[a-z0-9_]+|(?-u:\b)[a-z]+(?:error|exception)(?-u:\b)|(?-u:\b)e\d{3,5}(?-u:\b)|(?-u:\b)ts\d{4}(?-u:\b))",
+        r"(?i-u)((?-u:\b)(?:error|errors|err!|fatal|fail|failed|failure|exception|panicked|traceback|cannot|could not|couldn't|can't|unable|not found|no such|denied|refused|undefined|unresolved|unrecognized|unknown|missing|invalid|mismatch|mismatched|timed out|timeout|segmentation fault|core dumped|killed|aborted|conflict|unsatisfiable|not permitted|does not exist|doesn't exist|is not|are not|was not|were not|has not been|have not been|expected|incompatible|forbidden|unauthorized|violates|violation|enoent|eacces|eperm|econnrefused|econnreset|eaddrinuse|etimedout|enotfound|[a-z]*backoff|oomkilled|evicted|errimagepull)(?-u:\b)|(?-u:\b)err_[a-z0-9_]+|(?-u:\b)[a-z]+(?:error|exception)(?-u:\b)|(?-u:\b)e\d{3,5}(?-u:\b)|(?-u:\b)ts\d{4}(?-u:\b))",
     )
     .expect("valid")
 });
@@ -55,5 +55,33 @@ pub fn without_colours(text: &str) -> std::borrow::Cow<'_, str> {
         ANSI.replace_all(text, "")
     } else {
         std::borrow::Cow::Borrowed(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_says_failure_by_an_error_word_a_code_or_an_exception() {
+        for failed in [
+            "error: could not compile `shop`",
+            "new row violates row-level security policy for table \"bookings\"",
+            "ERROR:  duplicate key value violates unique constraint \"users_pkey\"",
+            "Constraint violation: check (amount > 0)",
+            "npm ERR! ERESOLVE unable to resolve dependency tree",
+            "ActiveRecord::ConnectionNotEstablished:",
+            "error TS2339: Property 'members' does not exist on type '{}'.",
+        ] {
+            assert!(says_failure(failed), "{failed}");
+        }
+        for said in [
+            "Compiling shop v0.1.0",
+            "X-Kong-Upstream-Latency: 6",
+            "PyTorch: 2.1.0",
+            "1 passed in 0.12s",
+        ] {
+            assert!(!says_failure(said), "{said}");
+        }
     }
 }
