@@ -52,7 +52,7 @@ static TRAILER: LazyLock<Regex> = LazyLock::new(|| {
 /// message met bare and inside `docker build` or CI is one error.
 static GENERIC: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"^(?:exit code <n>|process exited with code|command exited with|error: could not compile|warning: build failed|error: aborting due to|aborting due to|for more information about this error|some errors have detailed explanations|npm err! a complete log|npm err! for a full report|npm err! *$|npm err! <path>|error: process didn't exit successfully|caused by:$|traceback \(most recent call last\):?$|error: recipe for target|error: command failed with exit code|error: script .* exited|error: lifecycle script|the above exception was the direct cause|during handling of the above exception|note: run with `rust_backtrace|error: test failed|test result: failed|failures:$|error: <n> errors? |found <n> errors?|<n> errors? generated|error: failed to run custom build command|run with --stacktrace|run with --info|\* try:|build failed with an exception|error: could not find `cargo.toml`|failure: build failed with an exception|\* what went wrong:?$|what went wrong:$|execution failed for task '[^']*'\.?$|> a failure occurred while executing|> compilation error\. see log|compilation error\. see log|build failed in <n>|<n> actionable tasks?|\* get more help at|(?:compilation failure|there are test failures)(?:[^a-z].*)?$|process terminated with exit code:? <n>$|\[error\] -> \[help <n>\]|\[error\] re-run maven|\[error\] to see the full stack trace|\[error\] for more information about the errors|\[error\] after correcting the problems|\[error\] *$|\[error\] <url>|\[info\] build failure|build failure$|-- configuring incomplete, errors occurred|ninja: build stopped|g?make(?:\[<n>\])?: \*\*\* \[|fail +<path>(?: +(?:<n>s?|\[build failed\]|\[setup failed\]))?$|exit status <n>$|\*\* (?:build|test|archive) failed \*\*|the following build commands failed|testing failed:$|=+ short test summary info|!+ interrupted:|failed examples:$|<n> examples?, <n> failures?|error command failed with exit code|info visit <url>|elifecycle|err_pnpm_recursive_run|error: subprocess-exited-with-error|note: this error originates from a subprocess|rake aborted!$|\(see full trace by running task with --trace\)|.*loggingfailureanalysisreporter : *$|(?:.*: )?application run failed$|an error occurred while loading <path>\.?$|could not find compatible versions$|version solving (?:has )?failed\.?$|\[error\] (?:errors|failures): *$|application failed to start$|.*listenerexecutionfailedexception: listener failed$|standarderror: an error has occurred, this and all later migrations canceled:?(?: \(standarderror\))?$|.*for more information see above\.?$|husky - [^ ]+ hook exited with code|husky - [^ ]+ script failed|✖ [^ ]+ (?:--[^ ]+ )?failed to|✖ [^ ]+ found some errors|=> error \[[^\]]*\] |(?:error: )?(?:failed to solve: )?process ".*" did not complete successfully: exit code: <n>$|the command '.*' returned a non-zero code: <n>$|(?:error: )?process completed with exit code <n>\.?$|(?:error: )?job failed: (?:command terminated with )?exit code <n>$|(?:error: )?command failed: |[a-z_.]*calledprocesserror: command .* returned non-zero exit status <n>\.?$|(?:error: )?command finished with error: |.*command \(<path>\) .* exited \(<n>\)$|(?:error:? )?run failed: command +exited \(<n>\)$|.*\.{4,}failed$|fatal: \[[^\]]*\]: (?:failed|unreachable)! =>$|.*: ok=<n> +changed=<n> |npm (?:err!|error) (?:code (?:<n>|elifecycle)$|errno <n>$|command failed$|command (?:sh|bash|cmd) |path <path>$|workspace |location <path>$|lifecycle script|failed at the)|npm error (?:a complete log|for a full report| *$)|script .* handling the .* event returned with error code <n>$|nox > command .* failed with exit code <n>$|nox > session .* failed\.?$|.*: exit <n> \(<n> seconds\)|.*: commands? failed$|.*: fail code <n> |evaluation failed :\(|\[error\] total time: |<path> [a-z:_-]+: failed$|failed: +[^ #]+#[^ #]+$|tests?(?: files)?:? +<n> failed|\[error\] [a-z]+ errors? found$|(?:\[info\] )?<n> tests passed\. <n> tests failed\.|\[error\] failed tests:$|(?:failed|passed)! +- +failed: +<n>|.*sbt\.testsfailedexception: tests unsuccessful$|(?:\[<path>\] +)?❌ +failure - |repeating the failure error|error: earthfile line <n>:<n>: )"#,
+        r#"^(?:exit code <n>|process exited with code|command exited with|error: could not compile|warning: build failed|error: aborting due to|aborting due to|for more information about this error|some errors have detailed explanations|npm err! a complete log|npm err! for a full report|npm err! *$|npm err! <path>|error: process didn't exit successfully|caused by:$|traceback \(most recent call last\):?$|error: recipe for target|error: command failed with exit code|error: script .* exited|error: lifecycle script|the above exception was the direct cause|during handling of the above exception|note: run with `rust_backtrace|error: test failed|test result: failed|failures:$|error: <n> errors? |found <n> errors?|<n> errors? generated|error: failed to run custom build command|run with --stacktrace|run with --info|\* try:|build failed with an exception|error: could not find `cargo.toml`|failure: build failed with an exception|\* what went wrong:?$|what went wrong:$|execution failed for task '[^']*'\.?$|> a failure occurred while executing|> compilation error\. see log|compilation error\. see log|build failed in <n>|<n> actionable tasks?|\* get more help at|(?:compilation failure|there are test failures)(?:[^a-z].*)?$|process terminated with exit code:? <n>$|\[error\] -> \[help <n>\]|\[error\] re-run maven|\[error\] to see the full stack trace|\[error\] for more information about the errors|\[error\] after correcting the problems|\[error\] *$|\[error\] <url>|\[info\] build failure|build failure$|-- configuring incomplete, errors occurred|ninja: build stopped|g?make(?:\[<n>\])?: \*\*\* \[|fail +<path>(?: +(?:<n>s?|\[build failed\]|\[setup failed\]))?$|exit status <n>$|\*\* (?:build|test|archive) failed \*\*|the following build commands failed|testing failed:$|=+ short test summary info|!+ interrupted:|failed examples:$|<n> examples?, <n> failures?|error command failed with exit code|info visit <url>|elifecycle|err_pnpm_recursive_run|error: subprocess-exited-with-error|note: this error originates from a subprocess|rake aborted!$|\(see full trace by running task with --trace\)|.*loggingfailureanalysisreporter : *$|(?:.*: )?application run failed$|an error occurred while loading <path>\.?$|could not find compatible versions$|version solving (?:has )?failed\.?$|\[error\] (?:errors|failures): *$|application failed to start$|.*listenerexecutionfailedexception: listener failed$|standarderror: an error has occurred, this and all later migrations canceled:?(?: \(standarderror\))?$|.*for more information see above\.?$|husky - [^ ]+ hook exited with code|husky - [^ ]+ script failed|✖ [^ ]+ (?:--[^ ]+ )?failed to|✖ [^ ]+ found some errors|=> error \[[^\]]*\] |(?:error: )?(?:failed to solve: )?process ".*" did not complete successfully: exit code: <n>$|the command '.*' returned a non-zero code: <n>$|(?:error: )?process completed with exit code <n>\.?$|(?:error: )?job failed: (?:command terminated with )?exit code <n>$|(?:error: )?command failed: |[a-z_.]*calledprocesserror: command .* returned non-zero exit status <n>\.?$|(?:error: )?command finished with error: |.*command \(<path>\) .* exited \(<n>\)$|(?:error:? )?run failed: command +exited \(<n>\)$|.*\.{4,}failed$|fatal: \[[^\]]*\]: (?:failed|unreachable)! =>$|.*: ok=<n> +changed=<n> |npm (?:err!|error) (?:code (?:<n>|elifecycle)$|errno <n>$|command failed$|command (?:sh|bash|cmd) |path <path>$|workspace |location <path>$|lifecycle script|failed at the)|npm error (?:a complete log|for a full report| *$)|script .* handling the .* event returned with error code <n>$|nox > command .* failed with exit code <n>$|nox > session .* failed\.?$|.*: exit <n> \(<n> seconds\)|.*: commands? failed$|.*: fail code <n> |evaluation failed :\(|\[error\] total time: |<path> [a-z:_-]+: failed$|failed: +[^ #]+#[^ #]+$|tests?(?: files)?:? +<n> failed|\[error\] [a-z]+ errors? found$|(?:\[info\] )?<n> tests passed\. <n> tests failed\.|\[error\] failed tests:$|(?:failed|passed)! +- +failed: +<n>|.*sbt\.testsfailedexception: tests unsuccessful$|(?:\[<path>\] +)?❌ +failure - |repeating the failure error|error: earthfile line <n>:<n>: |(?:try )?re-?run(?:ning)? (?:the |this )?(?:command |it )?with (?:the )?--?[a-z])"#,
     )
     .expect("valid")
 });
@@ -298,7 +298,8 @@ const PLAIN: &[&str] = &[
 /// elsewhere.
 const ENDED: &str = "exit exited exiting exitcode status code returned non zero nonzero \
     command process job script step stage task pipeline workflow completed terminated finished \
-    ended unsuccessfully failure run did complete successfully user bash sh zsh pwsh powershell cmd";
+    ended unsuccessfully failure run running did complete successfully user container bash sh zsh \
+    pwsh powershell cmd";
 
 /// A name a runner quotes or brackets (`'build'`, `[deploy]`, `'1'`).
 static RUNNER_NAME: LazyLock<Regex> =
@@ -331,9 +332,14 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
     let mut warnings: Vec<ErrorLine> = Vec::new();
     let text = readable(output);
     let all = messages(&text);
+    // the causes under a bare `Caused by:` (Rust's anyhow, cargo, Deno),
+    // up to an empty line: what failed, error word or not
+    let mut cause = false;
     for (i, raw) in all.iter().enumerate() {
         let bare = untagged(raw);
         let tagged = bare.len() != raw.len();
+        let is_cause = cause && !raw.is_empty();
+        cause = raw.eq_ignore_ascii_case("caused by:") || is_cause;
         if raw.is_empty()
             || raw.len() > LONGEST_LINE
             || FRAME.is_match(bare)
@@ -341,6 +347,7 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
             || PASSED.is_match(raw)
             || !(ERROR_LINE.is_match(bare)
                 || is_exception(raw)
+                || is_cause
                 || (tagged
                     && (TAGGED_COMPILER_MESSAGE.is_match(raw) || GUTTER_MESSAGE.is_match(bare))))
         {
@@ -921,5 +928,31 @@ mod tests {
             earthly.join("\n")
         );
         assert_eq!(texts(&earthly), texts(bare));
+    }
+
+    #[test]
+    fn the_causes_under_caused_by_are_read_and_a_hint_to_rerun_is_not() {
+        // Deno's (anyhow's) causes, one per line under `Caused by:`, then
+        // the Supabase CLI's own closing lines
+        assert_eq!(
+            texts(
+                "Error: failed to create the graph\n\nCaused by:\n    Relative import path \"@supabase/supabase-js\" not prefixed with / or ./ or ../\n        at file:///home/t/fn/index.ts:3:30\nerror running container: exit 1\nTry rerunning the command with --debug to troubleshoot the error."
+            ),
+            [
+                "error: failed to create the graph",
+                "relative import path \"@supabase/supabase-js\" not prefixed with <path> or ./ or ../"
+            ]
+        );
+        // cargo's numbered causes
+        assert_eq!(
+            texts(
+                "error: failed to load manifest for workspace member `/w/app`\n\nCaused by:\n  0: failed to read `/w/app/Cargo.toml`\n  1: No such file or directory (os error 2)\n\nwarning: build ended"
+            )
+            .last()
+            .map(String::as_str),
+            Some("<n>: no such file or directory (os error <n>)")
+        );
+        // a line after the empty line that ends the causes is read as ever
+        assert_eq!(texts("Caused by:\n    lock poisoned\n\nall done").len(), 1);
     }
 }
