@@ -9,6 +9,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::error_line::words;
 use super::signature::{ErrorLine, ONE_MESSAGE, Signature, weighted_agreement};
 
 impl Signature {
@@ -54,6 +55,9 @@ impl Signature {
                 {
                     return false;
                 }
+                if two_causes_after_one_message(l, m, weight) {
+                    return true;
+                }
                 let shared = l.words.intersection(&m.words).count();
                 let both = sum(&mut l.words.intersection(&m.words));
                 let either = sum(&mut l.words.union(&m.words));
@@ -93,6 +97,28 @@ impl Signature {
                     .all(|d| weighted_agreement(&[*d], &b_lines, weight) < DETAIL_MATCH)
         };
         unmatched(self, past) && unmatched(past, self)
+    }
+
+    /// Whether this error's root cause (its last `Caused by:`) is in no
+    /// line of `past` (it holds less than [`DETAIL_MATCH`] of it), and
+    /// `past` shows no cause at all: HikariCP's `Connection is not
+    /// available, request timed out` once alone (a leak: every connection
+    /// active) and now over `Caused by: … Connection to localhost:5432
+    /// refused` (the database is down). Not the converse: a new output cut
+    /// short often loses the cause its past one showed.
+    pub(super) fn root_cause_unmet(&self, past: &Signature, weight: &dyn Fn(&str) -> f64) -> bool {
+        let cause = |s: &Signature| {
+            s.lines
+                .iter()
+                .rev()
+                .find(|l| l.text.starts_with("caused by: "))
+                .cloned()
+        };
+        let (Some(ours), None) = (cause(self), cause(past)) else {
+            return false;
+        };
+        let past_lines: Vec<&ErrorLine> = past.lines.iter().collect();
+        weighted_agreement(&[&ours], &past_lines, weight) < DETAIL_MATCH
     }
 
     /// Whether both errors are Java exception chains whose last `Caused
@@ -140,6 +166,39 @@ impl Signature {
             .collect()
     }
 }
+
+/// Whether two lines say one message and then, after a `: `, each a
+/// cause of its own ([`OPENING_WORDS`] words or more before it, two or
+/// more after it on each side, sharing less than [`SAME_CAUSE`] of their
+/// weight): Deno's `worker boot error: failed to create the graph:
+/// relative import path "…" not prefixed …` and `…: module not found
+/// "…"`, Go's `dial tcp: lookup db: no such host` and `dial tcp: …:
+/// connect: connection refused`. A cut line has no words of its own and
+/// is not two causes.
+fn two_causes_after_one_message(
+    l: &ErrorLine,
+    m: &ErrorLine,
+    weight: &dyn Fn(&str) -> f64,
+) -> bool {
+    let (a, b) = (l.text.as_str(), m.text.as_str());
+    let common = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    let Some(split) = a[..common].rfind(": ") else {
+        return false;
+    };
+    let (ours, theirs) = (words(&a[split + 2..]), words(&b[split + 2..]));
+    if words(&a[..split]).len() < OPENING_WORDS || ours.len() < 2 || theirs.len() < 2 {
+        return false;
+    }
+    let sum = |w: &mut dyn Iterator<Item = &String>| w.map(|x| weight(x)).sum::<f64>();
+    let both = sum(&mut ours.intersection(&theirs));
+    let either = sum(&mut ours.union(&theirs));
+    either > 0.0 && both / either < SAME_CAUSE
+}
+
+/// Least words of a message before its cause ([`two_causes_after_one_message`]).
+const OPENING_WORDS: usize = 3;
+/// Least share of two causes' word weight for them to be one cause.
+const SAME_CAUSE: f64 = 0.3;
 
 /// Whether a word is the code a tool names an error by: 4 to 8 letters
 /// and digits, at least 3 of them digits and 1 or 2 letters (SQLSTATE's
@@ -339,5 +398,44 @@ mod tests {
         for word in ["sha256", "x86", "utf8", "arm64", "2026", "ab12", "error"] {
             assert!(!is_error_code(word), "{word}");
         }
+    }
+
+    #[test]
+    fn one_message_over_two_causes_is_two_errors() {
+        let deno = |cause: &str| {
+            format!(
+                "{{\"code\":\"BOOT_ERROR\",\"message\":\"Worker failed to boot (please check logs)\"}}\nworker boot error: failed to create the graph: {cause}\n    at file:///home/t/fn/index.ts:2:30"
+            )
+        };
+        let bare =
+            deno("Relative import path \"@supabase/supabase-js\" not prefixed with / or ./ or ../");
+        let moved = deno("Module not found \"file:///home/t/fn/_shared/cors.ts\".");
+        assert!(alike(&moved, &bare) < 0.86, "{}", alike(&moved, &bare));
+        // the same cause in another function
+        let again = bare.replace("index.ts:2:30", "index.ts:7:12");
+        assert!(alike(&again, &bare) >= 0.86, "{}", alike(&again, &bare));
+        // a cause cut short is the same cause
+        let cut = deno("Relative import path \"@supabase/supabase-js\"");
+        assert!(alike(&cut, &bare) >= 0.86, "{}", alike(&cut, &bare));
+    }
+
+    #[test]
+    fn a_root_cause_the_past_error_never_showed_is_another_error() {
+        let hikari = "java.sql.SQLTransientConnectionException: HikariPool-1 - Connection is not available, request timed out after 30004ms (total=10, active=10, idle=0, waiting=3)";
+        let refused = format!(
+            "{hikari}\nCaused by: org.postgresql.util.PSQLException: Connection to localhost:5432 refused. Check that the hostname and port are correct and that the postmaster is accepting TCP/IP connections.\nCaused by: java.net.ConnectException: Connection refused"
+        );
+        assert!(
+            alike(&refused, hikari) < 0.86,
+            "{}",
+            alike(&refused, hikari)
+        );
+        // the same cause met again, and the past cause met cut short
+        assert!(alike(&refused, &refused) >= 0.86);
+        assert!(
+            alike(hikari, &refused) >= 0.86,
+            "{}",
+            alike(hikari, &refused)
+        );
     }
 }

@@ -541,7 +541,7 @@ pub(super) fn contains_words(hay: &str, needle: &str) -> bool {
 }
 
 /// The distinctive words of a normalised line.
-fn words(text: &str) -> BTreeSet<String> {
+pub(super) fn words(text: &str) -> BTreeSet<String> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|w| w.len() >= 2 && !PLAIN.contains(w))
         .map(str::to_string)

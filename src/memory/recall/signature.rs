@@ -134,7 +134,7 @@ impl Signature {
         weight: &dyn Fn(&str) -> f64,
         shared: LineSet,
     ) -> f64 {
-        if self.details_disagree(past, weight) {
+        if self.details_disagree(past, weight) || self.root_cause_unmet(past, weight) {
             return 0.0;
         }
         if self.codes_disagree(past) {
