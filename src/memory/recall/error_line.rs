@@ -955,4 +955,18 @@ mod tests {
         // a line after the empty line that ends the causes is read as ever
         assert_eq!(texts("Caused by:\n    lock poisoned\n\nall done").len(), 1);
     }
+
+    #[test]
+    fn a_kubernetes_event_reads_as_its_message() {
+        let message = "Failed to pull image \"cr.example.io/api:1.4.0\": failed to authorize: failed to fetch anonymous token: 401 Unauthorized";
+        let describe =
+            format!("  Warning  Failed     79s (x4 over 2m48s)  kubelet            {message}");
+        let events = format!(
+            "4m40s       Warning   Failed              pod/api-5b8f7d9c4-kq2mw    {message}"
+        );
+        assert_eq!(texts(&describe), texts(message));
+        assert_eq!(texts(&events), texts(message));
+        // a warning in a sentence keeps its words
+        assert_eq!(texts("Warning: failed to read config 3 times").len(), 1);
+    }
 }
