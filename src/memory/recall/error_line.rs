@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::boilerplate::{GENERIC, says_only_how_it_ended};
 pub(super) use super::normalise::normalise;
 use super::output_lines::{messages, readable};
 use crate::platform::agents::transcript::failure::ERROR_LINE;
@@ -42,19 +43,6 @@ static DOTNET_EXCEPTION: LazyLock<Regex> = LazyLock::new(|| {
 static TRAILER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?: *\((?:through reference chain: .*|in target '[^']*' from project '[^']*'|(?:[a-z_][a-z0-9_]*::)+[a-z_][a-z0-9_]*|[a-z_][a-z0-9_]*(?:error|exception))\))+$")
         .expect("valid")
-});
-
-/// Lines every failure of a tool prints, whatever went wrong: they would
-/// make two different errors look alike. Among them the lines a runner
-/// writes to say which command failed (BuildKit's `=> ERROR [4/6] RUN
-/// pip install …` and `failed to solve: process "…" did not complete
-/// successfully`, GitHub's `Process completed with exit code 1`): the same
-/// message met bare and inside `docker build` or CI is one error.
-static GENERIC: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r#"^(?:exit code <n>|process exited with code|command exited with|error: could not compile|warning: build failed|error: aborting due to|aborting due to|for more information about this error|some errors have detailed explanations|npm err! a complete log|npm err! for a full report|npm err! *$|npm err! <path>|error: process didn't exit successfully|caused by:$|traceback \(most recent call last\):?$|error: recipe for target|error: command failed with exit code|error: script .* exited|error: lifecycle script|the above exception was the direct cause|during handling of the above exception|note: run with `rust_backtrace|error: test failed|test result: failed|failures:$|error: <n> errors? |found <n> errors?|<n> errors? generated|error: failed to run custom build command|run with --stacktrace|run with --info|\* try:|build failed with an exception|error: could not find `cargo.toml`|failure: build failed with an exception|\* what went wrong:?$|what went wrong:$|execution failed for task '[^']*'\.?$|> a failure occurred while executing|> compilation error\. see log|compilation error\. see log|build failed in <n>|<n> actionable tasks?|\* get more help at|(?:compilation failure|there are test failures)(?:[^a-z].*)?$|process terminated with exit code:? <n>$|\[error\] -> \[help <n>\]|\[error\] re-run maven|\[error\] to see the full stack trace|\[error\] for more information about the errors|\[error\] after correcting the problems|\[error\] *$|\[error\] <url>|\[info\] build failure|build failure$|-- configuring incomplete, errors occurred|ninja: build stopped|g?make(?:\[<n>\])?: \*\*\* \[|fail +<path>(?: +(?:<n>s?|\[build failed\]|\[setup failed\]))?$|exit status <n>$|\*\* (?:build|test|archive) failed \*\*|the following build commands failed|testing failed:$|=+ short test summary info|!+ interrupted:|failed examples:$|<n> examples?, <n> failures?|error command failed with exit code|info visit <url>|elifecycle|err_pnpm_recursive_run|error: subprocess-exited-with-error|note: this error originates from a subprocess|rake aborted!$|\(see full trace by running task with --trace\)|.*loggingfailureanalysisreporter : *$|(?:.*: )?application run failed$|an error occurred while loading <path>\.?$|could not find compatible versions$|version solving (?:has )?failed\.?$|\[error\] (?:errors|failures): *$|application failed to start$|.*listenerexecutionfailedexception: listener failed$|standarderror: an error has occurred, this and all later migrations canceled:?(?: \(standarderror\))?$|.*for more information see above\.?$|husky - [^ ]+ hook exited with code|husky - [^ ]+ script failed|✖ [^ ]+ (?:--[^ ]+ )?failed to|✖ [^ ]+ found some errors|=> error \[[^\]]*\] |(?:error: )?(?:failed to solve: )?process ".*" did not complete successfully: exit code: <n>$|the command '.*' returned a non-zero code: <n>$|(?:error: )?process completed with exit code <n>\.?$|(?:error: )?job failed: (?:command terminated with )?exit code <n>$|(?:error: )?command failed: |[a-z_.]*calledprocesserror: command .* returned non-zero exit status <n>\.?$|(?:error: )?command finished with error: |.*command \(<path>\) .* exited \(<n>\)$|(?:error:? )?run failed: command +exited \(<n>\)$|.*\.{4,}failed$|fatal: \[[^\]]*\]: (?:failed|unreachable)! =>$|.*: ok=<n> +changed=<n> |npm (?:err!|error) (?:code (?:<n>|elifecycle)$|errno <n>$|command failed$|command (?:sh|bash|cmd) |path <path>$|workspace |location <path>$|lifecycle script|failed at the)|npm error (?:a complete log|for a full report| *$)|script .* handling the .* event returned with error code <n>$|nox > command .* failed with exit code <n>$|nox > session .* failed\.?$|.*: exit <n> \(<n> seconds\)|.*: commands? failed$|.*: fail code <n> |evaluation failed :\(|\[error\] total time: |<path> [a-z:_-]+: failed$|failed: +[^ #]+#[^ #]+$|tests?(?: files)?:? +<n> failed|\[error\] [a-z]+ errors? found$|(?:\[info\] )?<n> tests passed\. <n> tests failed\.|\[error\] failed tests:$|(?:failed|passed)! +- +failed: +<n>|.*sbt\.testsfailedexception: tests unsuccessful$|(?:\[<path>\] +)?❌ +failure - |repeating the failure error|error: earthfile line <n>:<n>: |(?:try )?re-?run(?:ning)? (?:the |this )?(?:command |it )?with (?:the )?--?[a-z])"#,
-    )
-    .expect("valid")
 });
 
 /// A line under a compiler's error that says what it is about (javac's
@@ -94,6 +82,27 @@ const TAIL_LINES: usize = 3;
 /// index keeps the causes of a long output's middle as long
 /// (`transcript::error_excerpt`).
 const LONGEST_LINE: usize = 600;
+/// A line longer than [`LONGEST_LINE`] that opens with what failed, read
+/// by its first sentence (Azure Functions' `Exception:
+/// ModuleNotFoundError: No module named 'azure.storage'. Cannot find
+/// module. … Current sys.path: [… 700 bytes of paths]`); any other line
+/// as it is (a longer one is data: a linker's command line).
+fn head_of(line: &str) -> &str {
+    if line.len() <= LONGEST_LINE {
+        return line;
+    }
+    let opening = &line[..crate::platform::host::text::floor_boundary(line, OPENING_BYTES)];
+    match ERROR_LINE.find(opening) {
+        Some(m) => line[m.end()..]
+            .find(". ")
+            .map_or(line, |end| &line[..m.end() + end + 1]),
+        None => line,
+    }
+}
+
+/// Where a long line must say what failed to be read ([`head_of`]).
+const OPENING_BYTES: usize = 80;
+
 /// Most error lines kept: the first few say what failed; the rest repeat it.
 const MAX_LINES: usize = 8;
 /// One normalised error line and its words.
@@ -290,38 +299,6 @@ const PLAIN: &[&str] = &[
     "npm",
 ];
 
-/// The words of a line that says only that a command, a step or a job
-/// ended badly, in any runner's words (CircleCI's `Exited with code exit
-/// status 1`, GitLab's `ERROR: Job failed: exit code 1`, yarn's `error
-/// Command failed with exit code 1.`, Azure Pipelines' `Bash exited with
-/// code '1'.`, act's `Job 'build' failed`): what failed is told
-/// elsewhere.
-const ENDED: &str = "exit exited exiting exitcode status code returned non zero nonzero \
-    command process job script step stage task pipeline workflow completed terminated finished \
-    ended unsuccessfully failure run running did complete successfully user container bash sh zsh \
-    pwsh powershell cmd";
-
-/// A name a runner quotes or brackets (`'build'`, `[deploy]`, `'1'`).
-static RUNNER_NAME: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"'[^']*'|"[^"]*"|\[[^\]]*\]"#).expect("valid"));
-
-/// Whether a line says only how a command, a step or a job ended: its
-/// words, the names it quotes or brackets and [`PLAIN`] ones aside, are
-/// all [`ENDED`] words, and it says an exit, a status or a failure.
-fn says_only_how_it_ended(text: &str) -> bool {
-    let words = words(&RUNNER_NAME.replace_all(text, " "));
-    !words.is_empty()
-        && words
-            .iter()
-            .all(|w| ENDED.split_whitespace().any(|e| e == w))
-        && (words.iter().any(|w| {
-            matches!(
-                w.as_str(),
-                "exit" | "exited" | "exitcode" | "status" | "failure"
-            )
-        }) || text.contains("failed"))
-}
-
 /// The error lines of `output` (its head and tail when long), at most
 /// [`MAX_LINES`]: each line that says something failed, with what goes on
 /// under it.
@@ -336,6 +313,7 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
     // up to an empty line: what failed, error word or not
     let mut cause = false;
     for (i, raw) in all.iter().enumerate() {
+        let raw = head_of(raw);
         let bare = untagged(raw);
         let tagged = bare.len() != raw.len();
         let is_cause = cause && !raw.is_empty();
@@ -543,7 +521,9 @@ pub(super) fn contains_words(hay: &str, needle: &str) -> bool {
 /// The distinctive words of a normalised line.
 pub(super) fn words(text: &str) -> BTreeSet<String> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| w.len() >= 2 && !PLAIN.contains(w))
+        // a rule of underscores (pytest's `____ ERROR collecting … ____`)
+        // is not a word
+        .filter(|w| w.len() >= 2 && !PLAIN.contains(w) && !w.bytes().all(|b| b == b'_'))
         .map(str::to_string)
         .collect()
 }
@@ -870,48 +850,6 @@ mod tests {
     }
 
     #[test]
-    fn a_line_that_says_only_how_a_command_ended_is_not_the_error() {
-        for ended in [
-            "Exited with code exit status 1",
-            "ERROR: Job failed: exit code 1",
-            "error Command failed with exit code 1.",
-            "Error: Process completed with exit code 2.",
-            "Step failed: exited with non-zero status 127",
-            // act's
-            "[CI/build]   ❌  Failure - Main cabal build",
-            "[CI/build] exitcode '1': failure",
-            "Error: Job 'build' failed",
-            // Azure Pipelines', Jenkins', Buildkite's, Drone's
-            "##[error]Bash exited with code '1'.",
-            "ERROR: script returned exit code 1",
-            "🚨 Error: The command exited with status 1",
-            "[build] exit code 1",
-            "Stage 'test' failed",
-        ] {
-            assert_eq!(
-                texts(&format!(
-                    "error: lockfile had changes, but lockfile is frozen\n{ended}"
-                )),
-                ["error: lockfile had changes, but lockfile is frozen"],
-                "{ended}"
-            );
-        }
-        // a line that says more than how it ended is read
-        for more in [
-            "error: command not found: docker",
-            "Error: failed to build gem native extension.",
-            "Task :app:compileKotlin FAILED",
-        ] {
-            assert_eq!(texts(more).len(), 1, "{more}");
-        }
-        assert_eq!(
-            texts("error: process exited with status 1: permission denied on /var/run/docker.sock")
-                .len(),
-            1
-        );
-    }
-
-    #[test]
     fn a_message_grep_numbered_or_earthly_labelled_reads_as_met_bare() {
         let bare = "npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree\nnpm ERR! Found: react@18.3.1\nnpm ERR! Could not resolve dependency:\nnpm ERR! peer react@\"^17.0.0\" from @testing-library/react@12.1.5";
         // `grep -n -C3 ERESOLVE build.log`: `:` before a match, `-` around it
@@ -968,5 +906,30 @@ mod tests {
         assert_eq!(texts(&events), texts(message));
         // a warning in a sentence keeps its words
         assert_eq!(texts("Warning: failed to read config 3 times").len(), 1);
+    }
+
+    #[test]
+    fn pytest_and_a_functions_host_read_one_import_error_alike() {
+        // pytest's collection header and its `E   ` marker
+        assert_eq!(
+            texts(
+                "______________ ERROR collecting tests/test_thumbs.py ______________\nImportError while importing test module '/a/tests/test_thumbs.py'.\nE   ModuleNotFoundError: No module named 'azure.storage'"
+            ),
+            ["modulenotfounderror: no module named 'azure.storage'"]
+        );
+        // a long line that opens with what failed is read by its first
+        // sentence; a long line of data is not read
+        let paths = "'/home/t/.local/lib/python3.11/site-packages', ".repeat(20);
+        assert_eq!(
+            texts(&format!(
+                "Exception: ModuleNotFoundError: No module named 'azure.storage'. Cannot find module. Current sys.path: [{paths}]"
+            )),
+            ["exception: modulenotfounderror: no module named 'azure.storage'."]
+        );
+        let link = format!(
+            "  = note: \"cc\" {} \"-Wl,--fatal-warnings\"",
+            "\"-L/a/b\" ".repeat(80)
+        );
+        assert!(texts(&link).is_empty());
     }
 }

@@ -4,6 +4,7 @@
 //! each is a few indexed SQLite reads or a few small files: no model, no
 //! network. The hooks in `app::hooks` decide when to ask and how to say it.
 
+mod boilerplate;
 pub mod continuity;
 mod distinct;
 mod error_line;

@@ -403,7 +403,7 @@ mod tests {
         let weight = |_: &str| 1.0;
         let runpy = Signature::of("Traceback (most recent call last):\n  File \"<frozen runpy>\", line 198, in _run_module_as_main\nModuleNotFoundError: No module named 'psycopg2'").unwrap();
         let pytest = |name: &str| {
-            Signature::of(&format!("_____ ERROR collecting tests/test_wh.py _____\nImportError while importing test module '/srv/tests/test_wh.py'.\nE   ModuleNotFoundError: No module named '{name}'\n!!!! Interrupted: 1 error during collection !!!!")).unwrap()
+            Signature::of(&format!("ERROR: test_wh (unittest.loader._FailedTest.test_wh)\n----------------------------------------------------------------------\nImportError: Failed to import test module: test_wh\nTraceback (most recent call last):\n  File \"/usr/lib/python3.11/unittest/loader.py\", line 407, in _find_test_path\n    module = self._get_module_from_name(name)\nModuleNotFoundError: No module named '{name}'")).unwrap()
         };
         let same = pytest("psycopg2");
         assert!(
