@@ -103,6 +103,10 @@ fn head_of(line: &str) -> &str {
 /// Where a long line must say what failed to be read ([`head_of`]).
 const OPENING_BYTES: usize = 80;
 
+/// Lines read under a bare `Caused by:`: anyhow numbers a chain of causes
+/// one per line (`0: …`, `1: …`).
+const CAUSE_LINES: usize = 2;
+
 /// Most error lines kept: the first few say what failed; the rest repeat it.
 const MAX_LINES: usize = 8;
 /// One normalised error line and its words.
@@ -309,15 +313,22 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
     let mut warnings: Vec<ErrorLine> = Vec::new();
     let text = readable(output);
     let all = messages(&text);
-    // the causes under a bare `Caused by:` (Rust's anyhow, cargo, Deno),
-    // up to an empty line: what failed, error word or not
-    let mut cause = false;
+    // the causes under a bare `Caused by:` (Rust's anyhow, cargo, Deno):
+    // what failed, error word or not; its first [`CAUSE_LINES`] lines, not
+    // what a build script printed after them (cargo's `--- stdout`)
+    let mut cause = 0;
     for (i, raw) in all.iter().enumerate() {
         let raw = head_of(raw);
         let bare = untagged(raw);
         let tagged = bare.len() != raw.len();
-        let is_cause = cause && !raw.is_empty();
-        cause = raw.eq_ignore_ascii_case("caused by:") || is_cause;
+        let is_cause = cause > 0 && !raw.is_empty() && !raw.starts_with("--- ");
+        cause = if raw.eq_ignore_ascii_case("caused by:") {
+            CAUSE_LINES
+        } else if is_cause {
+            cause - 1
+        } else {
+            0
+        };
         if raw.is_empty()
             || raw.len() > LONGEST_LINE
             || FRAME.is_match(bare)
@@ -889,6 +900,15 @@ mod tests {
             .last()
             .map(String::as_str),
             Some("<n>: no such file or directory (os error <n>)")
+        );
+        // not what a build script printed after the cause
+        assert!(
+            texts(
+                "error: failed to run custom build command for `openssl-sys v0.9.102`\n\nCaused by:\n  process didn't exit successfully: `/t/build-script-main` (exit status: 101)\n  --- stdout\n  cargo:rerun-if-env-changed=OPENSSL_LIB_DIR\n  OPENSSL_LIB_DIR unset\n  cargo:rerun-if-env-changed=OPENSSL_DIR"
+            )
+            .iter()
+            .all(|t| !t.contains("openssl_lib_dir")),
+            "a build script's output read as a cause"
         );
         // a line after the empty line that ends the causes is read as ever
         assert_eq!(texts("Caused by:\n    lock poisoned\n\nall done").len(), 1);
