@@ -952,4 +952,21 @@ mod tests {
         );
         assert!(texts(&link).is_empty());
     }
+
+    #[test]
+    fn json_inside_a_json_result_is_read_for_its_message() {
+        let body = r#"{"code":"42501","message":"new row violates row-level security policy for table \"bookings\""}"#;
+        let ansible = format!(
+            "fatal: [web1]: FAILED! => {{\"changed\": false, \"rc\": 22, \"stderr\": {}}}",
+            serde_json::to_string(&format!(
+                "HTTP/1.1 403 Forbidden\nServer: postgrest/12.2.3\n\n{body}"
+            ))
+            .unwrap()
+        );
+        assert_eq!(texts(&ansible), texts(body));
+        assert_eq!(
+            texts(body),
+            ["new row violates row-level security policy for table \"bookings\""]
+        );
+    }
 }

@@ -52,11 +52,19 @@ pub(super) fn readable(output: &str) -> Cow<'_, str> {
     if let Cow::Owned(plain) = without_colours(&text) {
         text = Cow::Owned(plain);
     }
-    if let Cow::Owned(read) = unescaped(&text) {
-        text = Cow::Owned(read);
+    // twice at most: a JSON log's message may be JSON in turn (an HTTP
+    // response body inside Ansible's `stderr`)
+    for _ in 0..JSON_DEPTH {
+        match unescaped(&text) {
+            Cow::Owned(read) => text = Cow::Owned(read),
+            Cow::Borrowed(_) => break,
+        }
     }
     text
 }
+
+/// JSON inside JSON read, at most this deep.
+const JSON_DEPTH: usize = 2;
 
 /// The head and the tail of a long output.
 fn bounded(output: &str) -> Cow<'_, str> {
