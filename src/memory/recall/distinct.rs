@@ -181,7 +181,13 @@ fn two_causes_after_one_message(
     weight: &dyn Fn(&str) -> f64,
 ) -> bool {
     let (a, b) = (l.text.as_str(), m.text.as_str());
-    let common = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    // the bytes both open with, to a character's start in each (`é` and
+    // `è` share their first byte)
+    let common = a
+        .char_indices()
+        .zip(b.chars())
+        .find(|((_, x), y)| x != y)
+        .map_or(a.len().min(b.len()), |((i, _), _)| i);
     let Some(split) = a[..common].rfind(": ") else {
         return false;
     };
@@ -414,6 +420,16 @@ mod tests {
         // the same cause in another function
         let again = bare.replace("index.ts:2:30", "index.ts:7:12");
         assert!(alike(&again, &bare) >= 0.86, "{}", alike(&again, &bare));
+        // two causes that part in a character both spell with one first byte
+        let accented = |cause: &str| {
+            Signature::of(&format!(
+                "error: failed to create the graph: {cause} fichier manquant"
+            ))
+            .unwrap()
+        };
+        let (e, f) = (accented("é"), accented("è"));
+        // read by characters: a byte's cut inside `é` panicked
+        assert!(e.names_another_in_a_line(&f, &|_| 1.0));
         // a cause cut short is the same cause
         let cut = deno("Relative import path \"@supabase/supabase-js\"");
         assert!(alike(&cut, &bare) >= 0.86, "{}", alike(&cut, &bare));
