@@ -34,8 +34,9 @@ const ENDED: &str = "exit exited exiting exitcode status code returned non zero 
     pwsh powershell cmd";
 
 /// A name a runner quotes or brackets (`'build'`, `[deploy]`, `'1'`).
+/// A reason with spaces in quotes or brackets is not a name.
 static RUNNER_NAME: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"'[^']*'|"[^"]*"|\[[^\]]*\]"#).expect("valid"));
+    LazyLock::new(|| Regex::new(r#"'[^'\s]*'|"[^"\s]*"|\[[^\]\s]*\]"#).expect("valid"));
 
 /// Whether a line says only how a command, a step or a job ended: its
 /// words, the names it quotes or brackets and [`PLAIN`] ones aside, are
@@ -90,8 +91,11 @@ mod tests {
                 "{ended}"
             );
         }
-        // a line that says more than how it ended is read
+        // a line that says more than how it ended is read, a reason in
+        // quotes or brackets too
         for more in [
+            "Error: step 'migrate' failed: [permission denied for schema public]",
+            "ERROR: command failed with 'ENOSPC: no space left on device'",
             "error: command not found: docker",
             "Error: failed to build gem native extension.",
             "Task :app:compileKotlin FAILED",

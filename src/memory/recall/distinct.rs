@@ -157,12 +157,18 @@ impl Signature {
     }
 
     /// The error codes its lines that say what failed hold.
+    /// A code stands alone: split at spaces, brackets, colons and commas,
+    /// not inside a name glued by `-`, `+`, `_` or `.` (a wheel's
+    /// `+cu121-cp311-…`, a GPU's `a100-sxm4`).
     fn error_codes(&self) -> BTreeSet<&str> {
         self.what()
             .into_iter()
-            .flat_map(|l| l.words.iter())
+            .flat_map(|l| {
+                l.text
+                    .split(|c: char| c.is_whitespace() || "[](){}:,;'\"`".contains(c))
+                    .map(|t| t.trim_end_matches(['.', '!', '?']))
+            })
             .filter(|w| is_error_code(w))
-            .map(String::as_str)
             .collect()
     }
 }
@@ -396,6 +402,11 @@ mod tests {
             "{}",
             alike(&again, &missing)
         );
+        // a tag inside a name is no code; a code in brackets is
+        let wheel = Signature::of("ERROR: torch-2.1.0+cu121-cp311-cp311-linux_x86_64.whl is not a supported wheel on this platform.").unwrap();
+        assert!(wheel.error_codes().is_empty(), "{:?}", wheel.error_codes());
+        let rustc = Signature::of("error[E0382]: borrow of moved value: `conn`").unwrap();
+        assert_eq!(rustc.error_codes(), BTreeSet::from(["e0382"]));
         for code in [
             "28p01", "3d000", "e0382", "ts2339", "nu1605", "cs0246", "hy000",
         ] {

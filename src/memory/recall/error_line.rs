@@ -910,6 +910,21 @@ mod tests {
             .all(|t| !t.contains("openssl_lib_dir")),
             "a build script's output read as a cause"
         );
+        // a build script's section is not a cause, nor what follows it
+        assert!(
+            texts("Caused by:\n  --- stdout\n  linking the blinky binary with the host linker")
+                .is_empty()
+        );
+        // anyhow's numbered causes keep their numbers: no grep label
+        assert_eq!(
+            texts(
+                "Caused by:\n    0: failed to read config\n    1: no such file or directory\n    2: os error 2"
+            ),
+            [
+                "<n>: failed to read config",
+                "<n>: no such file or directory"
+            ]
+        );
         // a line after the empty line that ends the causes is read as ever
         assert_eq!(texts("Caused by:\n    lock poisoned\n\nall done").len(), 1);
     }
@@ -923,6 +938,9 @@ mod tests {
             "4m40s       Warning   Failed              pod/api-5b8f7d9c4-kq2mw    {message}"
         );
         assert_eq!(texts(&describe), texts(message));
+        // older kubectl names the node after the kubelet
+        let node = format!("  Warning  Failed  3m  kubelet, gke-pool-1-abcd  {message}");
+        assert_eq!(texts(&node), texts(message));
         assert_eq!(texts(&events), texts(message));
         // a warning in a sentence keeps its words
         assert_eq!(texts("Warning: failed to read config 3 times").len(), 1);
