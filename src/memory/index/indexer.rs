@@ -796,10 +796,7 @@ fn split_long(text: &str, cap: usize) -> Vec<&str> {
     let mut out = Vec::new();
     let mut rest = text;
     while rest.len() > cap {
-        let mut cut = cap;
-        while !rest.is_char_boundary(cut) {
-            cut -= 1;
-        }
+        let mut cut = crate::platform::host::text::floor_boundary(rest, cap);
         if let Some(nl) = rest[..cut].rfind('\n')
             && nl > cap / 2
         {

@@ -55,6 +55,7 @@ use super::{DUPLICATE_SIMILARITY, KeyTerms, similarity_of};
 
 pub use super::statement::stated_rule;
 use super::statement::{capitalise, content, is_cjk, lower};
+use crate::platform::host::text;
 
 pub const KINDS: [&str; 7] = [
     "correction",
@@ -534,26 +535,12 @@ fn readable(message: &str, origin: Origin) -> std::borrow::Cow<'_, str> {
     if origin == Origin::Assistant || message.len() <= 2 * PROMPT_WINDOW {
         return message.into();
     }
-    let head = floor_char(message, PROMPT_WINDOW);
-    let tail = ceil_char(message, message.len() - PROMPT_WINDOW);
+    let head = text::floor_boundary(message, PROMPT_WINDOW);
+    let tail = text::ceil_boundary(message, message.len() - PROMPT_WINDOW);
     // cut at line ends, so no sentence is read half
     let head = &message[..message[..head].rfind('\n').unwrap_or(head)];
     let tail = &message[message[tail..].find('\n').map_or(tail, |i| tail + i + 1)..];
     format!("{head}\n{tail}").into()
-}
-
-fn floor_char(s: &str, mut i: usize) -> usize {
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-fn ceil_char(s: &str, mut i: usize) -> usize {
-    while !s.is_char_boundary(i) {
-        i += 1;
-    }
-    i
 }
 
 /// Sentences of prose: code blocks and inline code are skipped, text is cut

@@ -12,10 +12,7 @@ pub fn ends<'a>(text: &'a str, head: usize, tail: usize, between: &str) -> Cow<'
         return Cow::Borrowed(text);
     }
     let head = floor_boundary(text, head);
-    let mut tail = text.len() - tail;
-    while !text.is_char_boundary(tail) {
-        tail += 1;
-    }
+    let tail = ceil_boundary(text, text.len() - tail);
     Cow::Owned(format!("{}{between}{}", &text[..head], &text[tail..]))
 }
 
@@ -24,6 +21,15 @@ pub fn floor_boundary(text: &str, at: usize) -> usize {
     let mut at = at.min(text.len());
     while !text.is_char_boundary(at) {
         at -= 1;
+    }
+    at
+}
+
+/// The smallest character boundary of `text` at or after byte `at`.
+pub fn ceil_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at += 1;
     }
     at
 }
@@ -39,5 +45,7 @@ mod tests {
         assert_eq!(ends("ééé-ééé", 3, 3, " … "), "é … é");
         assert_eq!(floor_boundary("é", 1), 0);
         assert_eq!(floor_boundary("ab", 9), 2);
+        assert_eq!(ceil_boundary("é", 1), 2);
+        assert_eq!(ceil_boundary("ab", 9), 2);
     }
 }
