@@ -44,11 +44,11 @@ const HEAD_BYTES: usize = 16 * 1024;
 const TAIL_BYTES: usize = 8 * 1024;
 
 /// An output as its lines are read: its head and tail when long
-/// ([`bounded`]), without colours (turbo's `\x1b[36mweb:build: \x1b[0m`
+/// ([`text::ends`]), without colours (turbo's `\x1b[36mweb:build: \x1b[0m`
 /// before each line: the label, the frame and the log header are found at
 /// the line's start), what it holds as JSON as lines ([`unescaped`]).
 pub(super) fn readable(output: &str) -> Cow<'_, str> {
-    let mut text = bounded(output);
+    let mut text = text::ends(output, HEAD_BYTES, TAIL_BYTES, "\n");
     if let Cow::Owned(plain) = without_colours(&text) {
         text = Cow::Owned(plain);
     }
@@ -56,8 +56,8 @@ pub(super) fn readable(output: &str) -> Cow<'_, str> {
     // response body inside Ansible's `stderr`)
     for _ in 0..JSON_DEPTH {
         match unescaped(&text) {
-            Cow::Owned(read) if read != *text => text = Cow::Owned(read),
-            _ => break,
+            Cow::Owned(read) => text = Cow::Owned(read),
+            Cow::Borrowed(_) => break,
         }
     }
     text
@@ -65,11 +65,6 @@ pub(super) fn readable(output: &str) -> Cow<'_, str> {
 
 /// JSON inside JSON read, at most this deep.
 const JSON_DEPTH: usize = 2;
-
-/// The head and the tail of a long output.
-fn bounded(output: &str) -> Cow<'_, str> {
-    text::ends(output, HEAD_BYTES, TAIL_BYTES, "\n")
-}
 
 /// The lines of `text` as they are read: uncut ([`uncut`]), without what a
 /// log wrote before each ([`message`]) nor the labels runners write before
@@ -227,8 +222,10 @@ fn unescaped(text: &str) -> Cow<'_, str> {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
+    let mut read = false;
     for line in text.lines() {
         if let Some((label, object)) = json_object(line) {
+            read = true;
             // an excerpt's `… ` alone would read as its cut: its lines are
             // each kept whole instead
             let label = label.trim_end();
@@ -240,6 +237,7 @@ fn unescaped(text: &str) -> Cow<'_, str> {
             let mark = if kept { KEPT } else { "" };
             push_strings(&serde_json::Value::Object(object), mark, &mut out);
         } else if is_cut_json(line) || PRETTY_KEY.is_match(line) {
+            read = true;
             // cut, or one of a pretty-printed object's lines: each value
             // after its key
             for value in JSON_KEY.split(line) {
@@ -254,7 +252,11 @@ fn unescaped(text: &str) -> Cow<'_, str> {
             out.push('\n');
         }
     }
-    Cow::Owned(out)
+    if read {
+        Cow::Owned(out)
+    } else {
+        Cow::Borrowed(text)
+    }
 }
 
 /// The JSON object a line ends with, and what comes before it, when it
