@@ -301,14 +301,10 @@ pub fn error_excerpt(body: &str, result_chars: usize) -> String {
 /// `journalctl`) succeeds while the error it shows is the one to recall.
 pub fn result_excerpt(body: &str, result_chars: usize) -> String {
     let body = body.trim();
-    let head = truncate(body, result_chars);
-    if !head.ends_with('…') {
-        return head;
-    }
-    let cut = body
-        .char_indices()
-        .nth(result_chars)
-        .map_or(body.len(), |(i, _)| i);
+    let Some((cut, _)) = body.char_indices().nth(result_chars) else {
+        return body.to_string();
+    };
+    let head = format!("{}…", &body[..cut]);
     let rest: Vec<&str> = body[cut..].lines().skip(1).map(str::trim).collect();
     let kept = failure_lines(&rest);
     if kept.is_empty() {
@@ -339,8 +335,13 @@ fn failure_lines<'a>(whole: &[&'a str]) -> Vec<&'a str> {
         let wanted = if causes {
             is_cause(l)
         } else {
-            let head = truncate(l, CAUSE_CHARS);
-            !l.starts_with("at ") && failure::says_failure(&failure::without_colours(&head))
+            // the line's first CAUSE_CHARS characters, borrowed: up to
+            // MIDDLE_READ lines on the hook's path
+            let head = l
+                .char_indices()
+                .nth(CAUSE_CHARS)
+                .map_or(*l, |(i, _)| &l[..i]);
+            !l.starts_with("at ") && failure::says_failure(&failure::without_colours(head))
         };
         if wanted && !kept.contains(l) {
             kept.push(l);
