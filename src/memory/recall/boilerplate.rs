@@ -57,12 +57,7 @@ pub(super) fn says_only_how_it_ended(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::error_line::error_lines;
-
-    /// The texts of the error lines `output` is read as.
-    fn texts(output: &str) -> Vec<String> {
-        error_lines(output).into_iter().map(|l| l.text).collect()
-    }
+    use super::super::error_line::tests::texts;
 
     #[test]
     fn a_line_that_says_only_how_a_command_ended_is_not_the_error() {

@@ -540,11 +540,11 @@ pub(super) fn words(text: &str) -> BTreeSet<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// The texts of the error lines `output` is read as.
-    fn texts(output: &str) -> Vec<String> {
+    pub(in crate::memory::recall) fn texts(output: &str) -> Vec<String> {
         error_lines(output).into_iter().map(|l| l.text).collect()
     }
 
