@@ -107,18 +107,11 @@ impl Signature {
     /// refused` (the database is down). Not the converse: a new output cut
     /// short often loses the cause its past one showed.
     pub(super) fn root_cause_unmet(&self, past: &Signature, weight: &dyn Fn(&str) -> f64) -> bool {
-        let cause = |s: &Signature| {
-            s.lines
-                .iter()
-                .rev()
-                .find(|l| l.text.starts_with("caused by: "))
-                .cloned()
-        };
-        let (Some(ours), None) = (cause(self), cause(past)) else {
+        let (Some(ours), None) = (self.root_cause(), past.root_cause()) else {
             return false;
         };
         let past_lines: Vec<&ErrorLine> = past.lines.iter().collect();
-        weighted_agreement(&[&ours], &past_lines, weight) < DETAIL_MATCH
+        weighted_agreement(&[ours], &past_lines, weight) < DETAIL_MATCH
     }
 
     /// Whether both errors are Java exception chains whose last `Caused
@@ -127,24 +120,25 @@ impl Signature {
     /// supporting Java 21, under Mockito once and Hibernate's proxies
     /// next; the fix is the same).
     pub(super) fn same_root_cause(&self, past: &Signature) -> bool {
-        let root = |s: &Signature| {
-            s.lines
-                .iter()
-                .rev()
-                .find(|l| l.text.starts_with("caused by: "))
-                .map(|l| (l.text.clone(), l.words.len()))
-        };
-        match (root(self), root(past)) {
+        match (self.root_cause(), past.root_cause()) {
             // a path or an address normalised away may be what failed
             // (`FileNotFoundException: <path>`)
-            (Some((ours, words)), Some((theirs, _))) => {
-                ours == theirs
-                    && words >= TEMPLATE_WORDS
-                    && !ours.contains("<path>")
-                    && !ours.contains("<url>")
+            (Some(ours), Some(theirs)) => {
+                ours.text == theirs.text
+                    && ours.words.len() >= TEMPLATE_WORDS
+                    && !ours.text.contains("<path>")
+                    && !ours.text.contains("<url>")
             }
             _ => false,
         }
+    }
+
+    /// A Java chain's root cause: its last `Caused by:` line.
+    fn root_cause(&self) -> Option<&ErrorLine> {
+        self.lines
+            .iter()
+            .rev()
+            .find(|l| l.text.starts_with("caused by: "))
     }
 
     /// Whether each error names itself by a code ([`is_error_code`]) and
