@@ -14,8 +14,8 @@ use regex::Regex;
 use super::boilerplate::{GENERIC, says_only_how_it_ended};
 pub(super) use super::normalise::normalise;
 use super::output_lines::{messages, readable};
-use crate::platform::agents::transcript::failure::ERROR_LINE;
 pub(super) use crate::platform::agents::transcript::failure::is_exception;
+use crate::platform::agents::transcript::failure::{ERROR_LINE, has_error_word};
 
 /// A tool's wrapper before what failed: Maven's goal (`[ERROR] Failed to
 /// execute goal org.apache…:maven-compiler-plugin:3.13.0:compile
@@ -334,7 +334,7 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
             || FRAME.is_match(bare)
             || CODE_EXCERPT.is_match(bare)
             || PASSED.is_match(raw)
-            || !(ERROR_LINE.is_match(bare)
+            || !(has_error_word(bare)
                 || is_exception(raw)
                 || is_cause
                 || (tagged
@@ -347,7 +347,7 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
         // (not "Traceback (most recent call last):", which every
         // Python error prints, and its first frame).
         let joined;
-        let raw = match all.get(i + 1) {
+        let raw = match message_after(&all, i) {
             Some(next)
                 if raw.ends_with(':')
                     && !next.is_empty()
@@ -446,6 +446,27 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
 /// code a compiler quotes (`[error] 14 |   serde.string…`) and the list of
 /// failed test classes are read as frames, code and names, not as errors
 /// for their tag.
+/// The line after message `i`, that a line ending in `:` says what failed
+/// on. After a bare label (`error:`, as wasm-bindgen writes it) the
+/// message may come after a blank line or two: the first line of it.
+fn message_after<'a>(all: &[&'a str], i: usize) -> Option<&'a str> {
+    let next = all.get(i + 1).copied();
+    if !BARE_LABEL.is_match(all[i]) || next.is_some_and(|n| !n.is_empty()) {
+        return next;
+    }
+    all[i + 1..]
+        .iter()
+        .take(BLANK_LINES + 1)
+        .find(|l| !l.is_empty())
+        .copied()
+}
+
+/// A line that is an error label alone, its message on the lines below.
+static BARE_LABEL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)^(?:error|fatal|failure)\s*:$").expect("valid"));
+/// Blank lines read past between a bare label and its message.
+const BLANK_LINES: usize = 2;
+
 fn untagged(raw: &str) -> &str {
     ["[error]", "[ERROR]", "[warn]", "[WARNING]"]
         .iter()

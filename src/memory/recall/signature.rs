@@ -428,6 +428,40 @@ mod tests {
     }
 
     #[test]
+    fn a_message_under_a_bare_label_is_read_and_a_target_triple_is_a_name() {
+        // wasm-bindgen's mismatch: `error: ` alone, its message after a
+        // blank line; the build's own lines name `wasm32-unknown-unknown`
+        let met = |build: &str, ours: &str, theirs: &str| {
+            format!(
+                "   Compiling glyphforge v0.5.3\n{build}\nerror: \n\nit looks like the Rust project used to create this wasm file was linked against\nversion of wasm-bindgen that uses a different bindgen format than this binary:\n\n  rust wasm file schema version: {ours}\n     this binary schema version: {theirs}\n"
+            )
+        };
+        let make = met(
+            "wasm-bindgen --target web --out-dir web/pkg target/wasm32-unknown-unknown/release/g.wasm",
+            "0.2.93",
+            "0.2.92",
+        );
+        let test = met(
+            "     Running unittests src/lib.rs (target/wasm32-unknown-unknown/debug/deps/g-8e2b.wasm)",
+            "0.2.95",
+            "0.2.93",
+        );
+        let sig = Signature::of(&make).unwrap();
+        assert_eq!(
+            sig.lines
+                .iter()
+                .map(|l| l.text.as_str())
+                .collect::<Vec<_>>(),
+            [
+                "error: it looks like the rust project used to create this wasm file was linked against"
+            ]
+        );
+        assert!(alike(&test, &make) >= 0.9, "{}", alike(&test, &make));
+        // a bare label with no message under it says nothing
+        assert_eq!(Signature::of("error:\n").map(|s| s.lines.len()), None);
+    }
+
+    #[test]
     fn a_failure_without_an_error_word_is_known_by_its_last_lines() {
         let out = "Installing dependencies from lock file\n\npyproject.toml changed significantly since poetry.lock was last generated. Run `poetry lock [--no-update]` to fix the lock file.\n";
         assert_eq!(Signature::of(out), None);

@@ -33,7 +33,17 @@ static EXCEPTION_NAME: LazyLock<Regex> = LazyLock::new(|| {
 /// Whether `line` says something failed: an error word or code, or an
 /// exception's name ([`is_exception`]).
 pub fn says_failure(line: &str) -> bool {
-    ERROR_LINE.is_match(line) || is_exception(line)
+    has_error_word(line) || is_exception(line)
+}
+
+/// Whether `line` holds an [`ERROR_LINE`] word that is not part of a
+/// name: `unknown` right after a hyphen is a target triple's vendor
+/// (`x86_64-unknown-linux-gnu`, `wasm32-unknown-unknown`), which every
+/// line of a cross build names.
+pub fn has_error_word(line: &str) -> bool {
+    ERROR_LINE
+        .find_iter(line)
+        .any(|m| !(m.as_str().eq_ignore_ascii_case("unknown") && line[..m.start()].ends_with('-')))
 }
 
 /// Whether `line` starts with an exception's name ([`EXCEPTION_NAME`]) that
@@ -72,6 +82,7 @@ mod tests {
             "npm ERR! ERESOLVE unable to resolve dependency tree",
             "ActiveRecord::ConnectionNotEstablished:",
             "error TS2339: Property 'members' does not exist on type '{}'.",
+            "error: unknown target triple 'wasm32-unknown-unknown'",
         ] {
             assert!(says_failure(failed), "{failed}");
         }
@@ -80,6 +91,8 @@ mod tests {
             "X-Kong-Upstream-Latency: 6",
             "PyTorch: 2.1.0",
             "1 passed in 0.12s",
+            "cargo build --release --target wasm32-unknown-unknown -p glyphforge-wasm",
+            "   Compiling ring v0.17.8 (target x86_64-unknown-linux-gnu)",
         ] {
             assert!(!says_failure(said), "{said}");
         }
