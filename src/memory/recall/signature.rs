@@ -263,10 +263,13 @@ impl Signature {
 
     /// The signature of `output` as the index keeps a failed result
     /// (`transcript::error_excerpt`: its start and its end; `chars` is
-    /// `index.tool_result_chars`), else of all of it when that says
-    /// nothing, else of the kept part's last lines ([`Signature::of_failure`]).
+    /// `index.tool_result_chars`; redacted, as every chunk is: `anonymous
+    /// token: unexpected status` is kept as `token: [REDACTED:password]
+    /// status`), else of all of it when that says nothing, else of the kept
+    /// part's last lines ([`Signature::of_failure`]).
     pub fn of_window(output: &str, chars: usize) -> Option<Signature> {
-        let cut = crate::platform::agents::transcript::error_excerpt(output, chars);
+        let excerpt = crate::platform::agents::transcript::error_excerpt(output, chars);
+        let cut = crate::platform::redact::redact(&excerpt);
         Signature::of(&cut)
             .or_else(|| Signature::of(output))
             .or_else(|| Signature::of_tail(&cut))
@@ -459,6 +462,22 @@ mod tests {
         assert!(alike(&test, &make) >= 0.9, "{}", alike(&test, &make));
         // a bare label with no message under it says nothing
         assert_eq!(Signature::of("error:\n").map(|s| s.lines.len()), None);
+    }
+
+    #[test]
+    fn a_new_error_is_read_redacted_as_the_index_keeps_past_ones() {
+        // containerd's message reads to the redactor like a token's value
+        let pull = "Failed to pull image \"cr.io/thumbs:1.4\": failed to authorize: failed to fetch anonymous token: unexpected status from GET request to https://cr.io/oauth2/token: 401 Unauthorized";
+        let new = Signature::of_window(pull, 300).unwrap();
+        let past = Signature::of(&crate::platform::redact::redact(pull)).unwrap();
+        assert_eq!(new, past);
+        // and a secret in an output is in no word of its signature
+        let leaked = "error: login failed for DB_PASSWORD=hunter2hunter2";
+        let sig = Signature::of_window(leaked, 300).unwrap();
+        assert!(
+            !sig.words().iter().any(|w| w.contains("hunter2")),
+            "{sig:?}"
+        );
     }
 
     #[test]

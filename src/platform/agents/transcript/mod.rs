@@ -282,10 +282,19 @@ pub fn error_excerpt(body: &str, result_chars: usize) -> String {
             .nth(chars)
             .map_or(body.len(), |(i, _)| i)
     };
-    let (head, tail) = (at(end), at(n - end));
+    let (head, tail) = whole_lines(body, at(end), at(n - end));
+    if head >= tail {
+        return body.to_string();
+    }
     let middle: Vec<&str> = body[head..tail].lines().map(str::trim).collect();
-    // not the lines the two ends cut
-    let whole = middle.get(1..middle.len().saturating_sub(1)).unwrap_or(&[]);
+    // not the lines the two ends cut (after a whole head, the first is
+    // the empty rest of its line; before a whole tail, the last is whole)
+    let last = if body[..tail].ends_with('\n') {
+        middle.len()
+    } else {
+        middle.len().saturating_sub(1)
+    };
+    let whole = middle.get(1..last).unwrap_or(&[]);
     let kept = failure_lines(whole);
     let (head, tail) = (&body[..head], &body[tail..]);
     if kept.is_empty() {
@@ -293,6 +302,27 @@ pub fn error_excerpt(body: &str, result_chars: usize) -> String {
     }
     format!("{head}\n{CUT}\n{}\n{CUT}\n{tail}", kept_lines(&kept))
 }
+
+/// The ends of an excerpt moved to the lines' own ends: the head to the
+/// end of the line it cuts, the tail back to the start of the line it
+/// cuts, when that line goes on at most [`LINE_SLACK`] bytes. The cut
+/// lands where an error often is (BuildKit's `10.11 error[E0463]: can't
+/// find crate for `core`` read as `463]: can't find …`), and a new run
+/// cuts the same line elsewhere.
+fn whole_lines(body: &str, head: usize, tail: usize) -> (usize, usize) {
+    let head = match body[head..].find('\n') {
+        Some(rest) if rest <= LINE_SLACK => head + rest,
+        _ => head,
+    };
+    let tail = match body[..tail].rfind('\n') {
+        Some(start) if tail - (start + 1) <= LINE_SLACK => start + 1,
+        _ => tail,
+    };
+    (head, tail)
+}
+
+/// Bytes an excerpt's end may move to keep its line whole ([`whole_lines`]).
+const LINE_SLACK: usize = 120;
 
 /// What the index keeps of a tool's output that did not fail: its first
 /// `result_chars` characters and, when it goes on, the lines after them
@@ -533,6 +563,32 @@ pub(crate) mod tests {
         let kept = error_excerpt(&chain, 300);
         assert_eq!(kept.matches("\n… ").count(), 1, "{kept}");
         assert!(kept.contains("\n… Caused by: a.B: root"), "{kept}");
+    }
+
+    #[test]
+    fn an_excerpt_s_ends_keep_whole_lines() {
+        // whatever the bytes before it, the error line at the tail's cut
+        // is kept whole, and the head ends where its last line does
+        for pad in 0..40 {
+            let compiling = format!("{}\n", "x".repeat(pad))
+                + &"10.02    Compiling proc-macro2 v1.0.92\n".repeat(60);
+            let body = format!(
+                "{compiling}10.11 error[E0463]: can't find crate for `core`\n{}",
+                "10.11   = note: the target may not be installed\n".repeat(20)
+            );
+            let kept = error_excerpt(&body, 300);
+            let (head, tail) = kept.split_once("\n…\n").unwrap();
+            assert!(head.ends_with("v1.0.92"), "{head}");
+            assert!(tail.lines().all(|l| l.starts_with("10.")), "{pad}: {tail}");
+        }
+        // a line much longer than that is still cut
+        let long = format!("{}\n{}", "a".repeat(5_000), "b".repeat(5_000));
+        let kept = error_excerpt(&long, 300);
+        assert!(
+            kept.chars().count() < 2 * ERROR_END_CHARS + 10,
+            "{}",
+            kept.len()
+        );
     }
 
     #[test]
