@@ -13,6 +13,7 @@ use regex::Regex;
 
 use super::boilerplate::{GENERIC, says_only_how_it_ended};
 pub(super) use super::normalise::normalise;
+use super::output_lines::{LONGEST_LINE, head_of, message_after};
 use super::output_lines::{messages, readable};
 pub(super) use crate::platform::agents::transcript::failure::is_exception;
 use crate::platform::agents::transcript::failure::{ERROR_LINE, has_error_word};
@@ -78,31 +79,6 @@ pub(super) const LINE_WORDS: usize = 4;
 /// Lines kept from the end of a failed command's output that has no line
 /// saying what failed.
 const TAIL_LINES: usize = 3;
-/// Longest line read, in bytes (a longer one is data, not a message); the
-/// index keeps the causes of a long output's middle as long
-/// (`transcript::error_excerpt`).
-const LONGEST_LINE: usize = 600;
-/// A line longer than [`LONGEST_LINE`] that opens with what failed, read
-/// by its first sentence (Azure Functions' `Exception:
-/// ModuleNotFoundError: No module named 'azure.storage'. Cannot find
-/// module. … Current sys.path: [… 700 bytes of paths]`); any other line
-/// as it is (a longer one is data: a linker's command line).
-fn head_of(line: &str) -> &str {
-    if line.len() <= LONGEST_LINE {
-        return line;
-    }
-    let opening = &line[..crate::platform::host::text::floor_boundary(line, OPENING_BYTES)];
-    match ERROR_LINE.find(opening) {
-        Some(m) => line[m.end()..]
-            .find(". ")
-            .map_or(line, |end| &line[..m.end() + end + 1]),
-        None => line,
-    }
-}
-
-/// Where a long line must say what failed to be read ([`head_of`]).
-const OPENING_BYTES: usize = 80;
-
 /// Lines read under a bare `Caused by:`: anyhow numbers a chain of causes
 /// one per line (`0: …`, `1: …`).
 const CAUSE_LINES: usize = 2;
@@ -446,27 +422,6 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
 /// code a compiler quotes (`[error] 14 |   serde.string…`) and the list of
 /// failed test classes are read as frames, code and names, not as errors
 /// for their tag.
-/// The line after message `i`, that a line ending in `:` says what failed
-/// on. After a bare label (`error:`, as wasm-bindgen writes it) the
-/// message may come after a blank line or two: the first line of it.
-fn message_after<'a>(all: &[&'a str], i: usize) -> Option<&'a str> {
-    let next = all.get(i + 1).copied();
-    if !BARE_LABEL.is_match(all[i]) || next.is_some_and(|n| !n.is_empty()) {
-        return next;
-    }
-    all[i + 1..]
-        .iter()
-        .take(BLANK_LINES + 1)
-        .find(|l| !l.is_empty())
-        .copied()
-}
-
-/// A line that is an error label alone, its message on the lines below.
-static BARE_LABEL: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)^(?:error|fatal|failure)\s*:$").expect("valid"));
-/// Blank lines read past between a bare label and its message.
-const BLANK_LINES: usize = 2;
-
 fn untagged(raw: &str) -> &str {
     ["[error]", "[ERROR]", "[warn]", "[WARNING]"]
         .iter()

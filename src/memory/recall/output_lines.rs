@@ -381,3 +381,49 @@ fn message(raw: &str) -> &str {
     }
     line
 }
+
+/// Longest line read, in bytes (a longer one is data, not a message); the
+/// index keeps the causes of a long output's middle as long
+/// (`transcript::error_excerpt`).
+pub(super) const LONGEST_LINE: usize = 600;
+/// A line longer than [`LONGEST_LINE`] that opens with what failed, read
+/// by its first sentence (Azure Functions' `Exception:
+/// ModuleNotFoundError: No module named 'azure.storage'. Cannot find
+/// module. … Current sys.path: [… 700 bytes of paths]`); any other line
+/// as it is (a longer one is data: a linker's command line).
+pub(super) fn head_of(line: &str) -> &str {
+    if line.len() <= LONGEST_LINE {
+        return line;
+    }
+    let opening = &line[..crate::platform::host::text::floor_boundary(line, OPENING_BYTES)];
+    match ERROR_LINE.find(opening) {
+        Some(m) => line[m.end()..]
+            .find(". ")
+            .map_or(line, |end| &line[..m.end() + end + 1]),
+        None => line,
+    }
+}
+
+/// Where a long line must say what failed to be read ([`head_of`]).
+const OPENING_BYTES: usize = 80;
+
+/// The line after message `i`, that a line ending in `:` says what failed
+/// on. After a bare label (`error:`, as wasm-bindgen writes it) the
+/// message may come after a blank line or two: the first line of it.
+pub(super) fn message_after<'a>(all: &[&'a str], i: usize) -> Option<&'a str> {
+    let next = all.get(i + 1).copied();
+    if !BARE_LABEL.is_match(all[i]) || next.is_some_and(|n| !n.is_empty()) {
+        return next;
+    }
+    all[i + 1..]
+        .iter()
+        .take(BLANK_LINES + 1)
+        .find(|l| !l.is_empty())
+        .copied()
+}
+
+/// A line that is an error label alone, its message on the lines below.
+static BARE_LABEL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)^(?:error|fatal|failure)\s*:$").expect("valid"));
+/// Blank lines read past between a bare label and its message.
+const BLANK_LINES: usize = 2;
