@@ -16,7 +16,7 @@ pub(super) use super::normalise::normalise;
 use super::output_lines::{LONGEST_LINE, head_of, message_after};
 use super::output_lines::{messages, readable};
 pub(super) use crate::platform::agents::transcript::failure::is_exception;
-use crate::platform::agents::transcript::failure::{ERROR_LINE, has_error_word};
+use crate::platform::agents::transcript::failure::ERROR_LINE;
 
 /// A tool's wrapper before what failed: Maven's goal (`[ERROR] Failed to
 /// execute goal org.apache…:maven-compiler-plugin:3.13.0:compile
@@ -310,7 +310,7 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
             || FRAME.is_match(bare)
             || CODE_EXCERPT.is_match(bare)
             || PASSED.is_match(raw)
-            || !(has_error_word(bare)
+            || !(ERROR_LINE.is_match(bare)
                 || is_exception(raw)
                 || is_cause
                 || (tagged
