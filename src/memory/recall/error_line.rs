@@ -15,8 +15,8 @@ use super::boilerplate::{GENERIC, says_only_how_it_ended};
 pub(super) use super::normalise::normalise;
 use super::output_lines::{LONGEST_LINE, head_of, message_after};
 use super::output_lines::{messages, readable};
-pub(super) use crate::platform::agents::transcript::failure::is_exception;
 use crate::platform::agents::transcript::failure::ERROR_LINE;
+pub(super) use crate::platform::agents::transcript::failure::is_exception;
 
 /// A tool's wrapper before what failed: Maven's goal (`[ERROR] Failed to
 /// execute goal org.apache…:maven-compiler-plugin:3.13.0:compile

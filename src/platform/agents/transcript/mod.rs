@@ -310,14 +310,17 @@ pub fn error_excerpt(body: &str, result_chars: usize) -> String {
 /// find crate for `core`` read as `463]: can't find …`), and a new run
 /// cuts the same line elsewhere.
 fn whole_lines(body: &str, head: usize, tail: usize) -> (usize, usize) {
-    let head = match body[head..].find('\n') {
-        Some(rest) if rest <= LINE_SLACK => head + rest,
-        _ => head,
-    };
-    let tail = match body[..tail].rfind('\n') {
-        Some(start) if tail - (start + 1) <= LINE_SLACK => start + 1,
-        _ => tail,
-    };
+    // only LINE_SLACK bytes either way are looked at: a megabyte-long line
+    // (a minified bundle) must not be scanned on the hook's path
+    let after = crate::platform::host::text::floor_boundary(body, head + LINE_SLACK + 1);
+    let head = body[head..after]
+        .find('\n')
+        .map_or(head, |rest| head + rest);
+    let before =
+        crate::platform::host::text::ceil_boundary(body, tail.saturating_sub(LINE_SLACK + 1));
+    let tail = body[before..tail]
+        .rfind('\n')
+        .map_or(tail, |start| before + start + 1);
     (head, tail)
 }
 
