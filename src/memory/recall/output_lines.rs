@@ -45,11 +45,11 @@ const HEAD_BYTES: usize = 16 * 1024;
 const TAIL_BYTES: usize = 8 * 1024;
 
 /// An output as its lines are read: its head and tail when long
-/// ([`text::ends`]), without colours (turbo's `\x1b[36mweb:build: \x1b[0m`
+/// ([`read_ends`]), without colours (turbo's `\x1b[36mweb:build: \x1b[0m`
 /// before each line: the label, the frame and the log header are found at
 /// the line's start), what it holds as JSON as lines ([`unescaped`]).
 pub(super) fn readable(output: &str) -> Cow<'_, str> {
-    let mut text = text::ends(output, HEAD_BYTES, TAIL_BYTES, "\n");
+    let mut text = read_ends(output);
     if let Cow::Owned(plain) = without_colours(&text) {
         text = Cow::Owned(plain);
     }
@@ -62,6 +62,13 @@ pub(super) fn readable(output: &str) -> Cow<'_, str> {
         }
     }
     text
+}
+
+/// The part of an output that is read: its head and tail when long
+/// (whatever else reads it, such as the redaction of a new output, reads
+/// no more than this).
+pub(super) fn read_ends(output: &str) -> Cow<'_, str> {
+    text::ends(output, HEAD_BYTES, TAIL_BYTES, "\n")
 }
 
 /// JSON inside JSON read, at most this deep.

@@ -12,6 +12,7 @@ use regex::Regex;
 use super::distinct::{TEMPLATE_WORDS, names_another_thing};
 pub use super::error_line::{ErrorLine, Says};
 use super::error_line::{LINE_WORDS, contains_words, error_lines, last_lines};
+use super::output_lines::read_ends;
 
 /// A quoted name in an error line (an apostrophe inside a word, as in
 /// "can't", opens no quote).
@@ -263,15 +264,17 @@ impl Signature {
 
     /// The signature of `output` as the index keeps a failed result
     /// (`transcript::error_excerpt`: its start and its end; `chars` is
-    /// `index.tool_result_chars`; redacted, as every chunk is: `anonymous
-    /// token: unexpected status` is kept as `token: [REDACTED:password]
-    /// status`), else of all of it when that says nothing, else of the kept
-    /// part's last lines ([`Signature::of_failure`]).
+    /// `index.tool_result_chars`), else of all of it when that says
+    /// nothing, else of the kept part's last lines ([`Signature::of_failure`]).
+    /// Redacted either way, as every chunk is: `anonymous token: unexpected
+    /// status` is kept as `token: [REDACTED:password] status`, and a secret
+    /// in a new output is in no word of its signature.
     pub fn of_window(output: &str, chars: usize) -> Option<Signature> {
+        use crate::platform::redact::redact;
         let excerpt = crate::platform::agents::transcript::error_excerpt(output, chars);
-        let cut = crate::platform::redact::redact(&excerpt);
+        let cut = redact(&excerpt);
         Signature::of(&cut)
-            .or_else(|| Signature::of(output))
+            .or_else(|| Signature::of(&redact(&read_ends(output))))
             .or_else(|| Signature::of_tail(&cut))
     }
 }
@@ -471,13 +474,24 @@ mod tests {
         let new = Signature::of_window(pull, 300).unwrap();
         let past = Signature::of(&crate::platform::redact::redact(pull)).unwrap();
         assert_eq!(new, past);
-        // and a secret in an output is in no word of its signature
-        let leaked = "error: login failed for DB_PASSWORD=hunter2hunter2";
+        // and a secret in an output is in no word of its signature, read
+        // from the excerpt or, when the excerpt says nothing, from the whole
+        let leaked = "error: login failed for DB_PASSWORD=correcthorsebattery";
         let sig = Signature::of_window(leaked, 300).unwrap();
         assert!(
-            !sig.words().iter().any(|w| w.contains("hunter2")),
+            !sig.words().iter().any(|w| w.contains("correcthorse")),
             "{sig:?}"
         );
+        // (past the middle lines the excerpt reads, before the end it keeps)
+        let middle = format!(
+            "{}{leaked}\n{}",
+            "step ok\n".repeat(5_000),
+            "step ok\n".repeat(200)
+        );
+        let sig = Signature::of_window(&middle, 300).unwrap();
+        let words = sig.words();
+        assert!(words.contains("login"), "{sig:?}");
+        assert!(!words.iter().any(|w| w.contains("correcthorse")), "{sig:?}");
     }
 
     #[test]
