@@ -402,7 +402,7 @@ pub(super) fn head_of(line: &str) -> &str {
     if line.len() <= LONGEST_LINE {
         return line;
     }
-    let opening = &line[..crate::platform::host::text::floor_boundary(line, OPENING_BYTES)];
+    let opening = &line[..text::floor_boundary(line, OPENING_BYTES)];
     match ERROR_LINE.find(opening) {
         Some(m) => line[m.end()..]
             .find(". ")

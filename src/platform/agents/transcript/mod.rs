@@ -23,6 +23,7 @@ use std::io::BufRead;
 use serde_json::Value;
 
 use crate::platform::host::lines::{self, LineRead};
+use crate::platform::host::text;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
@@ -312,12 +313,11 @@ pub fn error_excerpt(body: &str, result_chars: usize) -> String {
 fn whole_lines(body: &str, head: usize, tail: usize) -> (usize, usize) {
     // only LINE_SLACK bytes either way are looked at: a megabyte-long line
     // (a minified bundle) must not be scanned on the hook's path
-    let after = crate::platform::host::text::floor_boundary(body, head + LINE_SLACK + 1);
+    let after = text::floor_boundary(body, head + LINE_SLACK + 1);
     let head = body[head..after]
         .find('\n')
         .map_or(head, |rest| head + rest);
-    let before =
-        crate::platform::host::text::ceil_boundary(body, tail.saturating_sub(LINE_SLACK + 1));
+    let before = text::ceil_boundary(body, tail.saturating_sub(LINE_SLACK + 1));
     let tail = body[before..tail]
         .rfind('\n')
         .map_or(tail, |start| before + start + 1);
