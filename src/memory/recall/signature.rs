@@ -762,4 +762,36 @@ mod tests {
             assert!(alike(a, b) < 0.86, "{a} / {b}: {}", alike(a, b));
         }
     }
+
+    /// ScalaTest names the failed test on its own line and sums up after
+    /// it: two tests failing on one exception are one error.
+    #[test]
+    fn two_scalatest_tests_failing_on_one_exception_are_one_error() {
+        let failed = |test: &str, summary: &str| {
+            format!(
+                "[info] {test}Spec:\n[info] - {} *** FAILED ***\n[info]   org.apache.spark.sql.delta.DeltaAnalysisException: [DELTA_CONFIGURE_SPARK_SESSION_WITH_EXTENSION_AND_CATALOG] This Delta operation requires the SparkSession to be configured with the\n[info]   at io.delta.tables.DeltaTable$.forPath(DeltaTable.scala:721)\n{summary}[info] *** 1 TEST FAILED ***\n[error] Failed tests:\n[error] \tcom.x.{test}Spec",
+                if test == "TileVacuum" {
+                    "vacuums files older than the retention window"
+                } else {
+                    "compacts small files of one run into 128 MB files"
+                }
+            )
+        };
+        let vacuum = failed("TileVacuum", "");
+        let compaction = failed(
+            "TileCompaction",
+            "[info] Run completed in 6 seconds, 12 milliseconds.\n[info] Tests: succeeded 0, failed 1, canceled 0, ignored 0, pending 0\n",
+        );
+        let sig = Signature::of(&compaction).unwrap();
+        assert_eq!(sig.lines[0].says, Says::Where, "{sig:?}");
+        assert!(
+            !sig.lines.iter().any(|l| l.text.contains("succeeded")),
+            "{sig:?}"
+        );
+        assert!(
+            alike(&vacuum, &compaction) >= 0.86,
+            "{}",
+            alike(&vacuum, &compaction)
+        );
+    }
 }
