@@ -794,4 +794,49 @@ mod tests {
             alike(&vacuum, &compaction)
         );
     }
+
+    /// Ansible's task headers say where: the same failure in another
+    /// play's tasks is one error, another failure in the same task is not.
+    #[test]
+    fn ansible_task_headers_say_where_the_failure_was() {
+        let failed = |play: &str, tasks: [&str; 2], msg: &str| {
+            format!(
+                "PLAY [{play}] *****\n\nTASK [{} : {}] *****\nok: [h1]\n\nTASK [{} : {}] *****\nfatal: [h1]: FAILED! => {{\"msg\": \"{msg}\"}}\n\nPLAY RECAP *****\nh1 : ok=2 changed=0 unreachable=0 failed=1 skipped=0 rescued=0 ignored=0",
+                play, tasks[0], play, tasks[1]
+            )
+        };
+        let jmespath = "You need to install \\\"jmespath\\\" prior to running json_query filter";
+        let radar = failed(
+            "radar_ingest",
+            ["Read feed registry", "Pick active feeds"],
+            jmespath,
+        );
+        let minio = failed(
+            "minio_users",
+            [
+                "Read current bucket policies",
+                "Select buckets that need a lifecycle rule",
+            ],
+            jmespath,
+        );
+        // no line has an error word: each is known by its last lines
+        let alike = |a: &str, b: &str| {
+            let (a, b) = (
+                Signature::of_window(a, 4000).unwrap(),
+                Signature::of_window(b, 4000).unwrap(),
+            );
+            a.weighted_likeness(&b, &|_| 1.0, a.shared_lines(&b))
+        };
+        assert!(alike(&minio, &radar) >= 0.86, "{}", alike(&minio, &radar));
+        let netaddr = failed(
+            "radar_ingest",
+            ["Read feed registry", "Pick active feeds"],
+            "The ipaddr filter requires python's netaddr be installed on the ansible controller",
+        );
+        assert!(
+            alike(&netaddr, &radar) < 0.86,
+            "{}",
+            alike(&netaddr, &radar)
+        );
+    }
 }
