@@ -839,4 +839,26 @@ mod tests {
             alike(&netaddr, &radar)
         );
     }
+
+    /// The linker's closing line is every link failure's: what is
+    /// undefined tells two apart.
+    #[test]
+    fn two_link_failures_differ_by_what_is_undefined() {
+        let link = |file: &str, symbol: &str, closing: &str| {
+            format!(
+                "FAILED: tools/cli\n/nix/store/q3s5-binutils-2.43.1/bin/ld: src/liba.a({file}.cpp.o): in function `run()':\n{file}.cpp:(.text+0x4f2): undefined reference to `{symbol}'\n{closing}\nninja: build stopped: subcommand failed."
+            )
+        };
+        let gcc = "collect2: error: ld returned 1 exit status";
+        let clang =
+            "clang++: error: linker command failed with exit code 1 (use -v to see invocation)";
+        let aec = link("ccsds", "aec_buffer_decode", gcc);
+        let template = link(
+            "grid_definition",
+            "std::vector<double, std::allocator<double> > gribkit::detail::gaussian_latitudes<double>(unsigned int)",
+            gcc,
+        );
+        assert!(alike(&template, &aec) < 0.86, "{}", alike(&template, &aec));
+        assert!(alike(&link("ccsds", "aec_buffer_decode", clang), &aec) >= 0.86);
+    }
 }
