@@ -60,12 +60,13 @@ static FRAME: LazyLock<Regex> = LazyLock::new(|| {
 /// A line that says which test failed or where (`--- FAIL: TestX`, `FAIL
 /// src/a.test.ts > formatPrice > …`, surefire's `<<< FAILURE!`,
 /// ScalaTest's `- vacuums old files *** FAILED ***` and `a.BSpec ***
-/// ABORTED ***`, Ansible's `TASK [role : name] ****`): two
+/// ABORTED ***`, Ansible's `TASK [role : name] ****`, `PLAY [name]` and
+/// `RUNNING HANDLER [name]` headers): two
 /// failures of different tests may have one cause, so when they share a
 /// line that says what failed, such lines do not make them two messages
 /// about different things (the word likeness still reads them).
 static LOCATION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"<<< (?:failure|error)!|^\[error\] +[a-z0-9_$]+\.[a-z0-9_$]+:<n> |^\[error\] +[a-z0-9_$.]+(?::<n>)? » |^fail <path> >|^--- fail:|^failed <path>::|^rspec <path>|^test [^ ]+ \.\.\. failed|^---- [^ ]+ stdout ----|^\[error\] tests run:|^tests run:.*failures|^fail(?:ed)? +[a-z0-9_.\\:-]+(?: > .*)?$|^fail(?:ed)? +[a-z0-9_.]+ \[<n> m?s\]$| \[fail\]$|(?:^|\] )- .+ \*\*\* (?:failed|canceled) \*\*\*(?: \(.*\))?$|(?:^|\] )[a-z0-9_$.]+ \*\*\* aborted \*\*\*$|^(?:task|play|running handler) \[.*\] \*+$")
+    Regex::new(r"<<< (?:failure|error)!|^\[error\] +[a-z0-9_$]+\.[a-z0-9_$]+:<n> |^\[error\] +[a-z0-9_$.]+(?::<n>)? » |^fail <path> >|^--- fail:|^failed <path>::|^rspec <path>|^test [^ ]+ \.\.\. failed|^---- [^ ]+ stdout ----|^\[error\] tests run:|^tests run:.*failures|^fail(?:ed)? +[a-z0-9_.\\:-]+(?: > .*)?$|^fail(?:ed)? +[a-z0-9_.]+ \[<n> m?s\]$| \[fail\]$|^(?:\[[a-z]+\] )?- .+ \*\*\* failed \*\*\*(?: \(.*\))?$|(?:^|\] |: )[a-z0-9_$.]+ \*\*\* aborted \*\*\*$|^(?:task|play|running handler) \[.*\] \*+$")
         .expect("valid")
 });
 /// An assertion that failed (`AssertionError: expected 3 to be 4`,

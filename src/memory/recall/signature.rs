@@ -785,6 +785,21 @@ mod tests {
         let sig = Signature::of(&compaction).unwrap();
         assert_eq!(sig.lines[0].says, Says::Where, "{sig:?}");
         assert!(
+            !sig.lines.iter().any(|l| l.text.contains("test failed")),
+            "{sig:?}"
+        );
+        // a suite that aborted says which suite, as the reporter writes it
+        for aborted in [
+            "[info] com.x.jobs.GribToTilesSpec *** ABORTED ***",
+            "[info] Exception encountered when attempting to run a suite with class name: com.x.jobs.GribToTilesSpec *** ABORTED ***",
+        ] {
+            let sig = Signature::of(&format!(
+                "{aborted}\n[info]   java.lang.IllegalAccessError: class A cannot access class B"
+            ))
+            .unwrap();
+            assert_eq!(sig.lines[0].says, Says::Where, "{aborted}: {sig:?}");
+        }
+        assert!(
             !sig.lines.iter().any(|l| l.text.contains("succeeded")),
             "{sig:?}"
         );
@@ -860,5 +875,18 @@ mod tests {
         );
         assert!(alike(&template, &aec) < 0.86, "{}", alike(&template, &aec));
         assert!(alike(&link("ccsds", "aec_buffer_decode", clang), &aec) >= 0.86);
+        // the closing line is no error line, whichever driver wrote it
+        for closing in [
+            gcc,
+            clang,
+            "clang++-17: error: linker command failed with exit code 1 (use -v to see invocation)",
+            "collect2.exe: error: ld returned 1 exit status",
+        ] {
+            let sig = Signature::of(&link("ccsds", "aec_buffer_decode", closing)).unwrap();
+            assert!(
+                !sig.lines.iter().any(|l| l.text.contains("exit")),
+                "{closing}: {sig:?}"
+            );
+        }
     }
 }
