@@ -279,22 +279,21 @@ pub fn restates(sentence: &str, rule: &str) -> bool {
 pub(crate) fn without_acknowledgement(text: &str) -> &str {
     let mut t = text;
     loop {
-        // The longest acknowledgement is 23 characters, and the one after it
-        // is looked at: 32 lowered are enough (the whole text, lowered at
-        // each try, was a twentieth of a long session's end).
-        let head = t.char_indices().nth(32).map_or(t.len(), |(i, _)| i);
-        let lower = t[..head].to_lowercase();
+        // Compared in place, ASCII letters in any case (every
+        // acknowledgement is ASCII, CJK or ’): lowering the whole text at
+        // each try was a twentieth of a long session's end, and a letter
+        // whose lower case is shorter (the Kelvin sign's `k`) cut `t`
+        // inside a character.
         let Some(p) = ACKNOWLEDGEMENTS.iter().find(|p| {
-            lower.starts_with(*p)
-                && lower[p.len()..]
+            t.get(..p.len())
+                .is_some_and(|head| head.eq_ignore_ascii_case(p))
+                && t[p.len()..]
                     .chars()
                     .next()
                     .is_none_or(|c| !c.is_alphanumeric() || is_cjk(c))
         }) else {
             return t;
         };
-        // char-safe: every acknowledgement has the same byte length in t as
-        // in lower (ASCII or CJK, unchanged by lowercasing; ’ is itself)
         t = t[p.len()..].trim_start_matches([
             ' ', ',', '.', '!', ':', '—', '-', '–', '，', '。', '！', '：',
         ]);
@@ -609,6 +608,24 @@ fn list_marker_dropped(s: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A letter whose lower case is shorter (the Kelvin sign) is no
+    /// acknowledgement's letter, and cuts nothing inside a character.
+    #[test]
+    fn an_acknowledgement_is_matched_in_place() {
+        assert_eq!(
+            strip_acknowledgement("My mista\u{212A}e, always use pnpm in this repo."),
+            "My mista\u{212A}e, always use pnpm in this repo."
+        );
+        assert_eq!(
+            strip_acknowledgement("MY MISTAKE, always use pnpm in this repo."),
+            "Always use pnpm in this repo."
+        );
+        assert_eq!(
+            strip_acknowledgement("你说得对，以后都用 pnpm。"),
+            "以后都用 pnpm。"
+        );
+    }
 
     fn kinds(msg: &str) -> Vec<&'static str> {
         detect(msg).into_iter().map(|f| f.kind).collect()

@@ -233,19 +233,23 @@ fn clause_starts(s: &str) -> Vec<usize> {
 /// marker). `clause_lower` is `clause` through [`lower`], made once for
 /// every pattern tried on a tail of it (each lowered its tail anew: a
 /// dozen copies of the clause).
-pub(crate) fn rule_at(
+fn rule_at(
     clause: &str,
     clause_lower: &str,
     origin: Origin,
     sentence_start: bool,
 ) -> Option<(String, bool, Marker)> {
     debug_assert_eq!(clause.len(), clause_lower.len());
-    // `tail` is always a slice of `clause`: trimmed, or cut after a match.
+    let trimmed = clause.trim();
+    let start = clause.len() - clause.trim_start().len();
+    let trimmed_lower = &clause_lower[start..start + trimmed.len()];
+    // Every tail tried below is `trimmed` cut after a match: a suffix of
+    // it, lowered by its length.
     let lower_tail = |tail: &str| -> &str {
-        let at = tail.as_ptr() as usize - clause.as_ptr() as usize;
-        &clause_lower[at..at + tail.len()]
+        debug_assert!(trimmed.ends_with(tail));
+        &trimmed_lower[trimmed.len() - tail.len()..]
     };
-    let mut rest = clause.trim();
+    let mut rest = trimmed;
     let mut marker = Marker::Bare;
     let mut next_time = false;
     let mut reminder = false;
