@@ -170,9 +170,10 @@ impl Browser<'_> {
     /// Why: chromedriver answers a navigation at the load event, yet one CI
     /// run measured the overview at phone width laid out without its
     /// stylesheet (2,888 px wide: exactly its unstyled width, measured by
-    /// disabling the sheet). It never happened here, under load or not. A
-    /// sheet that is slow is waited for; one that failed to load fails here,
-    /// with the browser console saying why, instead of as a width.
+    /// disabling the sheet). It never happened here, under load or not, and
+    /// the cause is not known. If the sheet was not yet applied, this waits
+    /// for it; if it failed to load, the test fails here with the browser
+    /// console saying why, instead of as a width.
     pub fn goto(&self, url: &str) {
         self.cmd("POST", "/url", Some(json!({"url": url}))).unwrap();
         if self.script == Script::On {
@@ -185,9 +186,18 @@ impl Browser<'_> {
         const STYLED: &str = "const parsed = l => { try { return l.sheet.cssRules.length > 0 } \
             catch (e) { return false } }; \
             return document.readyState === 'complete' && \
-            [...document.querySelectorAll('link[rel=stylesheet]')].every(parsed)";
+            [...document.querySelectorAll('link[rel~=stylesheet]')].every(parsed)";
         let deadline = Instant::now() + Duration::from_secs(10);
-        while self.run(STYLED) != Value::Bool(true) {
+        // A script error while the page is still changing is "not yet".
+        let styled = || {
+            self.cmd(
+                "POST",
+                "/execute/sync",
+                Some(json!({"script": STYLED, "args": []})),
+            )
+            .is_ok_and(|v| v == Value::Bool(true))
+        };
+        while !styled() {
             assert!(
                 Instant::now() < deadline,
                 "{url}: the page never finished loading its stylesheet; browser console: {:#?}",
