@@ -54,7 +54,7 @@ use serde::{Deserialize, Serialize};
 use super::{DUPLICATE_SIMILARITY, KeyTerms, similarity_of};
 
 pub use super::statement::stated_rule;
-use super::statement::{capitalise, content, is_cjk, lower};
+use super::statement::{capitalise, content, is_cjk, lower, opens_with};
 use crate::platform::host::text;
 
 pub const KINDS: [&str; 7] = [
@@ -279,14 +279,9 @@ pub fn restates(sentence: &str, rule: &str) -> bool {
 pub(crate) fn without_acknowledgement(text: &str) -> &str {
     let mut t = text;
     loop {
-        // Compared in place, ASCII letters in any case (every
-        // acknowledgement is ASCII, CJK or ’): lowering the whole text at
-        // each try was a twentieth of a long session's end, and a letter
-        // whose lower case is shorter (the Kelvin sign's `k`) cut `t`
-        // inside a character.
+        // every acknowledgement is ASCII, CJK or ’: see `opens_with`
         let Some(p) = ACKNOWLEDGEMENTS.iter().find(|p| {
-            t.get(..p.len())
-                .is_some_and(|head| head.eq_ignore_ascii_case(p))
+            opens_with(t, p)
                 && t[p.len()..]
                     .chars()
                     .next()

@@ -290,10 +290,9 @@ fn rule_at(
     // is a rule X.
     if let Some(m) = SPEAKER.find(lower_tail(rest)) {
         let after = rest[m.end()..].trim_start();
-        if let Some(r) = after
-            .get(..12)
-            .filter(|p| p.eq_ignore_ascii_case("remember to "))
-            .map(|_| after[12..].trim_start())
+        const REMEMBER_TO: &str = "remember to ";
+        if let Some(r) =
+            opens_with(after, REMEMBER_TO).then(|| after[REMEMBER_TO.len()..].trim_start())
         {
             rest = r;
             marker = Marker::Labelled;
@@ -405,25 +404,24 @@ static MUST_ANYWHERE: LazyLock<Regex> = LazyLock::new(|| {
 static STOP_DOING: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^stop (?-u:\w)+ing(?-u:\b)").expect("valid"));
 
-/// The first 16 characters of `s`, blanks before them aside, in lower
-/// case: enough for every opening the `starts_` tests look for (lowering
-/// the whole rule each time was a tenth of a long session's end).
-fn lower_head(s: &str) -> String {
-    let t = s.trim_start();
-    let end = t.char_indices().nth(16).map_or(t.len(), |(i, _)| i);
-    t[..end].to_lowercase()
+/// Whether `s` opens with `opening` (ASCII, CJK or ’), its ASCII letters
+/// in any case. Compared in place: lowering the whole text for each test
+/// was a tenth of a long session's end, and a cut after lowering could
+/// fall inside a character whose lower case is shorter (the Kelvin sign).
+pub(crate) fn opens_with(s: &str, opening: &str) -> bool {
+    s.get(..opening.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(opening))
 }
 
 fn starts_always_never(s: &str) -> bool {
-    let l = lower_head(s);
-    ["always ", "never "].iter().any(|p| l.starts_with(p))
-        || ["永远", "始终", "总是", "每次", "一律"]
-            .iter()
-            .any(|p| l.starts_with(p))
+    let l = s.trim_start();
+    ["always ", "never ", "永远", "始终", "总是", "每次", "一律"]
+        .iter()
+        .any(|p| opens_with(l, p))
 }
 
 fn starts_make_sure(s: &str) -> bool {
-    let l = lower_head(s);
+    let l = s.trim_start();
     [
         "make sure",
         "be sure to",
@@ -432,7 +430,7 @@ fn starts_make_sure(s: &str) -> bool {
         "remember to",
     ]
     .iter()
-    .any(|p| l.starts_with(p))
+    .any(|p| opens_with(l, p))
 }
 
 fn starts_cjk_must(s: &str) -> bool {
@@ -442,11 +440,11 @@ fn starts_cjk_must(s: &str) -> bool {
 }
 
 pub(crate) fn starts_with_negation(s: &str) -> bool {
-    let l = lower_head(s);
+    let l = s.trim_start();
     ["never ", "don't ", "don’t ", "do not ", "avoid ", "no "]
         .iter()
-        .any(|p| l.starts_with(p))
-        || (l.starts_with("stop ") && STOP_DOING.is_match(&s.trim_start().to_lowercase()))
+        .any(|p| opens_with(l, p))
+        || (opens_with(l, "stop ") && STOP_DOING.is_match(&l.to_lowercase()))
         || [
             "不要",
             "别",
