@@ -11,11 +11,11 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::boilerplate::{GENERIC, says_only_how_it_ended};
+use super::boilerplate::{is_generic, says_only_how_it_ended};
 pub(super) use super::normalise::normalise;
 use super::output_lines::{LONGEST_LINE, head_of, message_after};
 use super::output_lines::{messages, readable};
-use crate::platform::agents::transcript::failure::ERROR_LINE;
+use crate::platform::agents::transcript::failure::has_error_word;
 pub(super) use crate::platform::agents::transcript::failure::is_exception;
 
 /// A tool's wrapper before what failed: Maven's goal (`[ERROR] Failed to
@@ -122,7 +122,7 @@ impl ErrorLine {
     /// A raw line of output as a signature keeps it: normalised, a tool's
     /// wrapper ([`WRAPPER`]) and a trailer that says where ([`TRAILER`])
     /// stripped, or None when every failure of some tool prints it
-    /// ([`GENERIC`]).
+    /// ([`is_generic`]).
     fn read(raw: &str) -> Option<ErrorLine> {
         let text = normalise(raw);
         let text = match WRAPPER.find(&text) {
@@ -149,7 +149,7 @@ impl ErrorLine {
             }
             _ => text,
         };
-        if GENERIC.is_match(&text) {
+        if is_generic(&text) {
             return None;
         }
         if says_only_how_it_ended(&text) {
@@ -313,7 +313,7 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
             || FRAME.is_match(bare)
             || CODE_EXCERPT.is_match(bare)
             || PASSED.is_match(raw)
-            || !(ERROR_LINE.is_match(bare)
+            || !(has_error_word(bare)
                 || is_exception(raw)
                 || is_cause
                 || (tagged
@@ -331,7 +331,7 @@ pub(super) fn error_lines(output: &str) -> Vec<ErrorLine> {
                 if raw.ends_with(':')
                     && !next.is_empty()
                     && next.len() <= LONGEST_LINE
-                    && !GENERIC.is_match(&normalise(raw)) =>
+                    && !is_generic(&normalise(raw)) =>
             {
                 joined = format!("{raw} {next}");
                 joined.as_str()
@@ -496,7 +496,7 @@ fn is_continuation(line: &str) -> bool {
             .any(|level| line.starts_with(level))
         && !FRAME.is_match(line)
         && !line.starts_with("Caused by")
-        && !ERROR_LINE.is_match(line)
+        && !has_error_word(line)
         && !is_exception(line)
 }
 

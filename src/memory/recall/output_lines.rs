@@ -11,7 +11,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::platform::agents::transcript::failure::{ERROR_LINE, without_colours};
+use crate::platform::agents::transcript::failure::{
+    error_word_end, has_error_word, without_colours,
+};
 use crate::platform::agents::transcript::{CUT, KEPT};
 use crate::platform::host::text;
 
@@ -176,7 +178,7 @@ fn runner_labels(lines: &[&str], keys: &[Option<(String, usize)>]) -> Vec<String
             let label = key.trim_end();
             *n >= LABELLED_LINES
                 && (label.chars().any(char::is_alphabetic) || *key == GREP_LINE)
-                && !ERROR_LINE.is_match(label)
+                && !has_error_word(label)
                 && !NOT_A_LABEL.is_match(label)
         })
         .collect();
@@ -403,10 +405,10 @@ pub(super) fn head_of(line: &str) -> &str {
         return line;
     }
     let opening = &line[..text::floor_boundary(line, OPENING_BYTES)];
-    match ERROR_LINE.find(opening) {
-        Some(m) => line[m.end()..]
+    match error_word_end(opening) {
+        Some(at) => line[at..]
             .find(". ")
-            .map_or(line, |end| &line[..m.end() + end + 1]),
+            .map_or(line, |end| &line[..at + end + 1]),
         None => line,
     }
 }

@@ -14,6 +14,7 @@ use regex::Regex;
 use super::state::extend_unique;
 use crate::platform::agents::transcript::{self, ReadOptions, ReadStats, Role, Turn, truncate};
 use crate::platform::host::durable;
+use crate::platform::host::text::ascii_lowercase;
 use crate::platform::workspace::Workspace;
 
 /// What the summary is made from.
@@ -57,9 +58,10 @@ static OPEN_ITEM: LazyLock<Regex> = LazyLock::new(|| {
 // ASCII only: with `\w` repeated 60 times the automaton took 30 ms to
 // build, paid by every session start that reads summaries; now 0.5 ms
 // (0.15 ms before the clause and "I did it" forms; a scratch timing,
-// release build), and a match takes about a microsecond.
+// release build), and a match takes about a microsecond. Read in ASCII
+// lower case, as [`CONDITIONAL`] is: case folding doubled its build time.
 static DONE_ITEM: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i-u)(?:^|[,;] +)(?:(?:ok|okay|now|so|and|also|good|great),? +)?(?:the|that|this|our) +([a-z0-9_ ./-]{1,60}?) +(?:todo|item|task)s?(?: +(?:is|are|was|were|has been|have been) +(?:now +)?(?:done|closed|finished|complete|completed|fixed|resolved)\b|: +(?:i|we)(?:'ve| have)? +(?:did|done|finished|fixed|closed|handled) +(?:it|that|this)(?: +(?:in|on|via|with|already|now)\b| *(?:[,;.!]|$)))")
+    Regex::new(r"(?-u)(?:^|[,;] +)(?:(?:ok|okay|now|so|and|also|good|great),? +)?(?:the|that|this|our) +([a-z0-9_ ./-]{1,60}?) +(?:todo|item|task)s?(?: +(?:is|are|was|were|has been|have been) +(?:now +)?(?:done|closed|finished|complete|completed|fixed|resolved)\b|: +(?:i|we)(?:'ve| have)? +(?:did|done|finished|fixed|closed|handled) +(?:it|that|this)(?: +(?:in|on|via|with|already|now)\b| *(?:[,;.!]|$)))")
         .expect("valid")
 });
 /// [`DONE_ITEM`] in Chinese ("这个待办已经完成").
@@ -68,7 +70,7 @@ static DONE_ITEM_ZH: LazyLock<Regex> =
 
 /// Words that make a sentence a condition or an instruction, not news.
 static CONDITIONAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i-u)\b(?:once|when|until|unless|if|whether|make sure|check|before|after|wait)\b")
+    Regex::new(r"(?-u)\b(?:once|when|until|unless|if|whether|make sure|check|before|after|wait)\b")
         .expect("valid")
 });
 
@@ -95,20 +97,22 @@ pub fn done_item(sentence: &str) -> Option<DoneClaim<'_>> {
     if s.contains(['?', '？']) {
         return None;
     }
-    if let Some(c) = DONE_ITEM.captures(s) {
+    // read in lower case, its spans the same in `s`
+    let lower = ascii_lowercase(s);
+    if let Some(c) = DONE_ITEM.captures(&lower) {
         let whole = c.get(0)?;
         // what leads to the claim and the rest of its clause
         let end = whole.end();
         let clause = s[end..].find([',', ';', '.']).map_or(s.len(), |i| end + i);
-        if CONDITIONAL.is_match(&s[..clause]) {
+        if CONDITIONAL.is_match(&lower[..clause]) {
             return None;
         }
         return Some(DoneClaim {
-            name: c.get(1).map_or("", |m| m.as_str()),
+            name: c.get(1).map_or("", |m| &s[m.range()]),
             before: &s[..whole.start()],
         });
     }
-    (DONE_ITEM_ZH.is_match(s) && !CONDITIONAL.is_match(s)).then_some(DoneClaim {
+    (DONE_ITEM_ZH.is_match(s) && !CONDITIONAL.is_match(&lower)).then_some(DoneClaim {
         name: "",
         before: "",
     })

@@ -1,6 +1,7 @@
 //! Long text kept within a bound, cut at character boundaries: a prompt, a
 //! command's output or a transcript's text says most at its start and its
-//! end, and hooks must not read megabytes of it.
+//! end, and hooks must not read megabytes of it. And text in ASCII lower
+//! case, for patterns that would otherwise fold case.
 
 use std::borrow::Cow;
 
@@ -34,6 +35,19 @@ pub fn ceil_boundary(text: &str, at: usize) -> usize {
     at
 }
 
+/// `text` with ASCII letters in lower case, borrowed when it has no
+/// capital; every byte stays where it was. A pattern of ASCII words read
+/// on it needs no case folding, which made such patterns two to three
+/// times slower to build (0.8 ms against 0.3 for the error words), and a
+/// hook process builds every pattern it uses anew.
+pub fn ascii_lowercase(text: &str) -> Cow<'_, str> {
+    if text.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(text.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -47,5 +61,19 @@ mod tests {
         assert_eq!(floor_boundary("ab", 9), 2);
         assert_eq!(ceil_boundary("é", 1), 2);
         assert_eq!(ceil_boundary("ab", 9), 2);
+    }
+
+    #[test]
+    fn ascii_lowercase_keeps_every_byte_where_it_was() {
+        assert!(matches!(
+            ascii_lowercase("no capitals, ünïcode"),
+            Cow::Borrowed(_)
+        ));
+        let s = "Error İn ÜBER: Not Found";
+        let lower = ascii_lowercase(s);
+        assert_eq!(lower, "error İn Über: not found");
+        assert_eq!(lower.len(), s.len());
+        let at = lower.find("not found").unwrap();
+        assert_eq!(&s[at..], "Not Found");
     }
 }

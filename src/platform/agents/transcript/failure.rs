@@ -8,14 +8,18 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-/// Lines that say something failed. ASCII word boundaries (see
-/// `sessions::summary`: Unicode ones fall back to the slowest engine).
+use crate::platform::host::text::ascii_lowercase;
+
+/// Lines that say something failed, read in ASCII lower case
+/// ([`has_error_word`], `text::ascii_lowercase`). ASCII word boundaries
+/// (see `sessions::summary`: Unicode ones fall back to the slowest
+/// engine).
 /// `unknown` right after a hyphen is no error word but a target triple's
 /// vendor (`x86_64-unknown-linux-gnu`, `wasm32-unknown-unknown`), which
 /// every line of a cross build names.
-pub(crate) static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
+static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i-u)((?-u:\b)(?:error|errors|err!|fatal|fail|failed|failure|exception|panicked|traceback|cannot|could not|couldn't|can't|unable|not found|no such|denied|refused|undefined|unresolved|unrecognized|missing|invalid|mismatch|mismatched|timed out|timeout|segmentation fault|core dumped|killed|aborted|conflict|unsatisfiable|not permitted|does not exist|doesn't exist|is not|are not|was not|were not|has not been|have not been|expected|incompatible|forbidden|unauthorized|violates|violation|enoent|eacces|eperm|econnrefused|econnreset|eaddrinuse|etimedout|enotfound|[a-z]*backoff|oomkilled|evicted|errimagepull)(?-u:\b)|(?:^|(?u:[^-]))(?-u:\b)unknown(?-u:\b)|(?-u:\b)err_[a-z0-9_]+|(?-u:\b)[a-z]+(?:error|exception)(?-u:\b)|(?-u:\b)e\d{3,5}(?-u:\b)|(?-u:\b)ts\d{4}(?-u:\b))",
+        r"(?-u)((?-u:\b)(?:error|errors|err!|fatal|fail|failed|failure|exception|panicked|traceback|cannot|could not|couldn't|can't|unable|not found|no such|denied|refused|undefined|unresolved|unrecognized|missing|invalid|mismatch|mismatched|timed out|timeout|segmentation fault|core dumped|killed|aborted|conflict|unsatisfiable|not permitted|does not exist|doesn't exist|is not|are not|was not|were not|has not been|have not been|expected|incompatible|forbidden|unauthorized|violates|violation|enoent|eacces|eperm|econnrefused|econnreset|eaddrinuse|etimedout|enotfound|[a-z]*backoff|oomkilled|evicted|errimagepull)(?-u:\b)|(?:^|(?u:[^-]))(?-u:\b)unknown(?-u:\b)|(?-u:\b)err_[a-z0-9_]+|(?-u:\b)[a-z]+(?:error|exception)(?-u:\b)|(?-u:\b)e\d{3,5}(?-u:\b)|(?-u:\b)ts\d{4}(?-u:\b))",
     )
     .expect("valid")
 });
@@ -36,7 +40,18 @@ static EXCEPTION_NAME: LazyLock<Regex> = LazyLock::new(|| {
 /// Whether `line` says something failed: an error word or code, or an
 /// exception's name ([`is_exception`]).
 pub fn says_failure(line: &str) -> bool {
-    ERROR_LINE.is_match(line) || is_exception(line)
+    has_error_word(line) || is_exception(line)
+}
+
+/// Whether `line` holds an error word or an error code ([`ERROR_LINE`]),
+/// in any case.
+pub(crate) fn has_error_word(line: &str) -> bool {
+    ERROR_LINE.is_match(&ascii_lowercase(line))
+}
+
+/// Where the first error word or code of `line` ends, in any case.
+pub(crate) fn error_word_end(line: &str) -> Option<usize> {
+    ERROR_LINE.find(&ascii_lowercase(line)).map(|m| m.end())
 }
 
 /// Whether `line` starts with an exception's name ([`EXCEPTION_NAME`]) that
