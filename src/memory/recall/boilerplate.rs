@@ -146,6 +146,27 @@ pub(super) fn says_only_how_it_ended(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::error_line::tests::texts;
+    use super::super::normalise::normalise;
+    use super::*;
+
+    #[test]
+    fn the_plain_generic_lines_read_as_normalised_lines_do() {
+        // matched on normalised lines: an entry normalise would change
+        // (a capital, a number, a path, two spaces) would never match
+        for entry in GENERIC_OPENINGS.iter().chain(GENERIC_LINES) {
+            assert_eq!(normalise(entry), entry.trim(), "{entry}");
+            assert!(is_generic(entry), "{entry}");
+        }
+        // an opening, a whole line, the pattern; a line that only opens
+        // like a whole line is not one
+        assert!(is_generic("error: could not compile `app` (bin \"app\")"));
+        assert!(is_generic("failures:"));
+        assert!(!is_generic("failures: 3 of 10 specs"));
+        assert!(is_generic("npm err! code elifecycle"));
+        assert!(!is_generic(
+            "error[e0425]: cannot find value `x` in this scope"
+        ));
+    }
 
     #[test]
     fn a_line_that_says_only_how_a_command_ended_is_not_the_error() {
