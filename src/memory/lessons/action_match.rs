@@ -63,6 +63,29 @@ impl<'a> Profile<'a> {
     }
 }
 
+/// Whether a lesson whose index columns say `triggers` and `prescribed`
+/// can apply to the action at all: [`applies`] asks at least one trigger
+/// term to be a program, file, type, term, subcommand or implied term of
+/// it, or the action to run a program while the lesson prescribes one (an
+/// alternative to it). Read on the columns' text, before they are parsed:
+/// most of 500 lessons share no term with a call, and parsing each was an
+/// eighth of pre-tool-use's samples (perf, the bench's workspace).
+pub fn may_apply(triggers: &str, prescribed: &str, a: &ActionTerms) -> bool {
+    if !a.programs.is_empty() && !prescribed.trim().is_empty() {
+        return true;
+    }
+    triggers.split(['|', ' ']).any(|t| {
+        let t = t.strip_prefix('*').unwrap_or(t);
+        !t.is_empty()
+            && (a.programs.contains(t)
+                || a.files.contains(t)
+                || a.types.contains(t)
+                || a.terms.contains(t)
+                || a.subcommands.contains(t)
+                || a.implied.contains(t))
+    })
+}
+
 /// Whether the lesson applies to the action, and how strongly (more
 /// shared terms, higher); None when it does not.
 pub fn applies(p: &Profile, a: &ActionTerms) -> Option<f64> {

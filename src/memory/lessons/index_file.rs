@@ -607,6 +607,17 @@ pub fn select_action(index: &str, action: &action::Action, place: Place) -> Acti
     let terms = action.terms();
     let mut lessons: Vec<Matched> = in_force
         .iter()
+        .filter(|e| {
+            let may = action_match::may_apply(e.triggers, e.prescribed, &terms);
+            // every test run checks that no lesson skipped would apply
+            debug_assert!(
+                may || action_match::applies(&Profile::parse(e.triggers, e.prescribed), &terms)
+                    .is_none(),
+                "{}: applies, but may_apply says it cannot",
+                e.id
+            );
+            may
+        })
         .filter_map(|e| {
             let score = action_match::applies(&Profile::parse(e.triggers, e.prescribed), &terms)?;
             Some(Matched {
