@@ -10,10 +10,10 @@ use regex::Regex;
 
 use crate::platform::agents::transcript::failure::without_colours;
 
-// The patterns below URL's read the line in lower case (see [`normalise`]),
-// with ASCII digit classes: case folding and Unicode classes made them three
-// to ten times slower to build, and a hook process builds each anew (a
-// third of post-tool-use's time went to building patterns).
+// From URL to NUMBER, the patterns read the line in lower case (see
+// [`normalise`]), with ASCII digit classes: case folding and Unicode classes
+// made them three to ten times slower to build, and a hook process builds
+// each anew (a third of post-tool-use's time went to building patterns).
 static URL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[a-z][a-z0-9+.-]*://[^\s'`)\]]+").expect("valid"));
 static UUID: LazyLock<Regex> = LazyLock::new(|| {
@@ -23,7 +23,7 @@ static UUID: LazyLock<Regex> = LazyLock::new(|| {
 /// `C:\x\y`, `/home/zoë/文档/a.txt`), with any `:line:col` after them.
 /// A name's characters: ASCII word characters, `@.+~-`, and any other
 /// character but a quote, a space or CJK punctuation (GNU tools quote a
-/// path in `‘…’`); Unicode's `\w` took 2 ms to build, this 0.2 ms.
+/// path in `‘…’`); Unicode's `\w` took 2.2 ms to build, this 0.3 ms.
 static PATH: LazyLock<Regex> = LazyLock::new(|| {
     const NAME: &str = r"[a-z0-9_@.+~\-[^\x00-\x7f‘’‚‛“”„‟‹›«»…\u{a0}\u{2000}-\u{200b}\u{3000}-\u{303f}\u{ff01}-\u{ff0f}\u{ff1a}-\u{ff20}]]";
     let first = NAME.replace('~', "");
@@ -60,31 +60,23 @@ static TIMESTAMP: LazyLock<Regex> = LazyLock::new(|| {
 /// A line with what varies between runs replaced: lower case, no colours,
 /// `<url>`, `<id>`, `<path>`, `<hex>`, `<n>`, single spaces.
 pub(crate) fn normalise(line: &str) -> String {
-    let s = without_colours(line);
-    // the time patterns are built only when a line may hold one: each
-    // took about a millisecond to build, and most errors hold no time
-    let s = if four_digits(&s, Some(b"IWEF"), b' ') {
-        Cow::Owned(GLOG.replace_all(&s, "<time>").into_owned())
-    } else {
-        s
-    };
-    let s = if four_digits(&s, None, b'-') {
-        Cow::Owned(TIMESTAMP.replace_all(&s, "<time>").into_owned())
-    } else {
-        s
-    };
-    let s = s.to_lowercase();
-    let s = if s.contains("://") {
-        URL.replace_all(&s, "<url>").into_owned()
-    } else {
-        s
-    };
-    let s = UUID.replace_all(&s, "<id>").into_owned();
-    // (every path has a slash; URL's and PATH's builds wait for one)
-    let s = if !s.contains(['/', '\\']) {
-        s
-    } else {
-        PATH.replace_all(&s, |c: &regex::Captures| {
+    let mut s = without_colours(line);
+    // a pattern is built only when the line can hold a match: the time
+    // patterns took about a millisecond each to build, and most errors
+    // hold no time; every path has a slash
+    if four_digits(&s, Some(b"IWEF"), b' ') {
+        s = replaced(s, &GLOG, "<time>");
+    }
+    if four_digits(&s, None, b'-') {
+        s = replaced(s, &TIMESTAMP, "<time>");
+    }
+    let mut s: Cow<str> = Cow::Owned(s.to_lowercase());
+    if s.contains("://") {
+        s = replaced(s, &URL, "<url>");
+    }
+    s = replaced(s, &UUID, "<id>");
+    if s.contains(['/', '\\']) {
+        s = replaced(s, &PATH, |c: &regex::Captures| {
             let m = &c[0];
             // `a/b` inside a word such as `and/or` or `I/O` is not a path,
             // nor a scoped package (`@orbit/ui`, `@prisma/client`: what failed
@@ -94,10 +86,9 @@ pub(crate) fn normalise(line: &str) -> String {
             } else {
                 "<path>".to_string()
             }
-        })
-        .into_owned()
-    };
-    let s = HEX.replace_all(&s, |c: &regex::Captures| {
+        });
+    }
+    s = replaced(s, &HEX, |c: &regex::Captures| {
         let m = &c[0];
         if m.len() >= 7 || m.starts_with("0x") {
             "<hex>".to_string()
@@ -105,7 +96,7 @@ pub(crate) fn normalise(line: &str) -> String {
             m.to_string()
         }
     });
-    let s = MIXED.replace_all(&s, |c: &regex::Captures| {
+    s = replaced(s, &MIXED, |c: &regex::Captures| {
         let m = &c[0];
         // letters and digits taking turns more than once (`x2k9p`, a pod's
         // suffix) are a generated name; `e0432` and `sha512` are not
@@ -120,9 +111,19 @@ pub(crate) fn normalise(line: &str) -> String {
             m.to_string()
         }
     });
-    let s = NUMBER.replace_all(&s, "<n>");
+    s = replaced(s, &NUMBER, "<n>");
     // runs of white space, Unicode's as `\s` reads it, as one space
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `s` with `pattern`'s matches replaced; `s` itself, not a copy, when
+/// there is none.
+fn replaced<'a>(s: Cow<'a, str>, pattern: &Regex, with: impl regex::Replacer) -> Cow<'a, str> {
+    let out = match pattern.replace_all(&s, with) {
+        Cow::Owned(out) => Some(out),
+        Cow::Borrowed(_) => None,
+    };
+    out.map_or(s, Cow::Owned)
 }
 
 /// Whether `text` holds four ASCII digits and the byte `after`, with one
