@@ -155,7 +155,11 @@ mod tests {
         // (a capital, a number, a path, two spaces) would never match
         for entry in GENERIC_OPENINGS.iter().chain(GENERIC_LINES) {
             assert_eq!(normalise(entry), entry.trim(), "{entry}");
-            assert!(is_generic(entry), "{entry}");
+            // each in one place: not the pattern's too, not under an
+            // opening that already covers it
+            assert!(!GENERIC.is_match(entry), "{entry}");
+            let covered = |o: &&str| o != entry && entry.starts_with(o);
+            assert!(!GENERIC_OPENINGS.iter().any(covered), "{entry}");
         }
         // an opening, a whole line, the pattern; a line that only opens
         // like a whole line is not one
