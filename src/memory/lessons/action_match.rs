@@ -77,13 +77,14 @@ pub fn may_apply(triggers: &str, prescribed: &str, a: &ActionTerms) -> bool {
     triggers.split(['|', ' ']).any(|t| {
         let t = t.strip_prefix('*').unwrap_or(t);
         !t.is_empty()
-            && (a.programs.contains(t)
-                || a.files.contains(t)
-                || a.types.contains(t)
-                || a.terms.contains(t)
-                || a.subcommands.contains(t)
-                || a.implied.contains(t))
+            && (a.programs.contains(t) || a.files.contains(t) || a.types.contains(t) || held(a, t))
     })
+}
+
+/// Whether the action holds `term` among what it says or does: its
+/// words, subcommands and what it implies (not what it runs or writes).
+fn held(a: &ActionTerms, term: &str) -> bool {
+    a.terms.contains(term) || a.subcommands.contains(term) || a.implied.contains(term)
 }
 
 /// Whether the lesson applies to the action, and how strongly (more
@@ -91,7 +92,7 @@ pub fn may_apply(triggers: &str, prescribed: &str, a: &ActionTerms) -> bool {
 pub fn applies(p: &Profile, a: &ActionTerms) -> Option<f64> {
     let mut best: Option<f64> = None;
     let mut keep = |s: f64| best = Some(best.map_or(s, |b: f64| b.max(s)));
-    let held = |t: &str| a.terms.contains(t) || a.subcommands.contains(t) || a.implied.contains(t);
+    let held = |t: &str| held(a, t);
     let prescribed = &p.prescribed;
     let is_command = !a.programs.is_empty();
     let type_words = &*TYPE_TERMS;
