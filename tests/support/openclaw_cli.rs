@@ -92,10 +92,13 @@ fn strip_ansi(line: &str) -> String {
 }
 
 /// `~/.openclaw/openclaw.json` as a user with a model provider at `base_url`
-/// (an OpenAI Responses endpoint) would have it.
+/// (an OpenAI Responses endpoint) would have it, with OpenClaw's own
+/// heartbeat off (`every: 0m`): a heartbeat poll is a session of its own,
+/// and one that fired while a slow gateway ran the test's turns made a
+/// fourth summary where the test counts three.
 pub fn provider_config(base_url: &str) -> String {
     format!(
-        "{{\n  \"agents\": {{\"defaults\": {{\"model\": {{\"primary\": \"fake/gpt-fake\"}}}}}},\n  \"models\": {{\n    \"mode\": \"merge\",\n    \"providers\": {{\n      \"fake\": {{\"baseUrl\": \"{base_url}\", \"apiKey\": \"dummy\", \"api\": \"openai-responses\", \"models\": [{{\"id\": \"gpt-fake\", \"name\": \"Fake\"}}]}}\n    }}\n  }}\n}}\n"
+        "{{\n  \"agents\": {{\"defaults\": {{\"model\": {{\"primary\": \"fake/gpt-fake\"}}, \"heartbeat\": {{\"every\": \"0m\"}}}}}},\n  \"models\": {{\n    \"mode\": \"merge\",\n    \"providers\": {{\n      \"fake\": {{\"baseUrl\": \"{base_url}\", \"apiKey\": \"dummy\", \"api\": \"openai-responses\", \"models\": [{{\"id\": \"gpt-fake\", \"name\": \"Fake\"}}]}}\n    }}\n  }}\n}}\n"
     )
 }
 
