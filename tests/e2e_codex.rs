@@ -346,3 +346,60 @@ fn codex_denies_a_guarded_command_with_the_lesson_as_the_reason() {
         "the deny did not reach the model: {answered:.3000}"
     );
 }
+
+/// Memory at the moment of need, inside Codex: a command fails in one
+/// session and the model says what fixed it and what is left; in the next
+/// session in the project, the open item is in the first request (session
+/// start) and, when the same command fails again, the past fix reaches the
+/// model with the request that answers the call (Codex fires PostToolUse
+/// for a failed command; its output says the exit code). The failure comes
+/// from a real process Codex runs.
+#[test]
+fn codex_recalls_a_past_fix_and_the_projects_open_item() {
+    let bin = codex_or_skip!();
+    let failing = json!({"cmd": "sh -c 'echo \"frobnicate: error: frob.toml has no [widgets] table (needed since frobnicate 2)\" >&2; exit 3'"});
+    let api = FakeResponses::start(vec![
+        Turn::call(None, "exec_command", failing.clone()).when("set up the frobnicator"),
+        Turn::text(
+            "frob.toml had no [widgets] table; adding one with `size = 3` fixed it and frobnicate runs now. TODO: add the widgets table to the staging config too.",
+        )
+        .when("function_call_output"),
+        Turn::call(None, "exec_command", failing).when("frobnicate the fixtures"),
+        Turn::text("Done.").when("function_call_output"),
+    ]);
+    let (home, work, _) = installed(&bin, &api, "");
+    exec(
+        &home,
+        &bin,
+        &work,
+        "set up the frobnicator for the demo",
+        &[BYPASS],
+    );
+    assert_eq!(
+        api.turns_used(),
+        2,
+        "the first session's turns were not all used"
+    );
+    home.ok(&["index", "--quiet"]);
+
+    let before = api.bodies().len();
+    let stderr = exec(&home, &bin, &work, "frobnicate the fixtures", &[BYPASS]);
+    assert!(!stderr.contains("PostToolUse Failed"), "{stderr}");
+    let bodies = api.bodies()[before..].to_vec();
+    assert!(
+        bodies[0].contains("add the widgets table to the staging config"),
+        "the open item is not in the first request: {:.3000}",
+        bodies[0]
+    );
+    let answered = bodies
+        .iter()
+        .find(|b| b.contains("function_call_output"))
+        .expect("the call was answered");
+    assert!(
+        answered.contains("this error was met before")
+            && answered.contains("size = 3")
+            && answered.contains("codex://"),
+        "the past fix did not reach the model: {answered:.4000}"
+    );
+    assert_eq!(hook_log(&home), "", "hooks logged errors");
+}

@@ -19,6 +19,7 @@ use crate::memory::recall::signature::Signature;
 use crate::memory::recall::{Conversation, Step};
 use crate::memory::sessions::state::{self, SessionState};
 use crate::platform::agents::hook_io::HookInput;
+use crate::platform::agents::transcript::codex;
 use crate::platform::workspace::context::Context;
 
 /// Longest injection, in characters (the budget).
@@ -88,8 +89,9 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
 
 /// The output of a command that failed, or None when the call succeeded
 /// (or was not a command). Claude Code: PostToolUseFailure's `error`
-/// ("Exit code N\n<output>"). Codex: PostToolUse with the output as a
-/// string that says the exit code. Others: an exit code in the response.
+/// ("Exit code N\n<output>"). Codex: PostToolUse with the output alone as
+/// a string; the exit code is in its rollout (or, in older versions, the
+/// string). Others: an exit code in the response.
 fn failed_output(input: &HookInput) -> Option<String> {
     let tool = input.tool_name.as_deref()?;
     if !crate::memory::lessons::action::is_command_tool(tool) {
@@ -102,7 +104,16 @@ fn failed_output(input: &HookInput) -> Option<String> {
         return None;
     }
     match &input.tool_response {
-        Value::String(s) => exit_code_in(s).filter(|c| *c != 0).map(|_| s.clone()),
+        Value::String(s) => {
+            // what Codex recorded first: the output may quote an old failure
+            let recorded = input
+                .tool_use_id
+                .as_deref()
+                .zip(input.transcript())
+                .and_then(|(id, rollout)| codex::command_exit_code(rollout, id));
+            let code = recorded.or_else(|| exit_code_in(s))?;
+            (code != 0).then(|| s.clone())
+        }
         Value::Object(o) => {
             let code = o
                 .get("exit_code")

@@ -39,6 +39,9 @@ pub struct HookInput {
     pub tool_response: Value,
     /// PostToolUseFailure: `"Exit code N\n<output>"` or the tool's error.
     pub error: Option<String>,
+    /// PreToolUse / PostToolUse: the call's id (Codex: the `call_id` its
+    /// rollout records the call under).
+    pub tool_use_id: Option<String>,
 }
 
 impl HookInput {
@@ -84,6 +87,7 @@ impl HookInput {
             tool_input: v.get("tool_input").cloned().unwrap_or(Value::Null),
             tool_response: v.get("tool_response").cloned().unwrap_or(Value::Null),
             error: s("error"),
+            tool_use_id: s("tool_use_id"),
         }
     }
 }

@@ -212,8 +212,22 @@ fn response_item(
                 .and_then(|id| tool_names.get(id))
                 .map(String::as_str)
                 .unwrap_or("tool");
-            let body = output_text(p.get("output").unwrap_or(&Value::Null));
-            let text = format!("[result {name}] {}", truncate(body.trim(), result_chars));
+            let output = p.get("output").unwrap_or(&Value::Null);
+            let body = output_text(output);
+            // a command that exited non-zero is a failure, kept as Claude
+            // Code's are (its start and its end; error recall reads it so)
+            let failed = output
+                .as_str()
+                .and_then(exit_code_in_header)
+                .is_some_and(|code| code != 0);
+            let text = if failed {
+                format!(
+                    "[error {name}] {}",
+                    super::error_excerpt(&body, result_chars)
+                )
+            } else {
+                format!("[result {name}] {}", truncate(body.trim(), result_chars))
+            };
             match turns.last_mut() {
                 Some(last) if last.role == Role::Tool && last.line_end + 1 >= at.line_no => {
                     last.text.push('\n');
@@ -244,8 +258,9 @@ fn assistant(turns: &mut Vec<Turn>, at: Position, text: String, files: Vec<Strin
     turns.push(t);
 }
 
-/// A tool's output: a string, or a list of text parts. Codex puts a
-/// "Wall time: … Output:" header before an MCP tool's answer; it goes.
+/// A tool's output: a string, or a list of text parts, without the header
+/// Codex puts before a command's output and an MCP tool's answer
+/// ([`command_header`]).
 fn output_text(output: &Value) -> String {
     let text = match output {
         Value::String(s) => s.clone(),
@@ -257,14 +272,88 @@ fn output_text(output: &Value) -> String {
             .unwrap_or_default(),
         _ => String::new(),
     };
-    match text.strip_prefix("Wall time: ") {
-        Some(rest) => match rest.split_once("Output:") {
-            Some((_, after)) => after.trim_start().to_string(),
-            None => text,
-        },
+    match command_header(&text) {
+        Some((_, body)) => body.to_string(),
         None => text,
     }
 }
+
+/// A command's output as Codex hands it to the model: a header (`Chunk
+/// ID: …`, `Wall time: …`, `Process exited with code N`, `Original token
+/// count: …`) over `Output:` and what the command printed. The header and
+/// the output, or None when `text` has no such header.
+fn command_header(text: &str) -> Option<(&str, &str)> {
+    if !(text.starts_with("Chunk ID: ") || text.starts_with("Wall time: ")) {
+        return None;
+    }
+    let (header, body) = text.split_once("Output:")?;
+    Some((header, body.trim_start()))
+}
+
+/// The exit code a command's header states (`Process exited with code
+/// 3`); None for a command still running or an output without a header.
+fn exit_code_in_header(text: &str) -> Option<i64> {
+    let (header, _) = command_header(text)?;
+    header
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Process exited with code "))
+        .and_then(|n| n.trim().parse().ok())
+}
+
+/// The exit code Codex recorded for the command of `call_id`: its
+/// `item_completed` event (`CommandExecution`, `exit_code`), which Codex
+/// 0.169.0 writes to the rollout before it runs the PostToolUse hooks,
+/// whose payload gives the command's output alone (checked by the e2e
+/// test). Read from the file's end, [`TAIL_BYTES`] first and more while
+/// the event's line may start further back, up to [`TAIL_MOST`]; None when
+/// the event is not there.
+pub fn command_exit_code(rollout: &std::path::Path, call_id: &str) -> Option<i64> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(rollout).ok()?;
+    let len = file.metadata().ok()?.len();
+    let id = format!("\"id\":\"{call_id}\"");
+    let mut window = TAIL_BYTES;
+    loop {
+        let start = len.saturating_sub(window);
+        file.seek(SeekFrom::Start(start)).ok()?;
+        let mut bytes = Vec::new();
+        file.by_ref()
+            .take(len - start)
+            .read_to_end(&mut bytes)
+            .ok()?;
+        let mut lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+        if start > 0 {
+            lines.remove(0); // cut by the window
+        }
+        let finder = Finder::new(id.as_bytes());
+        for line in lines.iter().rev() {
+            if finder.find(line).is_none() {
+                continue;
+            }
+            let Ok(v) = serde_json::from_slice::<Value>(line) else {
+                continue;
+            };
+            let item = v.pointer("/payload/item");
+            if v.pointer("/payload/type").and_then(Value::as_str) == Some("item_completed")
+                && item.and_then(|i| i.get("id")).and_then(Value::as_str) == Some(call_id)
+            {
+                return item
+                    .and_then(|i| i.get("exit_code"))
+                    .and_then(Value::as_i64);
+            }
+        }
+        if start == 0 || window >= TAIL_MOST {
+            return None;
+        }
+        window *= 4;
+    }
+}
+
+/// Bytes of a rollout's end read first for a command's exit code (its
+/// event is among the last lines), and at most (a command that printed
+/// megabytes makes a line as long).
+const TAIL_BYTES: u64 = 64 << 10;
+const TAIL_MOST: u64 = 4 << 20;
 
 /// Context Codex adds in the user's name: `<environment_context>`,
 /// `<user_instructions>`, `<skills_instructions>`, `<turn_aborted>` and the
@@ -394,5 +483,52 @@ mod tests {
             Some("01a211bb-79d6-7f93-ba77-17680efe70eb")
         );
         assert_eq!(session_id_of("abc.jsonl"), None);
+    }
+
+    /// A command that failed, as Codex 0.169.0 records it: the call, the
+    /// `item_completed` event it writes before the PostToolUse hooks run,
+    /// and the output the model reads (its header says the exit code).
+    const SH_CALL: &str = r#"{"timestamp":"2026-11-27T23:33:15.042Z","ordinal":10,"type":"response_item","payload":{"type":"function_call","id":"fc_3","name":"exec_command","arguments":"{\"cmd\":\"make\"}","call_id":"call_3"}}"#;
+    const SH_DONE: &str = r#"{"timestamp":"2026-11-27T23:33:15.138Z","ordinal":12,"type":"event_msg","payload":{"type":"item_completed","item":{"type":"CommandExecution","id":"call_3","command":["/bin/bash","-lc","make"],"status":"failed","aggregated_output":"make: *** No rule to make target 'all'.  Stop.\n","exit_code":2}}}"#;
+    const SH_OUT: &str = r#"{"timestamp":"2026-11-27T23:33:15.140Z","ordinal":13,"type":"response_item","payload":{"type":"function_call_output","id":"fco_3","call_id":"call_3","output":"Chunk ID: 918883\nWall time: 0.0000 seconds\nProcess exited with code 2\nOriginal token count: 20\nOutput:\nmake: *** No rule to make target 'all'.  Stop.\n"}}"#;
+
+    #[test]
+    fn a_command_that_exited_non_zero_is_kept_as_a_failure() {
+        let (turns, _) = read_str(&([META, SH_CALL, SH_DONE, SH_OUT].join("\n") + "\n"));
+        let tool = turns.iter().find(|t| t.role == Role::Tool).unwrap();
+        // the header goes; the output is labelled as Claude Code's failures are
+        assert_eq!(
+            tool.text,
+            "[error exec_command] make: *** No rule to make target 'all'.  Stop."
+        );
+        let ok = SH_OUT.replace("code 2", "code 0");
+        let (turns, _) = read_str(&([META, SH_CALL, &ok].join("\n") + "\n"));
+        let tool = turns.iter().find(|t| t.role == Role::Tool).unwrap();
+        assert!(
+            tool.text.starts_with("[result exec_command] make:"),
+            "{}",
+            tool.text
+        );
+    }
+
+    #[test]
+    fn a_commands_exit_code_is_read_from_the_rollouts_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rollout.jsonl");
+        std::fs::write(&path, [META, SH_CALL, SH_DONE].join("\n") + "\n").unwrap();
+        assert_eq!(command_exit_code(&path, "call_3"), Some(2));
+        assert_eq!(command_exit_code(&path, "call_9"), None);
+        // the event of a command that printed more than the first window
+        // reads, far from the file's end; a success says 0
+        let long = SH_DONE
+            .replace("make: ***", &"x".repeat(300 << 10))
+            .replace("\"exit_code\":2", "\"exit_code\":0");
+        let later = USER.replace("ordinal\":7", "ordinal\":14");
+        std::fs::write(&path, [META, SH_CALL, &long, &later].join("\n")).unwrap();
+        assert_eq!(command_exit_code(&path, "call_3"), Some(0));
+        assert_eq!(
+            command_exit_code(&dir.path().join("gone.jsonl"), "call_3"),
+            None
+        );
     }
 }
