@@ -403,3 +403,73 @@ fn codex_recalls_a_past_fix_and_the_projects_open_item() {
     );
     assert_eq!(hook_log(&home), "", "hooks logged errors");
 }
+
+/// A file's history before its first edit, inside Codex: a session patches
+/// a file with `apply_patch` (a model whose metadata Codex knows is offered
+/// the tool; the fake one is not); in the next session, the first patch of
+/// that file brings the past session to the model as a developer message,
+/// the second brings nothing more.
+#[test]
+fn codex_shows_a_files_history_before_its_first_edit() {
+    let bin = codex_or_skip!();
+    let patch = |n: u32| Turn {
+        items: vec![json!({
+            "type": "custom_tool_call",
+            "id": format!("ctc_fake_{n}"),
+            "call_id": format!("call_patch_{n}"),
+            "name": "apply_patch",
+            "input": format!("*** Begin Patch\n*** Update File: frob.toml\n@@\n size = 1\n+# widgets {n}\n*** End Patch\n"),
+        })],
+        when: None,
+    };
+    let api = FakeResponses::start(vec![
+        patch(1).when("grow the widgets"),
+        Turn::text("frob.toml now notes the widgets: the widgets table needs them.")
+            .when("call_patch_1"),
+        patch(2).when("widgets bigger"),
+        patch(3).when("call_patch_2"),
+        Turn::text("Done.").when("call_patch_3"),
+    ]);
+    let (home, work, _) = installed(&bin, &api, "");
+    std::fs::write(work.join("frob.toml"), "size = 1\n").unwrap();
+    let args = [BYPASS, "--sandbox", "workspace-write", "-m", "gpt-5.5"];
+    exec(&home, &bin, &work, "grow the widgets in frob.toml", &args);
+    assert_eq!(api.turns_used(), 2);
+    const HISTORY: &str = "past sessions in this project touched frob.toml";
+    assert!(
+        !api.bodies().iter().any(|b| b.contains(HISTORY)),
+        "a history before any"
+    );
+    home.ok(&["index", "--quiet"]);
+
+    let before = api.bodies().len();
+    exec(&home, &bin, &work, "make the widgets bigger again", &args);
+    assert_eq!(api.turns_used(), 5);
+    let bodies = api.bodies()[before..].to_vec();
+    let after_first = bodies
+        .iter()
+        .find(|b| b.contains("call_patch_2") && !b.contains("call_patch_3"))
+        .expect("the first patch was answered");
+    assert_eq!(
+        after_first.matches(HISTORY).count(),
+        1,
+        "{after_first:.3000}"
+    );
+    assert!(
+        after_first.contains("the widgets table needs them") && after_first.contains("codex://"),
+        "{after_first:.3000}"
+    );
+    let last = bodies.last().unwrap();
+    assert!(last.contains("call_patch_3"));
+    assert_eq!(
+        last.matches(HISTORY).count(),
+        1,
+        "the second edit told it again"
+    );
+    assert_eq!(
+        std::fs::read_to_string(work.join("frob.toml")).unwrap(),
+        "size = 1\n# widgets 3\n# widgets 2\n# widgets 1\n",
+        "the patches ran"
+    );
+    assert_eq!(hook_log(&home), "", "hooks logged errors");
+}
