@@ -1409,3 +1409,43 @@ date = "2026-10-05T09:00:00Z"
     assert!(shards.join("complete").is_file());
     assert_eq!(edit("/home/ana/shop"), told);
 }
+
+/// OpenClaw's sessions share the agent's workspace folder: a session that
+/// ended with an open item carries it into the next one's system prompt
+/// (`before_prompt_build`'s `appendSystemContext`), through the events the
+/// plugin passes (shaped as the gateway's, tests/fixtures/openclaw/).
+#[test]
+fn an_openclaw_sessions_open_item_reaches_the_next_system_prompt() {
+    let home = TestHome::new();
+    home.init(&["--agent", "openclaw"]);
+    let dir = home.path(".openclaw/workspace");
+    let ctx = |sid: &str| json!({"agentId": "main", "sessionId": sid, "workspaceDir": dir});
+    let ended = json!({"hook": "agent_end", "ctx": ctx("s1"), "event": {"messages": [
+        {"role": "user", "content": [{"type": "text", "text": "import the March orders"}], "timestamp": 1795597388079u64},
+        {"role": "assistant", "content": [{"type": "text", "text": "Imported 412 orders. TODO: add a retry budget to the importer."}], "timestamp": 1795597388220u64},
+    ]}});
+    assert!(home.hook_as("openclaw", "stop", &ended).status.success());
+    let end = json!({"hook": "session_end", "ctx": ctx("s1"), "event": {"sessionId": "s1", "reason": "reset"}});
+    assert!(
+        home.hook_as("openclaw", "session-end", &end)
+            .status
+            .success()
+    );
+    assert_eq!(home.summaries().len(), 1);
+
+    let prompt = json!({"hook": "before_prompt_build", "ctx": ctx("s2"),
+                        "event": {"prompt": "what is left on the importer?", "messages": []}});
+    let out = home.hook_as("openclaw", "user-prompt", &prompt);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let system = v["appendSystemContext"].as_str().unwrap_or_default();
+    assert!(system.contains("add a retry budget to the importer"), "{v}");
+    assert!(system.contains("openclaw://main/s1.jsonl"), "{system}");
+    // another folder is another project: nothing carried there
+    let elsewhere = json!({"hook": "before_prompt_build",
+        "ctx": {"agentId": "main", "sessionId": "s3", "workspaceDir": home.path("elsewhere")},
+        "event": {"prompt": "what is left?", "messages": []}});
+    let v: Value =
+        serde_json::from_slice(&home.hook_as("openclaw", "user-prompt", &elsewhere).stdout)
+            .unwrap();
+    assert!(!v.to_string().contains("retry budget"), "{v}");
+}
