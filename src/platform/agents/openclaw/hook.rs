@@ -268,7 +268,7 @@ fn claude_line(m: &Value, session_id: &str, cwd: &Option<String>, iso: &str) -> 
                     "type": "tool_result",
                     "tool_use_id": m.get("toolCallId").cloned().unwrap_or(Value::Null),
                     "content": red(&unwrap_untrusted(&text.join("\n"))),
-                    "is_error": m.get("isError").and_then(Value::as_bool).unwrap_or(false),
+                    "is_error": failed(m),
                 })],
             )
         }
@@ -294,6 +294,17 @@ fn claude_line(m: &Value, session_id: &str, cwd: &Option<String>, iso: &str) -> 
         })
         .to_string(),
     )
+}
+
+/// Whether a `toolResult` message tells a failure: `isError`, or a command
+/// that exited non-zero (`exec` answers `isError: false` with
+/// `details.exitCode`, as the gateway's events show), so that it is indexed
+/// and recalled as Claude Code's failed results are.
+fn failed(m: &Value) -> bool {
+    m.get("isError").and_then(Value::as_bool) == Some(true)
+        || m.pointer("/details/exitCode")
+            .and_then(Value::as_i64)
+            .is_some_and(|code| code != 0)
 }
 
 /// OpenClaw puts most tools behind its tool search: the model calls
@@ -460,5 +471,31 @@ mod tests {
             safe_name("agent:main:explicit:s1"),
             "agent_main_explicit_s1"
         );
+    }
+
+    #[test]
+    fn a_command_that_exited_non_zero_is_recorded_as_failed() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("main/s4.jsonl");
+        // an exec result as the gateway (2026.9.6) passes it
+        let result = |code: i64| {
+            json!({"role": "toolResult", "toolCallId": "call_1|fc_1", "toolName": "exec",
+                   "content": [{"type": "text", "text": format!("frobnicate: error: no [widgets] table\n\n(Command exited with code {code})")}],
+                   "details": {"status": "completed", "exitCode": code, "exitReason": "exit"},
+                   "isError": false, "timestamp": 3})
+        };
+        let call = json!({"role": "assistant", "content": [{"type": "toolCall", "id": "call_1|fc_1", "name": "exec", "arguments": {"command": "frobnicate"}}], "timestamp": 2});
+        for (code, label) in [(3, "[error exec]"), (0, "[result exec]")] {
+            let _ = std::fs::remove_file(&p);
+            record(&p, "s4", &None, &[call.clone(), result(code)]).unwrap();
+            let text = std::fs::read_to_string(&p).unwrap();
+            let (turns, _) = read(
+                &mut std::io::Cursor::new(text.as_bytes()),
+                0,
+                0,
+                &ReadOptions::default(),
+            );
+            assert!(turns[1].text.starts_with(label), "{}", turns[1].text);
+        }
     }
 }
