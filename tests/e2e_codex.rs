@@ -351,8 +351,9 @@ fn codex_denies_a_guarded_command_with_the_lesson_as_the_reason() {
 /// session and the model says what fixed it and what is left; in the next
 /// session in the project, the open item is in the first request (session
 /// start) and, when the same command fails again, the past fix reaches the
-/// model with the request that answers the call (Codex fires PostToolUse
-/// for a failed command; its output says the exit code). The failure comes
+/// model with the request that answers the call, once however often it
+/// fails in that session (Codex fires PostToolUse for a failed command with
+/// the output alone; the exit code is in its rollout). The failure comes
 /// from a real process Codex runs.
 #[test]
 fn codex_recalls_a_past_fix_and_the_projects_open_item() {
@@ -364,7 +365,9 @@ fn codex_recalls_a_past_fix_and_the_projects_open_item() {
             "frob.toml had no [widgets] table; adding one with `size = 3` fixed it and frobnicate runs now. TODO: add the widgets table to the staging config too.",
         )
         .when("function_call_output"),
-        Turn::call(None, "exec_command", failing).when("frobnicate the fixtures"),
+        Turn::call(None, "exec_command", failing.clone()).when("frobnicate the fixtures"),
+        // the same failure again in that session: told once
+        Turn::call(None, "exec_command", failing).when("function_call_output"),
         Turn::text("Done.").when("function_call_output"),
     ]);
     let (home, work, _) = installed(&bin, &api, "");
@@ -400,6 +403,18 @@ fn codex_recalls_a_past_fix_and_the_projects_open_item() {
             && answered.contains("size = 3")
             && answered.contains("codex://"),
         "the past fix did not reach the model: {answered:.4000}"
+    );
+    assert_eq!(api.turns_used(), 5);
+    let last = bodies.last().unwrap();
+    assert_eq!(
+        last.matches("\"function_call_output\"").count(),
+        2,
+        "{last:.4000}"
+    );
+    assert_eq!(
+        last.matches("this error was met before").count(),
+        1,
+        "the second failure was told again"
     );
     assert_eq!(hook_log(&home), "", "hooks logged errors");
 }
