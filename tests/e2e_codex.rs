@@ -488,3 +488,45 @@ fn codex_shows_a_files_history_before_its_first_edit() {
     );
     assert_eq!(hook_log(&home), "", "hooks logged errors");
 }
+
+/// A lesson that applies to the agent's own command, inside Codex: before
+/// `git push` runs, the model gets the lesson as a developer message (a
+/// lesson without a guard advises and does not block: the push still runs,
+/// and fails here, outside a repository).
+#[test]
+fn codex_gets_the_lesson_that_applies_before_its_command() {
+    let bin = codex_or_skip!();
+    let api = FakeResponses::start(vec![
+        Turn::call(None, "exec_command", json!({"cmd": "git push origin main"}))
+            .when("push the release"),
+        Turn::text("Pushed.").when("function_call_output"),
+    ]);
+    let (home, work, _) = installed(&bin, &api, "");
+    let out = home.ok(&[
+        "lessons",
+        "add",
+        "Run the test suite before you git push, because a broken build reached main.",
+    ]);
+    let id = crate::support::stdout(&out)
+        .split_whitespace()
+        .find(|w| w.starts_with("L-"))
+        .expect("the lesson's id")
+        .to_string();
+    exec(&home, &bin, &work, "push the release", &[BYPASS]);
+    let bodies = api.bodies();
+    assert!(
+        !bodies[0].contains("lessons that apply to this tool call"),
+        "told before the call was made"
+    );
+    let answered = bodies
+        .iter()
+        .find(|b| b.contains("function_call_output"))
+        .expect("the call was answered");
+    assert!(
+        answered.contains("lessons that apply to this tool call")
+            && answered.contains(&id)
+            && answered.contains("Run the test suite before you git push"),
+        "the lesson did not reach the model: {answered:.3000}"
+    );
+    assert_eq!(hook_log(&home), "", "hooks logged errors");
+}
