@@ -530,3 +530,35 @@ fn codex_gets_the_lesson_that_applies_before_its_command() {
     );
     assert_eq!(hook_log(&home), "", "hooks logged errors");
 }
+
+/// A correction in a Codex session becomes a learning waiting for the
+/// user's yes (read from the rollout by the Stop and SessionEnd hooks).
+#[test]
+fn codex_sessions_corrections_become_pending_learnings() {
+    let bin = codex_or_skip!();
+    let api = FakeResponses::start(vec![
+        Turn::text(
+            "You're right — the staging database listens on port 5433, not 5432. I fixed the config.",
+        )
+        .when("staging DB port"),
+    ]);
+    let (home, work, _) = installed(&bin, &api, "");
+    exec(
+        &home,
+        &bin,
+        &work,
+        "The staging DB port is wrong, check it",
+        &[BYPASS],
+    );
+    let pending = home.read_json("pms/.pms/pending-learnings.json");
+    let items = pending["items"].as_array().expect("learnings were staged");
+    assert!(
+        items.iter().any(|i| i["kind"] == "correction"
+            && i["text"].as_str().unwrap().contains("5433")
+            && i["transcript_ref"]
+                .as_str()
+                .is_some_and(|r| r.starts_with("codex://"))),
+        "{pending}"
+    );
+    assert_eq!(hook_log(&home), "", "hooks logged errors");
+}
