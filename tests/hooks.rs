@@ -1449,3 +1449,34 @@ fn an_openclaw_sessions_open_item_reaches_the_next_system_prompt() {
             .unwrap();
     assert!(!v.to_string().contains("retry budget"), "{v}");
 }
+
+/// A correction in an OpenClaw session, recorded from `agent_end`, becomes
+/// a learning waiting for the user's yes at `session_end`, pointing back to
+/// the recording.
+#[test]
+fn an_openclaw_sessions_correction_becomes_a_pending_learning() {
+    let home = TestHome::new();
+    home.init(&["--agent", "openclaw"]);
+    let dir = home.path(".openclaw/workspace");
+    let ctx = json!({"agentId": "main", "sessionId": "s1", "workspaceDir": dir});
+    let ended = json!({"hook": "agent_end", "ctx": ctx, "event": {"messages": [
+        {"role": "user", "content": [{"type": "text", "text": "The staging DB port is wrong, check it"}], "timestamp": 1795597388079u64},
+        {"role": "assistant", "content": [{"type": "text", "text": "You're right — the staging database listens on port 5433, not 5432. I fixed the config."}], "timestamp": 1795597388220u64},
+    ]}});
+    assert!(home.hook_as("openclaw", "stop", &ended).status.success());
+    let end =
+        json!({"hook": "session_end", "ctx": ctx, "event": {"sessionId": "s1", "reason": "reset"}});
+    assert!(
+        home.hook_as("openclaw", "session-end", &end)
+            .status
+            .success()
+    );
+    let pending = home.read_json("pms/.pms/pending-learnings.json");
+    let items = pending["items"].as_array().expect("learnings were staged");
+    assert!(
+        items.iter().any(|i| i["kind"] == "correction"
+            && i["text"].as_str().unwrap().contains("5433")
+            && i["transcript_ref"] == "openclaw://main/s1.jsonl"),
+        "{pending}"
+    );
+}
