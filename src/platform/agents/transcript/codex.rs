@@ -306,12 +306,14 @@ fn exit_code_in_header(text: &str) -> Option<i64> {
 /// whose payload gives the command's output alone (checked by the e2e
 /// test). Read from the file's end, [`TAIL_BYTES`] first and more while
 /// the event's line may start further back, up to [`TAIL_MOST`]; None when
-/// the event is not there.
+/// the event is not there, as for a command still running (found as soon
+/// as the call itself is: its events come after it).
 pub fn command_exit_code(rollout: &std::path::Path, call_id: &str) -> Option<i64> {
     use std::io::{Read, Seek, SeekFrom};
     let mut file = std::fs::File::open(rollout).ok()?;
     let len = file.metadata().ok()?.len();
     let id = format!("\"id\":\"{call_id}\"");
+    let called = format!("\"call_id\":\"{call_id}\"");
     let mut window = TAIL_BYTES;
     loop {
         let start = len.saturating_sub(window);
@@ -326,20 +328,26 @@ pub fn command_exit_code(rollout: &std::path::Path, call_id: &str) -> Option<i64
             lines.remove(0); // cut by the window
         }
         let finder = Finder::new(id.as_bytes());
+        let call = Finder::new(called.as_bytes());
         for line in lines.iter().rev() {
-            if finder.find(line).is_none() {
+            if call.find(line).is_none() && finder.find(line).is_none() {
                 continue;
             }
             let Ok(v) = serde_json::from_slice::<Value>(line) else {
                 continue;
             };
             let item = v.pointer("/payload/item");
-            if v.pointer("/payload/type").and_then(Value::as_str) == Some("item_completed")
-                && item.and_then(|i| i.get("id")).and_then(Value::as_str) == Some(call_id)
-            {
-                return item
-                    .and_then(|i| i.get("exit_code"))
-                    .and_then(Value::as_i64);
+            match v.pointer("/payload/type").and_then(Value::as_str) {
+                // its events come after the call itself: past it, there is none
+                Some("function_call") => return None,
+                Some("item_completed")
+                    if item.and_then(|i| i.get("id")).and_then(Value::as_str) == Some(call_id) =>
+                {
+                    return item
+                        .and_then(|i| i.get("exit_code"))
+                        .and_then(Value::as_i64);
+                }
+                _ => {}
             }
         }
         if start == 0 || window >= TAIL_MOST {
@@ -516,6 +524,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("rollout.jsonl");
         std::fs::write(&path, [META, SH_CALL, SH_DONE].join("\n") + "\n").unwrap();
+        assert_eq!(command_exit_code(&path, "call_3"), Some(2));
+        // the output the model reads, written after the event, names the call too
+        std::fs::write(&path, [META, SH_CALL, SH_DONE, SH_OUT].join("\n") + "\n").unwrap();
         assert_eq!(command_exit_code(&path, "call_3"), Some(2));
         assert_eq!(command_exit_code(&path, "call_9"), None);
         // the event of a command that printed more than the first window
