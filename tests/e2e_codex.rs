@@ -562,3 +562,44 @@ fn codex_sessions_corrections_become_pending_learnings() {
     );
     assert_eq!(hook_log(&home), "", "hooks logged errors");
 }
+
+/// Codex's own compaction (forced with a token limit of 1, as `-c` sets
+/// it): the PreCompact hook runs, Codex starts the session again after it,
+/// and the request that follows still carries layer 0.
+#[test]
+fn codex_keeps_layer_0_across_its_compaction() {
+    let bin = codex_or_skip!();
+    let api = FakeResponses::start(vec![
+        Turn::text("One widget.").when("count the widgets"),
+        Turn::text("Two gadgets.").when("and the gadgets"),
+    ]);
+    let (home, work, _) = installed(&bin, &api, "");
+    let limit = ["-c", "model_auto_compact_token_limit=1"];
+    exec(
+        &home,
+        &bin,
+        &work,
+        "count the widgets",
+        &[&[BYPASS][..], &limit].concat(),
+    );
+    let mut args = vec!["exec", "resume", "--last", "--skip-git-repo-check", BYPASS];
+    args.extend(limit);
+    args.push("and the gadgets?");
+    let out = crate::support::codex_cli::run_codex(&home, &bin, &work, &args);
+    let stderr = crate::support::stderr(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("hook: PreCompact Completed") && stderr.contains("context compacted"),
+        "no compaction: {stderr}"
+    );
+    let last = api
+        .bodies()
+        .into_iter()
+        .rfind(|b| b.contains("and the gadgets"))
+        .expect("the second prompt reached the model");
+    assert!(
+        last.contains("pms memory for Ada Lovelace"),
+        "layer 0 is gone after compaction: {last:.2000}"
+    );
+    assert_eq!(hook_log(&home), "", "hooks logged errors");
+}
