@@ -383,6 +383,12 @@ fn codex_recalls_a_past_fix_and_the_projects_open_item() {
         2,
         "the first session's turns were not all used"
     );
+    assert!(
+        !api.bodies()
+            .iter()
+            .any(|b| b.contains("this error was met before")),
+        "an error never met before was told as met"
+    );
     home.ok(&["index", "--quiet"]);
 
     let before = api.bodies().len();
