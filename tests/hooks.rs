@@ -1220,6 +1220,11 @@ fn moments_of_need_speak_once_and_each_kind_turns_off() {
         "Exit code 1\nerror: linking with `cc` failed: exit status: 1\n  = note: /usr/bin/ld: cannot find -lsqlite3: No such file or directory"
     );
     assert_eq!(context(&home.hook("post-tool-use", &other)), "");
+    // a call the user stopped failed at nothing, whatever its output says
+    let mut stopped = fail.clone();
+    stopped["session_id"] = json!("new-9");
+    stopped["is_interrupt"] = json!(true);
+    assert_eq!(context(&home.hook("post-tool-use", &stopped)), "");
 
     let edit = |sid: &str, cwd: &str| {
         json!({"session_id": sid, "cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": "Edit",

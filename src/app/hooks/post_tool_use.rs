@@ -94,7 +94,8 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
 /// string). Others: an exit code in the response.
 fn failed_output(input: &HookInput) -> Option<String> {
     let tool = input.tool_name.as_deref()?;
-    if !crate::memory::lessons::action::is_command_tool(tool) {
+    // a call the user stopped did not fail: there is no error to recall
+    if !crate::memory::lessons::action::is_command_tool(tool) || input.is_interrupt {
         return None;
     }
     if let Some(e) = &input.error {

@@ -28,6 +28,9 @@ pub(super) fn is_generic(line: &str) -> bool {
 /// process that reads an error builds it.
 const GENERIC_OPENINGS: &[&str] = &[
     "exit code <n>",
+    // Claude Code's Bash timeout, whatever the command: what hung is told
+    // elsewhere, if anywhere
+    "command timed out after",
     "process exited with code",
     "command exited with",
     "error: could not compile",
@@ -259,5 +262,24 @@ mod tests {
             under("`rustc --crate-name core` (signal: 9, SIGKILL: kill)").len(),
             2
         );
+    }
+
+    #[test]
+    fn a_timeout_says_only_how_a_command_ended() {
+        use super::super::signature::Signature;
+        // Claude Code's Bash timeout alone is no error to recognise: any
+        // command's would be "the same"
+        assert_eq!(
+            Signature::of_window("Exit code 143\nCommand timed out after 2m 0.0s", 2000),
+            None
+        );
+        // what the command printed before it still is
+        let sig = Signature::of_window(
+            "Exit code 143\nerror: connection to 10.0.0.7:5432 refused, retrying\nCommand timed out after 2m 0.0s",
+            2000,
+        )
+        .unwrap();
+        assert_eq!(sig.lines.len(), 1, "{sig:?}");
+        assert!(sig.lines[0].text.contains("connection to"), "{sig:?}");
     }
 }

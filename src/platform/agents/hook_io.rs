@@ -42,6 +42,8 @@ pub struct HookInput {
     /// PreToolUse / PostToolUse: the call's id (Codex: the `call_id` its
     /// rollout records the call under).
     pub tool_use_id: Option<String>,
+    /// PostToolUseFailure: the user stopped the call (nothing failed).
+    pub is_interrupt: bool,
 }
 
 impl HookInput {
@@ -88,6 +90,10 @@ impl HookInput {
             tool_response: v.get("tool_response").cloned().unwrap_or(Value::Null),
             error: s("error"),
             tool_use_id: s("tool_use_id"),
+            is_interrupt: v
+                .get("is_interrupt")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
         }
     }
 }
