@@ -19,7 +19,7 @@ use crate::memory::recall::signature::Signature;
 use crate::memory::recall::{Conversation, Step};
 use crate::memory::sessions::state::{self, SessionState};
 use crate::platform::agents::hook_io::HookInput;
-use crate::platform::agents::transcript::codex;
+use crate::platform::agents::transcript::{codex, failure};
 use crate::platform::workspace::context::Context;
 
 /// Longest injection, in characters (the issue's budget).
@@ -112,7 +112,7 @@ fn failed_output(input: &HookInput) -> Option<String> {
                 .as_deref()
                 .zip(input.transcript())
                 .and_then(|(id, rollout)| codex::command_exit_code(rollout, id));
-            let code = recorded.or_else(|| exit_code_in(s))?;
+            let code = recorded.or_else(|| failure::stated_exit_code(s))?;
             (code != 0).then(|| s.clone())
         }
         Value::Object(o) => {
@@ -132,30 +132,6 @@ fn failed_output(input: &HookInput) -> Option<String> {
         }
         _ => None,
     }
-}
-
-/// The exit code a command's output states ("Exit code: 1", "Process
-/// exited with code 1", "exit status 1").
-fn exit_code_in(text: &str) -> Option<i64> {
-    let head: String = text.chars().take(400).collect();
-    for marker in [
-        "Process exited with code ",
-        "Exit code: ",
-        "Exit code ",
-        "exit code ",
-        "exit status ",
-    ] {
-        if let Some(i) = head.find(marker) {
-            let digits: String = head[i + marker.len()..]
-                .chars()
-                .take_while(char::is_ascii_digit)
-                .collect();
-            if let Ok(n) = digits.parse() {
-                return Some(n);
-            }
-        }
-    }
-    None
 }
 
 fn command(input: &HookInput) -> String {
@@ -211,19 +187,4 @@ pub fn render(fix: &PastFix) -> String {
         body.trim_end(),
         budget::DATA_CLOSE
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_codex_output_says_its_exit_code() {
-        assert_eq!(
-            exit_code_in("Exit code: 2\nWall time: 0.1 seconds\nOutput:\nboom"),
-            Some(2)
-        );
-        assert_eq!(exit_code_in("Process exited with code 0\nok"), Some(0));
-        assert_eq!(exit_code_in("all good"), None);
-    }
 }

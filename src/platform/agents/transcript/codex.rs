@@ -293,11 +293,7 @@ fn command_header(text: &str) -> Option<(&str, &str)> {
 /// The exit code a command's header states (`Process exited with code
 /// 3`); None for a command still running or an output without a header.
 fn exit_code_in_header(text: &str) -> Option<i64> {
-    let (header, _) = command_header(text)?;
-    header
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("Process exited with code "))
-        .and_then(|n| n.trim().parse().ok())
+    command_header(text).and_then(|(header, _)| super::failure::stated_exit_code(header))
 }
 
 /// The exit code Codex recorded for the command of `call_id`: its
@@ -314,6 +310,7 @@ pub fn command_exit_code(rollout: &std::path::Path, call_id: &str) -> Option<i64
     let len = file.metadata().ok()?.len();
     let id = format!("\"id\":\"{call_id}\"");
     let called = format!("\"call_id\":\"{call_id}\"");
+    let (finder, call) = (Finder::new(id.as_bytes()), Finder::new(called.as_bytes()));
     let mut window = TAIL_BYTES;
     loop {
         let start = len.saturating_sub(window);
@@ -327,8 +324,6 @@ pub fn command_exit_code(rollout: &std::path::Path, call_id: &str) -> Option<i64
         if start > 0 {
             lines.remove(0); // cut by the window
         }
-        let finder = Finder::new(id.as_bytes());
-        let call = Finder::new(called.as_bytes());
         for line in lines.iter().rev() {
             if call.find(line).is_none() && finder.find(line).is_none() {
                 continue;
@@ -541,5 +536,9 @@ mod tests {
             command_exit_code(&dir.path().join("gone.jsonl"), "call_3"),
             None
         );
+        // a command still running: its call, no event after it (this checks
+        // the answer; how little is read to give it is not observed here)
+        std::fs::write(&path, [META, SH_CALL, &later].join("\n")).unwrap();
+        assert_eq!(command_exit_code(&path, "call_3"), None);
     }
 }

@@ -76,9 +76,45 @@ pub fn without_colours(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// The exit code a command's output states in its first 400 characters
+/// ("Exit code: 1", Codex's "Process exited with code 1", "exit status
+/// 1"): what post-tool-use reads when a payload has no exit code of its
+/// own, and the Codex reader in the header over a command's output.
+pub fn stated_exit_code(text: &str) -> Option<i64> {
+    let head: String = text.chars().take(400).collect();
+    for marker in [
+        "Process exited with code ",
+        "Exit code: ",
+        "Exit code ",
+        "exit code ",
+        "exit status ",
+    ] {
+        if let Some(i) = head.find(marker) {
+            let digits: String = head[i + marker.len()..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            if let Ok(n) = digits.parse() {
+                return Some(n);
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_output_says_its_exit_code() {
+        assert_eq!(
+            stated_exit_code("Exit code: 2\nWall time: 0.1 seconds\nOutput:\nboom"),
+            Some(2)
+        );
+        assert_eq!(stated_exit_code("Process exited with code 0\nok"), Some(0));
+        assert_eq!(stated_exit_code("all good"), None);
+    }
 
     #[test]
     fn a_line_says_failure_by_an_error_word_a_code_or_an_exception() {
