@@ -135,14 +135,9 @@ pub fn handle(
         // OpenClaw rebuilds the system prompt every turn: layer 0 rides
         // there, beside the prompt's own lessons and rules.
         Agent::OpenClaw if event == Event::UserPrompt => {
-            let mut st =
+            // the prompt hook above recorded the session's folder
+            let st =
                 crate::memory::sessions::state::SessionState::load(&ctx.ws, &input.session_id());
-            // OpenClaw's session_start names no folder; its prompts do (the
-            // agent's workspace): the project whose last sessions layer 0
-            // carries, and where a project's lessons apply
-            if st.cwd.is_none() {
-                st.cwd.clone_from(&input.cwd);
-            }
             let layer0 = session_start::layer0(&ctx, "startup", &st);
             Some(crate::platform::agents::openclaw::hook::prompt_result(
                 out.as_ref(),

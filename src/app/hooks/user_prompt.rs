@@ -33,6 +33,17 @@ use crate::memory::sessions::state::{SessionState, extend_unique, prompt_rules};
 use crate::platform::agents::hook_io::{self, HookInput};
 use crate::platform::workspace::context::Context;
 
+/// What a prompt records of the session: that it was prompted, and its
+/// folder when no session start named one (OpenClaw's `session_start` has
+/// none; its prompts carry the agent's workspace), so that layer 0's
+/// continuity, a project's lessons and the summary's project know it.
+fn prompted(st: &mut SessionState, input: &HookInput) {
+    st.prompted = true;
+    if st.cwd.is_none() {
+        st.cwd.clone_from(&input.cwd);
+    }
+}
+
 pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
     let whole = input.prompt.as_deref().unwrap_or("").trim();
     let prompt = request_part(whole);
@@ -50,7 +61,7 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
     let mut sections = Vec::new();
     if is_trivial(whole, ctx.cfg.hooks.trivial_prompt_chars) {
         if first_prompt {
-            super::save_state(ctx, Event::UserPrompt, &sid, |st| st.prompted = true);
+            super::save_state(ctx, Event::UserPrompt, &sid, |st| prompted(st, input));
         }
         return Ok(reply(&format, &sections, ctx.cfg.hooks.prompt_budget_chars));
     }
@@ -105,7 +116,7 @@ in one plain sentence so it can be staged for the user's confirmation.",
     let said = prompt_rules(&prompt);
     if first_prompt || heartbeat_delivered || loading || !said.is_empty() {
         super::save_state(ctx, Event::UserPrompt, &sid, |st| {
-            st.prompted = true;
+            prompted(st, input);
             st.heartbeat_due &= !heartbeat_delivered;
             extend_unique(&mut st.loaded, &newly_loaded);
             st.record(said, 0);
