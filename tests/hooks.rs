@@ -1415,30 +1415,47 @@ date = "2026-10-05T09:00:00Z"
     assert_eq!(edit("/home/ana/shop"), told);
 }
 
-/// OpenClaw's sessions share the agent's workspace folder: a session that
-/// ended with an open item carries it into the next one's system prompt
-/// (`before_prompt_build`'s `appendSystemContext`), through the events the
-/// plugin passes (shaped as the gateway's, tests/fixtures/openclaw/).
-#[test]
-fn an_openclaw_sessions_open_item_reaches_the_next_system_prompt() {
-    let home = TestHome::new();
-    home.init(&["--agent", "openclaw"]);
-    let dir = home.path(".openclaw/workspace");
-    let ctx = |sid: &str| json!({"agentId": "main", "sessionId": sid, "workspaceDir": dir});
-    let ended = json!({"hook": "agent_end", "ctx": ctx("s1"), "event": {"messages": [
-        {"role": "user", "content": [{"type": "text", "text": "import the March orders"}], "timestamp": 1795597388079u64},
-        {"role": "assistant", "content": [{"type": "text", "text": "Imported 412 orders. TODO: add a retry budget to the importer."}], "timestamp": 1795597388220u64},
+/// An OpenClaw session `sid` in the agent's workspace folder, as the
+/// gateway's events carry it (tests/fixtures/openclaw/): `agent_end` with a
+/// prompt and the reply, then `session_end`.
+fn openclaw_session_ended(home: &TestHome, sid: &str, prompt: &str, reply: &str) {
+    let ctx = openclaw_ctx(home, sid);
+    let ended = json!({"hook": "agent_end", "ctx": ctx, "event": {"messages": [
+        {"role": "user", "content": [{"type": "text", "text": prompt}], "timestamp": 1795597388079u64},
+        {"role": "assistant", "content": [{"type": "text", "text": reply}], "timestamp": 1795597388220u64},
     ]}});
     assert!(home.hook_as("openclaw", "stop", &ended).status.success());
-    let end = json!({"hook": "session_end", "ctx": ctx("s1"), "event": {"sessionId": "s1", "reason": "reset"}});
+    let end =
+        json!({"hook": "session_end", "ctx": ctx, "event": {"sessionId": sid, "reason": "reset"}});
     assert!(
         home.hook_as("openclaw", "session-end", &end)
             .status
             .success()
     );
+}
+
+/// The context OpenClaw gives session `sid`'s prompt and turn events.
+fn openclaw_ctx(home: &TestHome, sid: &str) -> Value {
+    json!({"agentId": "main", "sessionId": sid, "workspaceDir": home.path(".openclaw/workspace")})
+}
+
+/// OpenClaw's sessions share the agent's workspace folder: a session that
+/// ended with an open item carries it into the next one's system prompt
+/// (`before_prompt_build`'s `appendSystemContext`), through the events the
+/// plugin passes.
+#[test]
+fn an_openclaw_sessions_open_item_reaches_the_next_system_prompt() {
+    let home = TestHome::new();
+    home.init(&["--agent", "openclaw"]);
+    openclaw_session_ended(
+        &home,
+        "s1",
+        "import the March orders",
+        "Imported 412 orders. TODO: add a retry budget to the importer.",
+    );
     assert_eq!(home.summaries().len(), 1);
 
-    let prompt = json!({"hook": "before_prompt_build", "ctx": ctx("s2"),
+    let prompt = json!({"hook": "before_prompt_build", "ctx": openclaw_ctx(&home, "s2"),
                         "event": {"prompt": "what is left on the importer?", "messages": []}});
     let out = home.hook_as("openclaw", "user-prompt", &prompt);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -1462,19 +1479,11 @@ fn an_openclaw_sessions_open_item_reaches_the_next_system_prompt() {
 fn an_openclaw_sessions_correction_becomes_a_pending_learning() {
     let home = TestHome::new();
     home.init(&["--agent", "openclaw"]);
-    let dir = home.path(".openclaw/workspace");
-    let ctx = json!({"agentId": "main", "sessionId": "s1", "workspaceDir": dir});
-    let ended = json!({"hook": "agent_end", "ctx": ctx, "event": {"messages": [
-        {"role": "user", "content": [{"type": "text", "text": "The staging DB port is wrong, check it"}], "timestamp": 1795597388079u64},
-        {"role": "assistant", "content": [{"type": "text", "text": "You're right — the staging database listens on port 5433, not 5432. I fixed the config."}], "timestamp": 1795597388220u64},
-    ]}});
-    assert!(home.hook_as("openclaw", "stop", &ended).status.success());
-    let end =
-        json!({"hook": "session_end", "ctx": ctx, "event": {"sessionId": "s1", "reason": "reset"}});
-    assert!(
-        home.hook_as("openclaw", "session-end", &end)
-            .status
-            .success()
+    openclaw_session_ended(
+        &home,
+        "s1",
+        "The staging DB port is wrong, check it",
+        "You're right — the staging database listens on port 5433, not 5432. I fixed the config.",
     );
     let pending = home.read_json("pms/.pms/pending-learnings.json");
     let items = pending["items"].as_array().expect("learnings were staged");
