@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex_lite::Regex;
 
 use super::error_line::words;
 use super::signature::{ErrorLine, ONE_MESSAGE, Signature, weighted_agreement};

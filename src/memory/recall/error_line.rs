@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex_lite::Regex;
 
 use super::boilerplate::{is_generic, says_only_how_it_ended};
 pub(super) use super::normalise::normalise;

@@ -3,6 +3,16 @@
 //! project a session starts in (`continuity`). Read on the hook path, so
 //! each is a few indexed SQLite reads or a few small files: no model, no
 //! network. The hooks in `app::hooks` decide when to ask and how to say it.
+//!
+//! The patterns here are regex-lite's, not regex's. A hook process builds
+//! every pattern it uses anew, and reading an error uses some forty: regex
+//! built them in about 6.7 ms, regex-lite in 0.6 ms (release build, least
+//! of 15). They are matched against an error's lines and a summary's items,
+//! where regex-lite's slower matching was not measurable: over the 88
+//! failed commands of the hook bench's kept workspace, post-tool-use went
+//! from 12.4 to 8.3-9.0 ms of CPU per call, every answer byte-identical.
+//! Its classes are ASCII ones (`\w`, `\d`, `\s`, `\b`) and it nests none,
+//! which these patterns, written for lower-cased ASCII, did not need.
 
 mod boilerplate;
 pub mod continuity;

@@ -6,14 +6,13 @@
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex_lite::Regex;
 
 use crate::platform::agents::transcript::failure::without_colours;
 
 // From URL to NUMBER, the patterns read the line in lower case (see
-// [`normalise`]), with ASCII digit classes: case folding and Unicode classes
-// made them three to ten times slower to build, and a hook process builds
-// each anew (a third of post-tool-use's time went to building patterns).
+// [`normalise`]), with ASCII classes: a hook process builds each anew (see
+// the module `recall` on why these are regex-lite's).
 static URL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[a-z][a-z0-9+.-]*://[^\s'`)\]]+").expect("valid"));
 static UUID: LazyLock<Regex> = LazyLock::new(|| {
@@ -23,9 +22,9 @@ static UUID: LazyLock<Regex> = LazyLock::new(|| {
 /// `C:\x\y`, `/home/zoë/文档/a.txt`), with any `:line:col` after them.
 /// A name's characters: ASCII word characters, `@.+~-`, and any other
 /// character but a quote, a space or CJK punctuation (GNU tools quote a
-/// path in `‘…’`); Unicode's `\w` took 2.2 ms to build, this 0.3 ms.
+/// path in `‘…’`). Two classes, as regex-lite nests none.
 static PATH: LazyLock<Regex> = LazyLock::new(|| {
-    const NAME: &str = r"[a-z0-9_@.+~\-[^\x00-\x7f‘’‚‛“”„‟‹›«»…\u{a0}\u{2000}-\u{200b}\u{3000}-\u{303f}\u{ff01}-\u{ff0f}\u{ff1a}-\u{ff20}]]";
+    const NAME: &str = r"(?:[a-z0-9_@.+~\-]|[^\x00-\x7f‘’‚‛“”„‟‹›«»…\u{a0}\u{2000}-\u{200b}\u{3000}-\u{303f}\u{ff01}-\u{ff0f}\u{ff1a}-\u{ff20}])";
     let first = NAME.replace('~', "");
     Regex::new(&format!(
         r"(?:[a-z]:\\|~?/|\.{{1,2}}/|{first}+/){NAME}*(?:[/\\]{NAME}*)*(?::[0-9]+)*"
@@ -76,7 +75,7 @@ pub(crate) fn normalise(line: &str) -> String {
     }
     s = replaced(s, &UUID, "<id>");
     if s.contains(['/', '\\']) {
-        s = replaced(s, &PATH, |c: &regex::Captures| {
+        s = replaced(s, &PATH, |c: &regex_lite::Captures| {
             let m = &c[0];
             // `a/b` inside a word such as `and/or` or `I/O` is not a path,
             // nor a scoped package (`@orbit/ui`, `@prisma/client`: what failed
@@ -88,7 +87,7 @@ pub(crate) fn normalise(line: &str) -> String {
             }
         });
     }
-    s = replaced(s, &HEX, |c: &regex::Captures| {
+    s = replaced(s, &HEX, |c: &regex_lite::Captures| {
         let m = &c[0];
         if m.len() >= 7 || m.starts_with("0x") {
             "<hex>".to_string()
@@ -96,7 +95,7 @@ pub(crate) fn normalise(line: &str) -> String {
             m.to_string()
         }
     });
-    s = replaced(s, &MIXED, |c: &regex::Captures| {
+    s = replaced(s, &MIXED, |c: &regex_lite::Captures| {
         let m = &c[0];
         // letters and digits taking turns more than once (`x2k9p`, a pod's
         // suffix) are a generated name; `e0432` and `sha512` are not
@@ -118,7 +117,7 @@ pub(crate) fn normalise(line: &str) -> String {
 
 /// `s` with `pattern`'s matches replaced; `s` itself, not a copy, when
 /// there is none.
-fn replaced<'a>(s: Cow<'a, str>, pattern: &Regex, with: impl regex::Replacer) -> Cow<'a, str> {
+fn replaced<'a>(s: Cow<'a, str>, pattern: &Regex, with: impl regex_lite::Replacer) -> Cow<'a, str> {
     let out = match pattern.replace_all(&s, with) {
         Cow::Owned(out) => Some(out),
         Cow::Borrowed(_) => None,

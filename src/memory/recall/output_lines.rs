@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex_lite::Regex;
 
 use crate::platform::agents::transcript::failure::{
     error_word_end, has_error_word, without_colours,

@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex_lite::Regex;
 
 use super::distinct::{TEMPLATE_WORDS, names_another_thing};
 pub use super::error_line::{ErrorLine, Says};

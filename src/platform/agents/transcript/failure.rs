@@ -6,14 +6,14 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex_lite::Regex;
 
 use crate::platform::host::text::ascii_lowercase;
 
 /// Lines that say something failed, read in ASCII lower case
-/// ([`has_error_word`], `text::ascii_lowercase`). ASCII word boundaries
-/// (see `sessions::summary`: Unicode ones fall back to the slowest
-/// engine).
+/// ([`has_error_word`], `text::ascii_lowercase`), with ASCII word
+/// boundaries. A regex-lite pattern, as those of `memory::recall` are: the
+/// hook that reads a failed command builds it.
 /// `unknown` right after a hyphen is no error word but a target triple's
 /// vendor (`x86_64-unknown-linux-gnu`, `wasm32-unknown-unknown`), which
 /// every line of a cross build names.
