@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use super::Event;
 use super::budget;
 use crate::memory::recall::errors::{self, PastFix};
+use crate::memory::recall::place::{Place, is_generic_message};
 use crate::memory::recall::signature::Signature;
 use crate::memory::recall::{Conversation, Step};
 use crate::memory::sessions::state::{self, SessionState};
@@ -54,7 +55,13 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
     let here = input
         .transcript()
         .and_then(crate::memory::index::discover::transcript_uri);
-    let Some(fix) = errors::recall(&conn, &sig, &sid, here.as_deref())? else {
+    // where it happened matters only to a message any program prints
+    let place = if is_generic_message(&sig) {
+        Place::of(&output, full_command(input))
+    } else {
+        Place::default()
+    };
+    let Some(fix) = errors::recall(&conn, &sig, &place, &sid, here.as_deref())? else {
         return Ok(None);
     };
     let text = render(&fix);
@@ -134,13 +141,19 @@ fn failed_output(input: &HookInput) -> Option<String> {
     }
 }
 
-fn command(input: &HookInput) -> String {
-    let c = input
+/// The command that failed, as the call gave it.
+fn full_command(input: &HookInput) -> &str {
+    input
         .tool_input
         .get("command")
         .or_else(|| input.tool_input.get("cmd"))
         .and_then(Value::as_str)
-        .unwrap_or("");
+        .unwrap_or("")
+}
+
+/// The command's first line, cut to 80 characters, for the record.
+fn command(input: &HookInput) -> String {
+    let c = full_command(input);
     crate::platform::agents::transcript::truncate(c.lines().next().unwrap_or(""), 80)
 }
 

@@ -13,8 +13,9 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
+use super::place::{Place, is_generic_message};
 use super::signature::{LineSet, Signature};
 use super::{Conversation, Step};
 
@@ -62,13 +63,16 @@ pub struct PastFix {
 }
 
 /// The best past fix for the error whose signature is `cut` (read with
-/// [`Signature::of_window`], as the index keeps a past result) in
-/// conversations other than `exclude` (the current session's id and
-/// transcript address), or None when no past error is [`STRONG`]ly alike or
-/// nothing was done after it.
+/// [`Signature::of_window`], as the index keeps a past result) and which
+/// happened at `place` (unknown when it does not matter), in
+/// conversations other than `exclude` (the current
+/// session's id and transcript address), or None when no past error is
+/// [`STRONG`]ly alike or nothing was done after it. A message any program
+/// prints ([`is_generic_message`]) met elsewhere is another error.
 pub fn recall(
     conn: &Connection,
     cut: &Signature,
+    place: &Place,
     exclude_session: &str,
     exclude_uri: Option<&str>,
 ) -> rusqlite::Result<Option<PastFix>> {
@@ -78,7 +82,7 @@ pub fn recall(
         return Ok(None);
     };
     let mut stmt = conn.prepare_cached(
-        "SELECT c.id, c.file_id, c.line_end, c.ts, c.text, f.uri, f.project, f.cwd, f.session_id, f.first_ts
+        "SELECT c.id, c.file_id, c.line_end, c.ts, c.text, f.uri, f.project, f.cwd, f.session_id, f.first_ts, c.line_start
          FROM (SELECT rowid AS id, rank FROM transcript_fts WHERE transcript_fts MATCH ?1 ORDER BY rank LIMIT ?2) m
          JOIN chunks c ON c.id = m.id JOIN files f ON f.id = c.file_id
          WHERE c.role = 'tool'",
@@ -94,12 +98,19 @@ pub fn recall(
             cwd: r.get(7)?,
             session_id: r.get(8)?,
             first_ts: r.get(9)?,
+            line_start: r.get::<_, i64>(10)? as u64,
         })
     })?;
+    // where it happened tells a message any program prints from the same
+    // message met elsewhere
+    let placed = is_generic_message(cut) && place.is_known();
     let mut read: Vec<Read> = Vec::new();
     for c in rows {
         let c = c?;
         if c.session_id.as_deref() == Some(exclude_session) || Some(c.uri.as_str()) == exclude_uri {
+            continue;
+        }
+        if placed && place.is_elsewhere_than(&past_place(conn, &c)?) {
             continue;
         }
         // a past failure is read as the new one is; a result that did
@@ -260,6 +271,30 @@ struct Candidate {
     cwd: Option<String>,
     session_id: Option<String>,
     first_ts: Option<String>,
+    line_start: u64,
+}
+
+/// Where a past error happened: what its output names, else what the
+/// command before it named (the turn before a result holds its call,
+/// `[tool Bash] curl …`).
+fn past_place(conn: &Connection, c: &Candidate) -> rusqlite::Result<Place> {
+    let named = Place::named_in(&c.text);
+    if named.is_known() {
+        return Ok(named);
+    }
+    let mut stmt = conn.prepare_cached(
+        "SELECT text FROM chunks WHERE file_id = ?1 AND line_start < ?2 ORDER BY line_start DESC LIMIT 1",
+    )?;
+    let before: Option<String> = stmt
+        .query_row(params![c.file_id, c.line_start as i64], |r| r.get(0))
+        .optional()?;
+    let calls: Vec<&str> = before
+        .as_deref()
+        .unwrap_or("")
+        .lines()
+        .filter(|l| l.starts_with("[tool "))
+        .collect();
+    Ok(Place::named_in(&calls.join("\n")))
 }
 
 /// A tool chunk's text without the `[error Bash] ` / `[result Bash] `

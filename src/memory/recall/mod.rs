@@ -22,6 +22,7 @@ pub mod errors;
 pub mod files;
 mod normalise;
 mod output_lines;
+pub mod place;
 pub mod signature;
 
 use std::path::Path;
