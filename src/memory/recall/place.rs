@@ -14,8 +14,10 @@
 //! So for an error whose every line that says what failed is such a
 //! message ([`is_generic_message`]), a past error is the same one only if
 //! it happened in the same place: a file of the user's named in both
-//! outputs (by its name, so that another checkout is the same place), or,
-//! when neither output names one, the same host in both commands.
+//! outputs (by its name, so that another checkout is the same place) and,
+//! when both traces name functions of the user's, a function in common
+//! (line numbers move with every edit; a function does not); or, when
+//! neither output names a file, the same host in both commands.
 
 use std::collections::BTreeSet;
 
@@ -66,11 +68,13 @@ pub fn is_generic_message(sig: &Signature) -> bool {
             .all(|l| GENERIC_MESSAGES.iter().any(|m| l.text.contains(m)))
 }
 
-/// The files of the user's an output names (by file name, lower case), and
-/// the hosts of the addresses it holds.
+/// The files of the user's an output names (by file name, lower case), the
+/// functions of the user's its frames name, and the hosts of the addresses
+/// it holds.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Place {
     files: BTreeSet<String>,
+    functions: BTreeSet<String>,
     hosts: BTreeSet<String>,
 }
 
@@ -86,14 +90,18 @@ impl Place {
         }
     }
 
-    /// The files and hosts `text` names, but on the lines of a runtime's
-    /// or a library's frames ([`NOT_THE_USERS`]).
+    /// The files, functions and hosts `text` names, but on the lines of a
+    /// runtime's or a library's frames ([`NOT_THE_USERS`]).
     pub fn named_in(text: &str) -> Place {
         let mut place = Place::default();
-        for line in text.lines() {
-            let lower = line.to_ascii_lowercase();
-            if NOT_THE_USERS.iter().any(|n| lower.contains(n)) {
+        let lines: Vec<String> = text.lines().map(str::to_ascii_lowercase).collect();
+        for (i, lower) in lines.iter().enumerate() {
+            if not_the_users(lower) {
                 continue;
+            }
+            let next = lines.get(i + 1).map(String::as_str);
+            if let Some(function) = frame_function(lower, next) {
+                place.functions.insert(function);
             }
             for token in lower.split(|c: char| c.is_whitespace() || "\"'`()[]{},;<>|=".contains(c))
             {
@@ -113,10 +121,15 @@ impl Place {
     }
 
     /// Whether both name where they happened and it is not the same place:
-    /// no file in common, or (when neither names a file) no host.
+    /// no file in common, or no function in common when both name some
+    /// (the same file, another function: another cause), or (when neither
+    /// names a file) no host.
     pub fn is_elsewhere_than(&self, other: &Place) -> bool {
         if !self.files.is_empty() && !other.files.is_empty() {
-            return self.files.is_disjoint(&other.files);
+            return self.files.is_disjoint(&other.files)
+                || (!self.functions.is_empty()
+                    && !other.functions.is_empty()
+                    && self.functions.is_disjoint(&other.functions));
         }
         if self.files.is_empty()
             && other.files.is_empty()
@@ -127,6 +140,36 @@ impl Place {
         }
         false
     }
+}
+
+/// The function a frame names, in a line read in lower case: Python's
+/// `File "…", line 42, in total` and pytest's `app/orders.py:42: in total`,
+/// JavaScript's `at OrderList (src/…)`, Java's `at
+/// com.kim.bank.TransferService.transfer(TransferService.java:31)`, Go's
+/// `main.(*Server).routes(0x0)` over its tab-indented `….go:57` line.
+fn frame_function(line: &str, next: Option<&str>) -> Option<String> {
+    let trimmed = line.trim_start();
+    if let Some((before, name)) = trimmed.rsplit_once(" in ")
+        && (before.starts_with("file \"") || before.ends_with(':'))
+        && !name.trim().is_empty()
+        && !name.trim().contains(' ')
+    {
+        return Some(name.trim().to_string());
+    }
+    if let Some(rest) = trimmed.strip_prefix("at ") {
+        let rest = rest.strip_prefix("async ").unwrap_or(rest);
+        let name = rest.split([' ', '(']).next()?;
+        return (!name.is_empty() && !name.contains(['/', '\\', ':'])).then(|| name.to_string());
+    }
+    // Go's file line is under its function's: a runtime's function is
+    // known by it
+    if !line.starts_with(char::is_whitespace)
+        && next.is_some_and(|n| n.starts_with('\t') && n.contains(".go:") && !not_the_users(n))
+    {
+        let open = line.rfind('(')?;
+        return (open > 0).then(|| line[..open].to_string());
+    }
+    None
 }
 
 /// The host of an address (`https://api.kim.dev/v1/orders` → `api.kim.dev`).
@@ -164,6 +207,11 @@ const NOT_THE_USERS: &[&str] = &[
     "at org.springframework.",
     "at org.apache.",
 ];
+
+/// Whether a line (in lower case) is a runtime's or a library's.
+fn not_the_users(line: &str) -> bool {
+    NOT_THE_USERS.iter().any(|n| line.contains(n))
+}
 
 /// File kinds a trace or a message names: source, configuration, data and
 /// archives (`orders.py`, `OrderList.jsx`, `local.yaml`, `tool.tar.gz`).
@@ -218,6 +266,47 @@ mod tests {
                 .files
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn frames_name_the_users_functions() {
+        let functions = |t: &str| Place::named_in(t).functions.into_iter().collect::<Vec<_>>();
+        assert_eq!(
+            functions("app/orders.py:42: in total\n  File \"/x/app/a.py\", line 3, in <module>"),
+            ["<module>", "total"]
+        );
+        assert_eq!(
+            functions(
+                "    at OrderList (src/components/OrderList.jsx:12:24)\n    at node:internal/x:1:2"
+            ),
+            ["orderlist"]
+        );
+        assert_eq!(
+            functions(
+                "\tat com.kim.bank.TransferService.transfer(TransferService.java:31)\n\tat java.lang.Thread.run(Thread.java:1583)"
+            ),
+            ["com.kim.bank.transferservice.transfer"]
+        );
+        let go = "testing.tRunner.func1.2({0x8a5f20})\n\t/usr/local/go/src/testing/testing.go:1632 +0x230\n\
+            main.(*Server).routes(0x0)\n\t/home/kim/svc/main.go:57 +0x2a";
+        assert_eq!(functions(go), ["main.(*server).routes"]);
+    }
+
+    #[test]
+    fn the_same_file_in_another_function_is_another_place() {
+        let total = Place::named_in(
+            "app/orders.py:42: in total\nE   TypeError: 'NoneType' object is not subscriptable",
+        );
+        let again = Place::named_in(
+            "app/orders.py:47: in total\nE   TypeError: 'NoneType' object is not subscriptable",
+        );
+        let refund = Place::named_in(
+            "app/orders.py:90: in refund\nE   TypeError: 'NoneType' object is not subscriptable",
+        );
+        assert!(!total.is_elsewhere_than(&again));
+        assert!(total.is_elsewhere_than(&refund));
+        // a cut trace that names no function: its file alone
+        assert!(!total.is_elsewhere_than(&Place::named_in("app/orders.py:42")));
     }
 
     #[test]
