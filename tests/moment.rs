@@ -518,11 +518,7 @@ fn fresh_set_tuning_and_held_out_halves() {
 /// misses are not printed, so that it stays blind.
 #[test]
 fn blind_set() {
-    let _cpu = crate::support::cpu_heavy();
-    let set = load("moment_blind.toml");
-    let home = home_for(&set);
-    let all = measure(&home, &set, None, &mut Vec::new());
-    eprintln!("{}", all.line("moment blind"));
+    let all = measured_whole("blind");
     // Floors below the figures measured: fix found 0.51, silent 0.96,
     // history precision 1.00 and recall 0.85, items carried 11/22, kept
     // out 24/27.
@@ -541,6 +537,17 @@ fn blind_set() {
     );
 }
 
+/// Measures all of tests/data/moment_{name}.toml and prints the figures,
+/// not the misses: a set only measured stays blind.
+fn measured_whole(name: &str) -> Figures {
+    let _cpu = crate::support::cpu_heavy();
+    let set = load(&format!("moment_{name}.toml"));
+    let home = home_for(&set);
+    let all = measure(&home, &set, None, &mut Vec::new());
+    eprintln!("{}", all.line(&format!("moment {name}")));
+    all
+}
+
 /// A set of messages any program prints (tests/data/moment_generic.toml:
 /// `'NoneType' object is not subscriptable`, a nil pointer, curl's 404),
 /// met again in the same place or in another: written by a helper who never
@@ -548,11 +555,7 @@ fn blind_set() {
 /// misses are not printed, so that it stays blind.
 #[test]
 fn generic_set() {
-    let _cpu = crate::support::cpu_heavy();
-    let set = load("moment_generic.toml");
-    let home = home_for(&set);
-    let all = measure(&home, &set, None, &mut Vec::new());
-    eprintln!("{}", all.line("moment generic"));
+    let all = measured_whole("generic");
     // Floors below the figures measured: fix found 13/17 (0.76), nothing
     // on unseen 11/19 (0.58; 5/19 before `recall::place`, 10/19 with
     // files alone).
