@@ -294,7 +294,7 @@ fn past_place(conn: &Connection, c: &Candidate) -> rusqlite::Result<Place> {
         .lines()
         .filter(|l| l.starts_with("[tool "))
         .collect();
-    Ok(Place::named_in(&calls.join("\n")))
+    Ok(Place::named_in_command(&calls.join("\n")))
 }
 
 /// A tool chunk's text without the `[error Bash] ` / `[result Bash] `

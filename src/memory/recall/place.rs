@@ -51,11 +51,15 @@ const GENERIC_MESSAGES: &[&str] = &[
     "java.lang.nullpointerexception",
     "arrayindexoutofboundsexception",
     // the system's and curl's
-    "no such file or directory",
-    "permission denied",
     "segmentation fault",
     "the requested url returned error",
 ];
+
+/// The system's messages about a file, generic only when what they are
+/// about is a path (`cat: <path>: no such file or directory`): `no such
+/// file or directory: 'ffmpeg'` and `permission denied for table orders`
+/// name their cause.
+const ABOUT_A_PATH: &[&str] = &["no such file or directory", "permission denied"];
 
 /// Whether every line of `sig` that says what failed is a message any
 /// program prints ([`GENERIC_MESSAGES`]): then where it happened is what
@@ -63,9 +67,12 @@ const GENERIC_MESSAGES: &[&str] = &[
 pub fn is_generic_message(sig: &Signature) -> bool {
     let what = sig.what();
     !what.is_empty()
-        && what
-            .iter()
-            .all(|l| GENERIC_MESSAGES.iter().any(|m| l.text.contains(m)))
+        && what.iter().all(|l| {
+            GENERIC_MESSAGES.iter().any(|m| l.text.contains(m))
+                || (l.text.contains("<path>")
+                    && sig.subjects().iter().all(|s| s == "<path>")
+                    && ABOUT_A_PATH.iter().any(|m| l.text.contains(m)))
+        })
 }
 
 /// The files of the user's an output names (by file name, lower case), the
@@ -76,6 +83,16 @@ pub struct Place {
     files: BTreeSet<String>,
     functions: BTreeSet<String>,
     hosts: BTreeSet<String>,
+    read_from: Source,
+}
+
+/// What a place was read from: an output is compared with an output, a
+/// command with a command (a trace's files are not the script it ran).
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+enum Source {
+    #[default]
+    Output,
+    Command,
 }
 
 impl Place {
@@ -86,7 +103,15 @@ impl Place {
         if place.is_known() {
             place
         } else {
-            Place::named_in(command)
+            Place::named_in_command(command)
+        }
+    }
+
+    /// The files and hosts a command names.
+    pub fn named_in_command(command: &str) -> Place {
+        Place {
+            read_from: Source::Command,
+            ..Place::named_in(command)
         }
     }
 
@@ -94,20 +119,28 @@ impl Place {
     /// runtime's or a library's frames ([`NOT_THE_USERS`]).
     pub fn named_in(text: &str) -> Place {
         let mut place = Place::default();
+        let text = crate::platform::agents::transcript::failure::without_colours(text);
         let lines: Vec<String> = text.lines().map(str::to_ascii_lowercase).collect();
         for (i, lower) in lines.iter().enumerate() {
-            if not_the_users(lower) {
+            if not_the_users(lower) || says_what_every_run_says(lower) {
                 continue;
             }
             let next = lines.get(i + 1).map(String::as_str);
-            if let Some(function) = frame_function(lower, next) {
-                place.functions.insert(function);
+            if let Some(function) = frame_function(lower, next)
+                && !EVERY_TRACES.contains(&function.as_str())
+            {
+                // generated names are numbered in order (Go's `func1`,
+                // Java's `lambda$transfer$0`): another one above moves them
+                place
+                    .functions
+                    .insert(function.replace(|c: char| c.is_ascii_digit(), ""));
             }
             for token in lower.split(|c: char| c.is_whitespace() || "\"'`()[]{},;<>|=".contains(c))
             {
                 if let Some(host) = host_of(token) {
                     place.hosts.insert(host);
-                } else if let Some(file) = users_file(token) {
+                }
+                if let Some(file) = users_file(token) {
                     place.files.insert(file);
                 }
             }
@@ -125,17 +158,16 @@ impl Place {
     /// (the same file, another function: another cause), or (when neither
     /// names a file) no host.
     pub fn is_elsewhere_than(&self, other: &Place) -> bool {
+        if self.read_from != other.read_from {
+            return false;
+        }
         if !self.files.is_empty() && !other.files.is_empty() {
             return self.files.is_disjoint(&other.files)
                 || (!self.functions.is_empty()
                     && !other.functions.is_empty()
                     && self.functions.is_disjoint(&other.functions));
         }
-        if self.files.is_empty()
-            && other.files.is_empty()
-            && !self.hosts.is_empty()
-            && !other.hosts.is_empty()
-        {
+        if !self.hosts.is_empty() && !other.hosts.is_empty() {
             return self.hosts.is_disjoint(&other.hosts);
         }
         false
@@ -172,26 +204,64 @@ fn frame_function(line: &str, next: Option<&str>) -> Option<String> {
     None
 }
 
-/// The host of an address (`https://api.kim.dev/v1/orders` → `api.kim.dev`).
+/// Functions every trace of a runtime names.
+const EVERY_TRACES: &[&str] = &[
+    "<module>",
+    "<anonymous>",
+    "object.<anonymous>",
+    "new",
+    "array.map",
+];
+
+/// Lines a tool prints on every run, whatever failed: pytest's header,
+/// cargo's `Running unittests src/lib.rs`, Node's version.
+fn says_what_every_run_says(line: &str) -> bool {
+    let line = line.trim_start();
+    ["rootdir:", "configfile:", "running ", "node.js v"]
+        .iter()
+        .any(|o| line.starts_with(o))
+}
+
+/// The host of an address (`https://api.kim.dev/v1/orders` → `api.kim.dev`;
+/// the machine itself, however written, `localhost`). None for what is no
+/// host: a user name left before a redacted password (`postgres://app:`).
 fn host_of(token: &str) -> Option<String> {
     let (_, rest) = token.split_once("://")?;
     let host = rest.split(['/', '?', '#']).next()?;
-    let host = host.rsplit('@').next()?.split(':').next()?;
-    (!host.is_empty()).then(|| host.to_string())
+    let host = host.rsplit('@').next()?;
+    let host = if host.starts_with('[') {
+        host.split(']').next()?.trim_start_matches('[')
+    } else {
+        host.split(':').next()?
+    };
+    match host {
+        "localhost" | "127.0.0.1" | "::1" | "0.0.0.0" => Some("localhost".into()),
+        _ if host.contains('.') => Some(host.to_string()),
+        _ => None,
+    }
 }
 
 /// Folders and packages that hold a language's or a tool's own code, not
 /// the user's: their frames are in every trace (read in lower case).
 const NOT_THE_USERS: &[&str] = &[
-    "/usr/",
+    "/usr/lib/",
+    "/usr/local/lib/",
+    "/usr/share/",
+    "/usr/include/",
+    "/usr/local/go/",
     "/opt/homebrew/",
     "site-packages/",
+    "site-packages\\",
     "dist-packages/",
     "node_modules/",
+    "node_modules\\",
     "/rustc/",
     "/.cargo/registry/",
     "/.rustup/",
-    "/go/src/",
+    "/go/src/runtime/",
+    "/go/src/testing/",
+    "/go/src/net/",
+    "/go/src/reflect/",
     "/go/pkg/mod/",
     "/lib/python",
     "node:",
@@ -206,6 +276,11 @@ const NOT_THE_USERS: &[&str] = &[
     "at org.junit.",
     "at org.springframework.",
     "at org.apache.",
+    "at org.hibernate.",
+    "at jakarta.",
+    "at com.fasterxml.",
+    "at io.netty.",
+    "at kotlinx.",
 ];
 
 /// Whether a line (in lower case) is a runtime's or a library's.
@@ -223,13 +298,18 @@ const EXTENSIONS: &[&str] = &[
     "jar", "proto", "tf", "sock", "pem", "key",
 ];
 
-/// The file name a token (in lower case) names, when it is a file of one
-/// of [`EXTENSIONS`]; its `:line:col` left out.
+/// The file a token (in lower case) names, when it is a file of one of
+/// [`EXTENSIONS`]: its name without the extension, so that a source and
+/// what it compiles to are one place (`src/orders.ts`, `dist/orders.js`);
+/// its folders and `:line:col` left out. Not a token that is an address's
+/// host alone.
 fn users_file(token: &str) -> Option<String> {
-    let path = token.split(':').find(|p| p.contains('.'))?;
+    let path = token.split("://").last()?;
+    let path = path.split(':').find(|p| p.contains('.'))?;
     let name = path.rsplit(['/', '\\']).next()?;
     let (stem, ext) = name.rsplit_once('.')?;
-    (!stem.is_empty() && EXTENSIONS.contains(&ext)).then(|| name.to_string())
+    let stem = stem.strip_suffix(".tar").unwrap_or(stem);
+    (!stem.is_empty() && EXTENSIONS.contains(&ext)).then(|| stem.to_string())
 }
 
 #[cfg(test)]
@@ -246,19 +326,19 @@ mod tests {
             \t/home/kim/src/svc/internal/http/handler.go:40 +0x45";
         assert_eq!(
             Place::named_in(go).files,
-            BTreeSet::from(["handler.go".to_string()])
+            BTreeSet::from(["handler".to_string()])
         );
         let java = "java.lang.NullPointerException\n\tat com.kim.bank.Main.main(Main.java:12)\n\
             \tat java.base/java.lang.Thread.run(Thread.java:1583)";
         assert_eq!(
             Place::named_in(java).files,
-            BTreeSet::from(["main.java".to_string()])
+            BTreeSet::from(["main".to_string()])
         );
         let python = "  File \"/home/kim/api/app/orders.py\", line 42, in total\n\
             \x20 File \"/usr/lib/python3.12/json/__init__.py\", line 346, in loads";
         assert_eq!(
             Place::named_in(python).files,
-            BTreeSet::from(["orders.py".to_string()])
+            BTreeSet::from(["orders".to_string()])
         );
         // a class's dotted name, a version and a host are no files
         assert!(
@@ -273,7 +353,7 @@ mod tests {
         let functions = |t: &str| Place::named_in(t).functions.into_iter().collect::<Vec<_>>();
         assert_eq!(
             functions("app/orders.py:42: in total\n  File \"/x/app/a.py\", line 3, in <module>"),
-            ["<module>", "total"]
+            ["total"]
         );
         assert_eq!(
             functions(
@@ -318,6 +398,39 @@ mod tests {
         assert!(here.is_elsewhere_than(&other));
         // nothing named on one side: nothing to tell them apart by
         assert!(!here.is_elsewhere_than(&Place::default()));
+    }
+
+    #[test]
+    fn a_redacted_address_a_compiled_file_and_the_machine_itself() {
+        // the index keeps `postgres://app:[REDACTED:…]@db.internal`: no host
+        let redacted =
+            Place::named_in_command("psql postgres://app:[REDACTED:url-password]@db.internal/shop");
+        assert!(!redacted.is_known());
+        let raw = Place::named_in_command("psql postgres://app:pw@db.internal/shop");
+        assert!(!raw.is_elsewhere_than(&redacted));
+        let local = Place::named_in_command("curl -f http://localhost:8000/api/orders/17");
+        let loopback = Place::named_in_command("curl -f http://127.0.0.1:8000/api/orders/18");
+        assert!(!local.is_elsewhere_than(&loopback));
+        let source = Place::named_in("    at total (src/orders.ts:10:3)");
+        let compiled = Place::named_in("    at total (dist/orders.js:12:5)");
+        assert!(!source.is_elsewhere_than(&compiled));
+        // a trace's files are not compared with the script a command ran
+        let trace = Place::named_in("app/orders.py:42: in total");
+        let script = Place::named_in_command("python scripts/report.py");
+        assert!(!trace.is_elsewhere_than(&script));
+    }
+
+    #[test]
+    fn a_message_that_names_its_cause_is_not_placed() {
+        let generic = |out: &str| is_generic_message(&Signature::of(out).unwrap());
+        assert!(generic(
+            "cat: /home/kim/api/config/local.yaml: No such file or directory"
+        ));
+        assert!(!generic(
+            "FileNotFoundError: [Errno 2] No such file or directory: 'ffmpeg'"
+        ));
+        assert!(!generic("ERROR:  permission denied for table orders"));
+        assert!(generic("TypeError: 'NoneType' object is not subscriptable"));
     }
 
     #[test]

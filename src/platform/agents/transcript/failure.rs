@@ -6,14 +6,15 @@
 
 use std::sync::LazyLock;
 
-use regex_lite::Regex;
+use regex::Regex;
 
 use crate::platform::host::text::ascii_lowercase;
 
 /// Lines that say something failed, read in ASCII lower case
 /// ([`has_error_word`], `text::ascii_lowercase`), with ASCII word
-/// boundaries. A regex-lite pattern, as those of `memory::recall` are: the
-/// hook that reads a failed command builds it.
+/// boundaries. A regex pattern, not regex-lite's as `memory::recall`'s
+/// are: it reads up to 4,000 lines of every long result the index keeps,
+/// where regex-lite, with no prefilter and no DFA, would be the slower.
 /// `unknown` right after a hyphen is no error word but a target triple's
 /// vendor (`x86_64-unknown-linux-gnu`, `wasm32-unknown-unknown`), which
 /// every line of a cross build names.
