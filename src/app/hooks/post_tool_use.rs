@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use super::Event;
 use super::budget;
 use crate::memory::recall::errors::{self, PastFix};
-use crate::memory::recall::place::{Place, is_generic_message};
+use crate::memory::recall::place::Place;
 use crate::memory::recall::signature::Signature;
 use crate::memory::recall::{Conversation, Step};
 use crate::memory::sessions::state::{self, SessionState};
@@ -55,12 +55,7 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
     let here = input
         .transcript()
         .and_then(crate::memory::index::discover::transcript_uri);
-    // where it happened matters only to a message any program prints
-    let place = if is_generic_message(&sig) {
-        Place::of(&output, full_command(input))
-    } else {
-        Place::default()
-    };
+    let place = Place::of_error(&sig, &output, full_command(input));
     let Some(fix) = errors::recall(&conn, &sig, &place, &sid, here.as_deref())? else {
         return Ok(None);
     };

@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::place::{Place, is_generic_message};
+use super::place::Place;
 use super::signature::{LineSet, Signature};
 use super::{Conversation, Step};
 
@@ -64,11 +64,11 @@ pub struct PastFix {
 
 /// The best past fix for the error whose signature is `cut` (read with
 /// [`Signature::of_window`], as the index keeps a past result) and which
-/// happened at `place` (unknown when it does not matter), in
-/// conversations other than `exclude` (the current
-/// session's id and transcript address), or None when no past error is
+/// happened at `place` ([`Place::of_error`]: unknown when it does not
+/// matter), in conversations other than `exclude` (the current session's
+/// id and transcript address), or None when no past error is
 /// [`STRONG`]ly alike or nothing was done after it. A message any program
-/// prints ([`is_generic_message`]) met elsewhere is another error.
+/// prints met elsewhere is another error.
 pub fn recall(
     conn: &Connection,
     cut: &Signature,
@@ -103,7 +103,7 @@ pub fn recall(
     })?;
     // where it happened tells a message any program prints from the same
     // message met elsewhere
-    let placed = is_generic_message(cut) && place.is_known();
+    let placed = place.is_known();
     let mut read: Vec<Read> = Vec::new();
     for c in rows {
         let c = c?;

@@ -66,12 +66,15 @@ const ABOUT_A_PATH: &[&str] = &["no such file or directory", "permission denied"
 /// tells it from another.
 pub fn is_generic_message(sig: &Signature) -> bool {
     let what = sig.what();
+    // read once, and only when a line is about a path
+    let mut names_only_paths: Option<bool> = None;
     !what.is_empty()
         && what.iter().all(|l| {
             GENERIC_MESSAGES.iter().any(|m| l.text.contains(m))
                 || (l.text.contains("<path>")
-                    && sig.subjects().iter().all(|s| s == "<path>")
-                    && ABOUT_A_PATH.iter().any(|m| l.text.contains(m)))
+                    && ABOUT_A_PATH.iter().any(|m| l.text.contains(m))
+                    && *names_only_paths
+                        .get_or_insert_with(|| sig.subjects().iter().all(|s| s == "<path>")))
         })
 }
 
@@ -96,6 +99,17 @@ enum Source {
 }
 
 impl Place {
+    /// Where the error `sig` (read from `output`, printed by `command`)
+    /// happened when that tells it from another ([`is_generic_message`]);
+    /// else an unknown place, which tells nothing.
+    pub fn of_error(sig: &Signature, output: &str, command: &str) -> Place {
+        if is_generic_message(sig) {
+            Place::of(output, command)
+        } else {
+            Place::default()
+        }
+    }
+
     /// Where `output` says it failed; when it names no file and no host,
     /// where `command` points.
     pub fn of(output: &str, command: &str) -> Place {
