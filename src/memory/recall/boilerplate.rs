@@ -87,6 +87,8 @@ const GENERIC_OPENINGS: &[&str] = &[
 
 /// Generic lines that are plain text, whole.
 const GENERIC_LINES: &[&str] = &[
+    // gdb stopped in a file it has no source of (libc's `memmove`)
+    "<n> <path>: no such file or directory.",
     "failed to extract cache",
     "cleaning up project directory and file based variables",
     "caused by:",

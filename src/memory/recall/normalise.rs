@@ -111,8 +111,24 @@ pub(crate) fn normalise(line: &str) -> String {
         }
     });
     s = replaced(s, &NUMBER, "<n>");
+    let s = without_statement_of_a_lost_connection(&s);
     // runs of white space, Unicode's as `\s` reads it, as one space
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Laravel's `SQLSTATE[HY000] [2002] Connection refused (Connection:
+/// mysql, SQL: select …)` without its statement: the connection failed
+/// before the statement ran, and each command runs another one first
+/// (`migrate` asks for the migrations table, `migrate:fresh` turns off
+/// foreign key checks).
+fn without_statement_of_a_lost_connection(line: &str) -> Cow<'_, str> {
+    if line.contains("connection refused")
+        && let Some(at) = line.find(", sql: ")
+    {
+        Cow::Owned(format!("{})", &line[..at]))
+    } else {
+        Cow::Borrowed(line)
+    }
 }
 
 /// `s` with `pattern`'s matches replaced; `s` itself, not a copy, when
@@ -149,6 +165,26 @@ fn is_scoped_package(m: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lost_connection_is_told_without_the_statement_it_was_for() {
+        let migrate = normalise(
+            "SQLSTATE[HY000] [2002] Connection refused (Connection: mysql, SQL: select exists (select 1 from information_schema.tables where table_schema = 'tenantdesk'))",
+        );
+        let fresh = normalise(
+            "SQLSTATE[HY000] [2002] Connection refused (Connection: mysql, SQL: SET FOREIGN_KEY_CHECKS=0;)",
+        );
+        assert_eq!(migrate, fresh);
+        assert_eq!(
+            migrate,
+            "sqlstate[hy000] [<n>] connection refused (connection: mysql)"
+        );
+        // a statement that failed is the error's own
+        assert!(
+            normalise("SQLSTATE[42S02]: Base table or view not found (Connection: mysql, SQL: select * from `tickets`)")
+                .contains("sql: select")
+        );
+    }
 
     #[test]
     fn what_changes_between_runs_is_replaced() {
