@@ -50,6 +50,14 @@ const GENERIC_MESSAGES: &[&str] = &[
     // Java
     "java.lang.nullpointerexception",
     "arrayindexoutofboundsexception",
+    // Ruby, PHP, .NET, Kotlin, Swift
+    "for nil",
+    "on null",
+    "object reference not set to an instance of an object",
+    "lateinit property",
+    "unexpectedly found nil while",
+    // C's sanitizers
+    "addresssanitizer:",
     // the system's and curl's
     "segmentation fault",
     "the requested url returned error",
@@ -86,6 +94,9 @@ pub struct Place {
     files: BTreeSet<String>,
     functions: BTreeSet<String>,
     hosts: BTreeSet<String>,
+    /// The line of code the innermost of the user's frames shows, where
+    /// the runtime prints it (Python, pytest, Node), spaces collapsed.
+    statement: Option<String>,
     read_from: Source,
 }
 
@@ -140,14 +151,13 @@ impl Place {
                 continue;
             }
             let next = lines.get(i + 1).map(String::as_str);
+            if let Some(statement) = shown_statement(&lines, i) {
+                place.statement = Some(statement);
+            }
             if let Some(function) = frame_function(lower, next)
                 && !EVERY_TRACES.contains(&function.as_str())
             {
-                // generated names are numbered in order (Go's `func1`,
-                // Java's `lambda$transfer$0`): another one above moves them
-                place
-                    .functions
-                    .insert(function.replace(|c: char| c.is_ascii_digit(), ""));
+                place.functions.insert(unnumbered(&function));
             }
             for token in lower.split(|c: char| c.is_whitespace() || "\"'`()[]{},;<>|=".contains(c))
             {
@@ -169,8 +179,9 @@ impl Place {
 
     /// Whether both name where they happened and it is not the same place:
     /// no file in common, or no function in common when both name some
-    /// (the same file, another function: another cause), or (when neither
-    /// names a file) no host.
+    /// (the same file, another function: another cause), or another line
+    /// of code failing when both show it (the same function, another
+    /// statement: another cause), or (when neither names a file) no host.
     pub fn is_elsewhere_than(&self, other: &Place) -> bool {
         if self.read_from != other.read_from {
             return false;
@@ -179,7 +190,8 @@ impl Place {
             return self.files.is_disjoint(&other.files)
                 || (!self.functions.is_empty()
                     && !other.functions.is_empty()
-                    && self.functions.is_disjoint(&other.functions));
+                    && self.functions.is_disjoint(&other.functions))
+                || matches!((&self.statement, &other.statement), (Some(a), Some(b)) if !same_code(a, b));
         }
         if !self.hosts.is_empty() && !other.hosts.is_empty() {
             return self.hosts.is_disjoint(&other.hosts);
@@ -195,6 +207,9 @@ impl Place {
 /// `main.(*Server).routes(0x0)` over its tab-indented `….go:57` line.
 fn frame_function(line: &str, next: Option<&str>) -> Option<String> {
     let trimmed = line.trim_start();
+    if let Some(name) = ruby_frame_function(line).or_else(|| native_frame_function(trimmed)) {
+        return Some(name);
+    }
     if let Some((before, name)) = trimmed.rsplit_once(" in ")
         && (before.starts_with("file \"") || before.ends_with(':'))
         && !name.trim().is_empty()
@@ -216,6 +231,179 @@ fn frame_function(line: &str, next: Option<&str>) -> Option<String> {
         return (open > 0).then(|| line[..open].to_string());
     }
     None
+}
+
+/// The line of code a frame at `lines[i]` shows, when the frame is the
+/// user's: the line under Python's `File "…", line 42, in total` and
+/// pytest's short `app/orders.py:42: in total`, pytest's `>` line (its
+/// frame's `app/orders.py:42: …` comes after it), and the line under
+/// Node's `/app/src/orders.js:12` (over its `^`). Line numbers move with
+/// every edit; the failing line's code does not, and two errors of one
+/// message on two lines of one function have two causes.
+fn shown_statement(lines: &[String], i: usize) -> Option<String> {
+    let line = lines[i].as_str();
+    let trimmed = line.trim_start();
+    let code = |l: &str| {
+        let code = l.split_whitespace().collect::<Vec<_>>().join(" ");
+        (!code.is_empty()).then_some(code)
+    };
+    if let Some(rest) = trimmed.strip_prefix('>')
+        && line.starts_with('>')
+    {
+        // pytest's long form: the frame's place is the next `path:N: `
+        // line, under the frame's error lines; looked for only so far, as
+        // Gradle starts every line with `> `
+        let place = lines[i + 1..]
+            .iter()
+            .take(PYTEST_FRAME_LINES)
+            .find(|l| is_pytest_place(l))?;
+        return if not_the_users(place) {
+            None
+        } else {
+            code(rest)
+        };
+    }
+    if let Some(rest) = trimmed.strip_prefix("failure/error: ") {
+        // RSpec: the line that raised, wherever it is
+        return code(rest);
+    }
+    if let Some(rest) = trimmed.strip_prefix('➜') {
+        // Laravel's printer: `➜  52▕ $ticket->…`, under `at app/…:52`
+        let place = lines[..i]
+            .iter()
+            .rev()
+            .take(12)
+            .find(|l| l.trim_start().starts_with("at "))?;
+        return if not_the_users(place) {
+            None
+        } else {
+            code(rest.split_once('▕')?.1)
+        };
+    }
+    if not_the_users(line) {
+        return None;
+    }
+    let next = lines.get(i + 1)?;
+    // gdb's stop: `flow_table_insert (t=…) at src/flow.c:84` over `84\t…`
+    if let Some((n, source)) = next.split_once('\t')
+        && !n.is_empty()
+        && n.bytes().all(|b| b.is_ascii_digit())
+        && native_frame_function(trimmed).is_some()
+    {
+        return code(source);
+    }
+    let is_frame = |l: &str| {
+        let t = l.trim_start();
+        t.starts_with("file \"") || t.contains(": in ")
+    };
+    let python = (trimmed.starts_with("file \"") && trimmed.contains("\", line "))
+        || (is_pytest_place(line) && line.contains(": in "));
+    let node = !line.starts_with(char::is_whitespace)
+        && line.rsplit_once(':').is_some_and(|(path, n)| {
+            !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && users_file(path).is_some()
+        })
+        && lines
+            .get(i + 2)
+            .is_some_and(|l| l.trim() == "^" || l.trim_start().starts_with('^'));
+    if (python && next.starts_with(char::is_whitespace) && !is_frame(next)) || node {
+        code(next)
+    } else {
+        None
+    }
+}
+
+/// Whether two lines of code are the same, one of them perhaps cut where
+/// the index cut a long output (`e->nex…`).
+fn same_code(a: &str, b: &str) -> bool {
+    match (a.strip_suffix('…'), b.strip_suffix('…')) {
+        (None, None) => a == b,
+        (Some(cut), None) => b.starts_with(cut),
+        (None, Some(cut)) => a.starts_with(cut),
+        (Some(x), Some(y)) => x.starts_with(y) || y.starts_with(x),
+    }
+}
+
+/// How far below its `>` line pytest writes a frame's place: the frame's
+/// `E` lines come between, and an exception's message is seldom longer.
+const PYTEST_FRAME_LINES: usize = 40;
+
+/// pytest's place of a frame: `app/orders.py:42: in total` or
+/// `app/orders.py:42: TypeError`, at the line's start.
+fn is_pytest_place(line: &str) -> bool {
+    let Some((path, rest)) = line.split_once(": ") else {
+        return false;
+    };
+    !line.starts_with(char::is_whitespace)
+        && !rest.is_empty()
+        && path.rsplit_once(':').is_some_and(|(file, n)| {
+            !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && users_file(file).is_some()
+        })
+}
+
+/// Ruby's `./app/models/loan.rb:42:in 'Loan#notify_overdue!'` (before 3.4,
+/// `` in `notify_overdue!' ``), a block's frame named by its method.
+fn ruby_frame_function(line: &str) -> Option<String> {
+    let (before, rest) = line
+        .split_once(":in '")
+        .or_else(|| line.split_once(":in `"))?;
+    before
+        .rsplit_once(':')
+        .and_then(|(file, _)| users_file(file.rsplit(' ').next()?))?;
+    let name = rest.split('\'').next()?;
+    let name = name.rsplit_once(" in ").map_or(name, |(_, method)| method);
+    (!name.is_empty() && !name.starts_with('<')).then(|| name.to_string())
+}
+
+/// gdb's `#1  0x… in handle_packet (user=…) at src/main.c:66` (the frame
+/// it stopped in without its `#0  0x… in `) and AddressSanitizer's `#0
+/// 0x4f3a1b in parse_ipv4_options /home/kim/pcap/src/ipv4.c:42:9`: a
+/// function of the user's when a file of the user's follows it.
+fn native_frame_function(trimmed: &str) -> Option<String> {
+    let rest = match trimmed.strip_prefix('#') {
+        Some(numbered) => numbered
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .trim_start(),
+        None => trimmed,
+    };
+    let (addressed, rest) = match rest.split_once(" in ") {
+        Some((address, rest)) if address.starts_with("0x") => (true, rest),
+        _ => (false, rest),
+    };
+    let end = rest.find([' ', '('])?;
+    let (name, after) = rest.split_at(end);
+    let place = if after.starts_with(" (") {
+        after.rsplit_once(") at ")?.1
+    } else if addressed {
+        after.split_whitespace().next()?
+    } else {
+        return None;
+    };
+    let is_name = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_:.~<>".contains(c));
+    (is_name && users_file(place).is_some()).then(|| name.to_string())
+}
+
+/// A function's name without the numbers that end its parts: generated
+/// names are numbered in order (Go's `func1.2`, Java's
+/// `lambda$transfer$0`), and another one above moves them; a number inside
+/// a word (`parse_ipv4_options`) is the name's own.
+fn unnumbered(function: &str) -> String {
+    let mut out = String::with_capacity(function.len());
+    let mut digits = String::new();
+    for c in function.chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+            continue;
+        }
+        if c.is_ascii_alphanumeric() || c == '_' {
+            out.push_str(&digits);
+        }
+        digits.clear();
+        out.push(c);
+    }
+    out
 }
 
 /// Functions every trace of a runtime names.
@@ -295,6 +483,14 @@ const NOT_THE_USERS: &[&str] = &[
     "at com.fasterxml.",
     "at io.netty.",
     "at kotlinx.",
+    "/gems/",
+    "/.gem/",
+    "vendor/",
+    "/lib/x86_64-linux-gnu/",
+    "/lib/aarch64-linux-gnu/",
+    "/lib64/",
+    "libsanitizer/",
+    ") from /",
 ];
 
 /// Whether a line (in lower case) is a runtime's or a library's.
@@ -401,6 +597,160 @@ mod tests {
         assert!(total.is_elsewhere_than(&refund));
         // a cut trace that names no function: its file alone
         assert!(!total.is_elsewhere_than(&Place::named_in("app/orders.py:42")));
+    }
+
+    #[test]
+    fn the_same_function_failing_on_another_line_of_code_is_another_place() {
+        let traceback = |n: u32, code: &str| {
+            Place::named_in(&format!(
+                "Traceback (most recent call last):\n\
+                 \x20 File \"/home/kim/api/app/orders.py\", line {n}, in total\n\
+                 \x20   {code}\n\
+                 \x20 File \"/usr/lib/python3.12/json/__init__.py\", line 346, in loads\n\
+                 \x20   return _default_decoder.decode(s)\n\
+                 TypeError: 'NoneType' object is not subscriptable"
+            ))
+        };
+        let rate = traceback(42, "rate = discounts_for(cart.user)[\"rate\"]");
+        let moved = traceback(57, "rate  =  discounts_for(cart.user)[\"rate\"]");
+        let tax = traceback(44, "tax = region_of(cart)[\"tax\"]");
+        assert!(!rate.is_elsewhere_than(&moved));
+        assert!(rate.is_elsewhere_than(&tax));
+        // pytest's long form shows the failing line with `>`, its place after
+        let pytest = |code: &str| {
+            Place::named_in(&format!(
+                "    def total(cart):\n>       {code}\nE       TypeError: 'NoneType' object is not subscriptable\n\n\
+                 app/orders.py:42: TypeError"
+            ))
+        };
+        assert_eq!(
+            pytest("rate = discounts_for(cart.user)[\"rate\"]").statement,
+            rate.statement
+        );
+        assert!(pytest("tax = region_of(cart)[\"tax\"]").is_elsewhere_than(&rate));
+        // Node's uncaught error shows the line over a caret
+        let node = |code: &str| {
+            Place::named_in(&format!(
+                "/home/kim/web/src/orders.js:12\n  {code}\n        ^\n\n\
+                 TypeError: Cannot read properties of undefined (reading 'map')\n\
+                 \x20   at total (/home/kim/web/src/orders.js:12:9)"
+            ))
+        };
+        assert!(node("return rows.map(r => r.id);").is_elsewhere_than(&node("items.map(render)")));
+        assert!(!node("items.map(render)").is_elsewhere_than(&node("items.map(render)")));
+        // a library's line is not the user's statement
+        let library = Place::named_in(
+            "  File \"/x/.venv/lib/python3.12/site-packages/httpx/_client.py\", line 9, in post\n    return self.request()",
+        );
+        assert_eq!(library.statement, None);
+        // one side shows no line: the function decides
+        let cut = Place::named_in("app/orders.py:42: in total");
+        assert!(!cut.is_elsewhere_than(&tax));
+    }
+
+    #[test]
+    fn ruby_php_and_native_frames_name_the_users_functions() {
+        let functions = |t: &str| Place::named_in(t).functions.into_iter().collect::<Vec<_>>();
+        let rspec = "     # ./app/controllers/api/v1/holds_controller.rb:31:in 'Api::V1::HoldsController#mine'\n\
+            \x20    # /home/dario/.gem/ruby/3.4.1/gems/actionpack-8.0.1/lib/abstract_controller/base.rb:226:in 'AbstractController::Base#process_action'\n\
+            \x20    # ./app/models/hold.rb:9:in 'block in Hold.next_position'\n\
+            \x20    # ./spec/requests/holds_spec.rb:52:in 'block (3 levels) in <top (required)>'";
+        assert_eq!(
+            functions(rspec),
+            ["api::v::holdscontroller#mine", "hold.next_position"]
+        );
+        // before Ruby 3.4, a backquote opens the name
+        assert_eq!(
+            functions("app/models/loan.rb:42:in `notify_overdue!'"),
+            ["notify_overdue!"]
+        );
+        let gdb = "flow_table_insert (t=t@entry=0x5555555592a0, key=key@entry=0x0) at src/flow.c:84\n\
+            84\t    e->next = *slot;\n\
+            #0  flow_table_insert (t=t@entry=0x5555555592a0, key=key@entry=0x0) at src/flow.c:84\n\
+            #1  0x0000555555555bfe in handle_packet (user=<optimized out>) at src/main.c:61\n\
+            #2  0x00007ffff7f8a1d4 in ?? () from /lib/x86_64-linux-gnu/libpcap.so.0.8\n\
+            #3  0x00007ffff7f7b2f7 in pcap_loop () from /lib/x86_64-linux-gnu/libpcap.so.0.8";
+        let place = Place::named_in(gdb);
+        assert_eq!(
+            place.functions.iter().collect::<Vec<_>>(),
+            ["flow_table_insert", "handle_packet"]
+        );
+        assert_eq!(place.statement.as_deref(), Some("e->next = *slot;"));
+        let asan = "    #0 0x55d4c1 in parse_ipv4_options /home/dario/src/pcapsum/src/ipv4.c:42:9\n\
+            \x20   #1 0x7f3a2b in __libc_start_main (/lib/x86_64-linux-gnu/libc.so.6+0x29d90)";
+        assert_eq!(functions(asan), ["parse_ipv4_options"]);
+    }
+
+    #[test]
+    fn rspec_and_laravel_show_the_failing_line() {
+        let rspec = Place::named_in(
+            "     Failure/Error: render json: { position: hold.position }\n\n     NoMethodError:\n       undefined method 'position' for nil\n\
+             \x20    # ./app/controllers/holds_controller.rb:31:in 'HoldsController#mine'",
+        );
+        assert_eq!(
+            rspec.statement.as_deref(),
+            Some("render json: { position: hold.position }")
+        );
+        let laravel = |at: &str| {
+            Place::named_in(&format!(
+                "  Call to a member function notify() on null\n\n  at {at}\n     51▕         if ($ticket->wasRecentlyCreated) {{\n\
+                 \x20 ➜  52▕             $ticket->reporter->notify(new TicketReceived($ticket));\n     53▕         }}"
+            ))
+        };
+        assert_eq!(
+            laravel("app/Services/TicketAssigner.php:52")
+                .statement
+                .as_deref(),
+            Some("$ticket->reporter->notify(new ticketreceived($ticket));")
+        );
+        // the framework's line is not the user's
+        assert_eq!(
+            laravel("vendor/laravel/framework/src/Illuminate/Database/Connection.php:825")
+                .statement,
+            None
+        );
+    }
+
+    #[test]
+    fn generated_numbers_leave_a_function_its_name() {
+        assert_eq!(
+            unnumbered("main.(*server).routes.func1.2"),
+            "main.(*server).routes.func."
+        );
+        assert_eq!(
+            unnumbered("bank.transfer.lambda$transfer$0"),
+            "bank.transfer.lambda$transfer$"
+        );
+        assert_eq!(unnumbered("parse_ipv4_options"), "parse_ipv4_options");
+        // a number that ends a name goes too
+        assert_eq!(unnumbered("decode_utf8"), "decode_utf");
+    }
+
+    #[test]
+    fn a_line_the_index_cut_is_the_same_as_the_whole() {
+        assert!(same_code("e->nex…", "e->next = *slot;"));
+        assert!(same_code("e->next = *slot;", "e->next = *slot;"));
+        assert!(!same_code(
+            "uint64_t h = flow_hash(key);",
+            "e->next = *slot;"
+        ));
+        assert!(!same_code("e->nex…", "uint64_t h…"));
+    }
+
+    #[test]
+    fn messages_any_runtime_prints() {
+        let generic = |out: &str| is_generic_message(&Signature::of_failure(out).unwrap());
+        for out in [
+            "NoMethodError: undefined method 'position' for nil",
+            "Call to a member function notify() on null",
+            "System.NullReferenceException: Object reference not set to an instance of an object.",
+            "kotlin.UninitializedPropertyAccessException: lateinit property binding has not been initialized",
+            "Fatal error: Unexpectedly found nil while implicitly unwrapping an Optional value",
+            "==4242==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602000000011",
+        ] {
+            assert!(generic(out), "{out}");
+        }
+        assert!(!generic("NameError: uninitialized constant Hold::Queue"));
     }
 
     #[test]
