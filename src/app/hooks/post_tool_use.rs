@@ -55,7 +55,13 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
     let here = input
         .transcript()
         .and_then(crate::memory::index::discover::transcript_uri);
-    let place = Place::of_error(&sig, &output, full_command(input));
+    // where, read from what the index keeps too: a past error's place is
+    // read from its excerpt, and the middle of a long trace is not in it
+    let kept = crate::platform::agents::transcript::error_excerpt(
+        &output,
+        ctx.cfg.index.tool_result_chars,
+    );
+    let place = Place::of_error(&sig, &kept, full_command(input));
     let Some(fix) = errors::recall(&conn, &sig, &place, &sid, here.as_deref())? else {
         return Ok(None);
     };

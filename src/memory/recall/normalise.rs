@@ -118,16 +118,24 @@ pub(crate) fn normalise(line: &str) -> String {
 
 /// Laravel's `SQLSTATE[HY000] [2002] Connection refused (Connection:
 /// mysql, SQL: select …)` without its statement: the connection failed
-/// before the statement ran, and each command runs another one first
-/// (`migrate` asks for the migrations table, `migrate:fresh` turns off
-/// foreign key checks).
+/// before the statement ran (a refused connection, or any of MySQL's
+/// client errors under `HY000`: no socket, access denied), and each
+/// command runs another one first (`migrate` asks for the migrations
+/// table, `migrate:fresh` turns off foreign key checks).
 fn without_statement_of_a_lost_connection(line: &str) -> Cow<'_, str> {
-    if line.contains("connection refused")
-        && let Some(at) = line.find(", sql: ")
-    {
-        Cow::Owned(format!("{})", &line[..at]))
-    } else {
-        Cow::Borrowed(line)
+    // Laravel 10 on: `(Connection: mysql, SQL: …)`; before: `(SQL: …)`
+    let cut = line
+        .find(", sql: ")
+        .map(|at| (at, ")"))
+        .or_else(|| line.find(" (sql: ").map(|at| (at, "")));
+    match cut {
+        Some((at, close))
+            if line[..at].contains("connection refused")
+                || line[..at].contains("sqlstate[hy000] [<n>]") =>
+        {
+            Cow::Owned(format!("{}{close}", &line[..at]))
+        }
+        _ => Cow::Borrowed(line),
     }
 }
 
@@ -179,7 +187,22 @@ mod tests {
             migrate,
             "sqlstate[hy000] [<n>] connection refused (connection: mysql)"
         );
-        // a statement that failed is the error's own
+        // before Laravel 10, and a socket that is not there
+        assert_eq!(
+            normalise("SQLSTATE[HY000] [2002] Connection refused (SQL: select * from `users`)"),
+            "sqlstate[hy000] [<n>] connection refused"
+        );
+        assert_eq!(
+            normalise(
+                "SQLSTATE[HY000] [2002] No such file or directory (Connection: mysql, SQL: select 1)"
+            ),
+            "sqlstate[hy000] [<n>] no such file or directory (connection: mysql)"
+        );
+        // a statement that failed is the error's own, whatever it holds
+        assert!(
+            normalise("SQLSTATE[22001]: Data too long for column 'exception' (Connection: mysql, SQL: insert into failed_jobs values ('Connection refused'))")
+                .contains("sql: insert")
+        );
         assert!(
             normalise("SQLSTATE[42S02]: Base table or view not found (Connection: mysql, SQL: select * from `tickets`)")
                 .contains("sql: select")

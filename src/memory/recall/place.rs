@@ -50,14 +50,17 @@ const GENERIC_MESSAGES: &[&str] = &[
     // Java
     "java.lang.nullpointerexception",
     "arrayindexoutofboundsexception",
-    // Ruby, PHP, .NET, Kotlin, Swift
-    "for nil",
-    "on null",
+    // Ruby (`undefined method 'x' for nil`, before 3.4 `for nil:NilClass`),
+    // PHP (`Call to a member function x() on null`, `Attempt to read
+    // property "x" on null`), .NET, Kotlin, Swift
+    "' for nil",
+    "() on null",
+    "\" on null",
     "object reference not set to an instance of an object",
     "lateinit property",
     "unexpectedly found nil while",
-    // C's sanitizers
-    "addresssanitizer:",
+    // C's sanitizers (not `AddressSanitizer:DEADLYSIGNAL`, the machine's)
+    "addresssanitizer: ",
     // the system's and curl's
     "segmentation fault",
     "the requested url returned error",
@@ -94,9 +97,10 @@ pub struct Place {
     files: BTreeSet<String>,
     functions: BTreeSet<String>,
     hosts: BTreeSet<String>,
-    /// The line of code the innermost of the user's frames shows, where
-    /// the runtime prints it (Python, pytest, Node), spaces collapsed.
-    statement: Option<String>,
+    /// The line of code the innermost of the user's frames shows, in each
+    /// trace of the output where the runtime prints it (Python, pytest,
+    /// Node, RSpec, Laravel, gdb), spaces collapsed.
+    statements: BTreeSet<String>,
     read_from: Source,
 }
 
@@ -114,11 +118,19 @@ impl Place {
     /// happened when that tells it from another ([`is_generic_message`]);
     /// else an unknown place, which tells nothing.
     pub fn of_error(sig: &Signature, output: &str, command: &str) -> Place {
-        if is_generic_message(sig) {
-            Place::of(output, command)
-        } else {
-            Place::default()
+        if !is_generic_message(sig) {
+            return Place::default();
         }
+        let mut place = Place::of(output, command);
+        // a recursion's innermost frame is wherever the stack ran out
+        if sig
+            .what()
+            .iter()
+            .any(|l| l.text.contains("maximum recursion depth"))
+        {
+            place.statements.clear();
+        }
+        place
     }
 
     /// Where `output` says it failed; when it names no file and no host,
@@ -146,13 +158,18 @@ impl Place {
         let mut place = Place::default();
         let text = crate::platform::agents::transcript::failure::without_colours(text);
         let lines: Vec<String> = text.lines().map(str::to_ascii_lowercase).collect();
+        // the innermost line of code of the trace being read
+        let mut innermost: Option<String> = None;
         for (i, lower) in lines.iter().enumerate() {
+            if starts_a_trace(lower) {
+                place.statements.extend(innermost.take());
+            }
             if not_the_users(lower) || says_what_every_run_says(lower) {
                 continue;
             }
             let next = lines.get(i + 1).map(String::as_str);
             if let Some(statement) = shown_statement(&lines, i) {
-                place.statement = Some(statement);
+                innermost = Some(statement);
             }
             if let Some(function) = frame_function(lower, next)
                 && !EVERY_TRACES.contains(&function.as_str())
@@ -169,6 +186,7 @@ impl Place {
                 }
             }
         }
+        place.statements.extend(innermost);
         place
     }
 
@@ -191,7 +209,12 @@ impl Place {
                 || (!self.functions.is_empty()
                     && !other.functions.is_empty()
                     && self.functions.is_disjoint(&other.functions))
-                || matches!((&self.statement, &other.statement), (Some(a), Some(b)) if !same_code(a, b));
+                || (!self.statements.is_empty()
+                    && !other.statements.is_empty()
+                    && !self
+                        .statements
+                        .iter()
+                        .any(|a| other.statements.iter().any(|b| same_code(a, b))));
         }
         if !self.hosts.is_empty() && !other.hosts.is_empty() {
             return self.hosts.is_disjoint(&other.hosts);
@@ -312,6 +335,22 @@ fn shown_statement(lines: &[String], i: usize) -> Option<String> {
     }
 }
 
+/// Whether a line opens another trace in the same output: Python's
+/// `Traceback (most recent call last):` and a chain's links, and pytest's
+/// header of each failed test (`____ test_total ____`; its frames are
+/// parted by `_ _ _ _`).
+fn starts_a_trace(line: &str) -> bool {
+    let t = line.trim();
+    t.starts_with("traceback (most recent call last)")
+        || t.starts_with("during handling of the above exception")
+        || t.starts_with("the above exception was the direct cause")
+        || (t.starts_with("___")
+            && t.ends_with("___")
+            && t.trim_matches('_')
+                .trim()
+                .contains(|c: char| c.is_ascii_alphanumeric()))
+}
+
 /// Whether two lines of code are the same, one of them perhaps cut where
 /// the index cut a long output (`e->nex…`).
 fn same_code(a: &str, b: &str) -> bool {
@@ -327,14 +366,20 @@ fn same_code(a: &str, b: &str) -> bool {
 /// `E` lines come between, and an exception's message is seldom longer.
 const PYTEST_FRAME_LINES: usize = 40;
 
-/// pytest's place of a frame: `app/orders.py:42: in total` or
-/// `app/orders.py:42: TypeError`, at the line's start.
+/// pytest's place of a frame: `app/orders.py:42: in total`,
+/// `app/orders.py:42: TypeError` or a middle frame's bare
+/// `tests/test_orders.py:12: `, at the line's start.
 fn is_pytest_place(line: &str) -> bool {
-    let Some((path, rest)) = line.split_once(": ") else {
+    // a middle frame's has nothing after it: `tests/test_orders.py:10: `
+    let line = line.trim_end();
+    let Some(path) = line
+        .split_once(": ")
+        .map(|(path, _)| path)
+        .or_else(|| line.strip_suffix(':'))
+    else {
         return false;
     };
     !line.starts_with(char::is_whitespace)
-        && !rest.is_empty()
         && path.rsplit_once(':').is_some_and(|(file, n)| {
             !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && users_file(file).is_some()
         })
@@ -359,21 +404,36 @@ fn ruby_frame_function(line: &str) -> Option<String> {
 /// 0x4f3a1b in parse_ipv4_options /home/kim/pcap/src/ipv4.c:42:9`: a
 /// function of the user's when a file of the user's follows it.
 fn native_frame_function(trimmed: &str) -> Option<String> {
-    let rest = match trimmed.strip_prefix('#') {
-        Some(numbered) => numbered
-            .trim_start_matches(|c: char| c.is_ascii_digit())
-            .trim_start(),
-        None => trimmed,
+    let (numbered, rest) = match trimmed.strip_prefix('#') {
+        Some(rest) => (
+            true,
+            rest.trim_start_matches(|c: char| c.is_ascii_digit())
+                .trim_start(),
+        ),
+        None => (false, trimmed),
     };
     let (addressed, rest) = match rest.split_once(" in ") {
         Some((address, rest)) if address.starts_with("0x") => (true, rest),
         _ => (false, rest),
     };
-    let end = rest.find([' ', '('])?;
-    let (name, after) = rest.split_at(end);
-    let place = if after.starts_with(" (") {
-        after.rsplit_once(") at ")?.1
+    // C++'s `Parser::parse(char const*)`: the name runs to its own brackets
+    let end = rest.find(' ').unwrap_or(rest.len());
+    let name = rest[..end].split('(').next()?;
+    let after = &rest[name.len()..];
+    let place = if let Some(arguments) = after.strip_prefix(" (") {
+        // gdb's: the arguments, then `at <file>:<line>`; unnumbered (the
+        // line it stopped at), only with arguments as gdb writes them
+        let (arguments, place) = arguments.rsplit_once(") at ")?;
+        if !(numbered || addressed || arguments.is_empty() || arguments.contains('=')) {
+            return None;
+        }
+        place
     } else if addressed {
+        // AddressSanitizer's: a C++ name's own brackets, then the file
+        let after = match after.strip_prefix('(') {
+            Some(inside) => &inside[inside.find(')')? + 1..],
+            None => after,
+        };
         after.split_whitespace().next()?
     } else {
         return None;
@@ -483,9 +543,24 @@ const NOT_THE_USERS: &[&str] = &[
     "at com.fasterxml.",
     "at io.netty.",
     "at kotlinx.",
-    "/gems/",
     "/.gem/",
-    "vendor/",
+    "vendor/bundle/",
+    " vendor/laravel/",
+    " vendor/symfony/",
+    " vendor/phpunit/",
+    " vendor/pestphp/",
+    " vendor/nunomaduro/",
+    " vendor/composer/",
+    "/vendor/laravel/",
+    "/vendor/symfony/",
+    "/vendor/phpunit/",
+    "/vendor/pestphp/",
+    "/vendor/nunomaduro/",
+    "/vendor/composer/",
+    "/vendor/github.com/",
+    "/vendor/golang.org/",
+    "at system.",
+    "at microsoft.",
     "/lib/x86_64-linux-gnu/",
     "/lib/aarch64-linux-gnu/",
     "/lib64/",
@@ -495,7 +570,19 @@ const NOT_THE_USERS: &[&str] = &[
 
 /// Whether a line (in lower case) is a runtime's or a library's.
 fn not_the_users(line: &str) -> bool {
-    NOT_THE_USERS.iter().any(|n| line.contains(n))
+    NOT_THE_USERS.iter().any(|n| line.contains(n)) || names_an_installed_gem(line)
+}
+
+/// Whether a line names a file of an installed gem: `/gems/` and then a
+/// folder named with its version (`actionpack-8.0.1/`); a folder of the
+/// user's called `gems` is not one.
+fn names_an_installed_gem(line: &str) -> bool {
+    line.match_indices("/gems/").any(|(at, m)| {
+        let folder = line[at + m.len()..].split('/').next().unwrap_or("");
+        folder
+            .rsplit_once('-')
+            .is_some_and(|(_, version)| version.starts_with(|c: char| c.is_ascii_digit()))
+    })
 }
 
 /// File kinds a trace or a message names: source, configuration, data and
@@ -503,9 +590,9 @@ fn not_the_users(line: &str) -> bool {
 const EXTENSIONS: &[&str] = &[
     "py", "rs", "go", "js", "jsx", "mjs", "cjs", "ts", "tsx", "java", "kt", "kts", "scala", "rb",
     "php", "cs", "fs", "swift", "m", "mm", "c", "h", "cc", "cpp", "hpp", "ex", "exs", "erl", "hs",
-    "lua", "dart", "vue", "svelte", "sh", "sql", "yaml", "yml", "json", "toml", "ini", "cfg",
-    "conf", "env", "xml", "html", "css", "scss", "md", "txt", "csv", "lock", "gz", "zip", "tgz",
-    "jar", "proto", "tf", "sock", "pem", "key",
+    "lua", "dart", "vue", "svelte", "erb", "haml", "slim", "rake", "jbuilder", "sh", "sql", "yaml",
+    "yml", "json", "toml", "ini", "cfg", "conf", "env", "xml", "html", "css", "scss", "md", "txt",
+    "csv", "lock", "gz", "zip", "tgz", "jar", "proto", "tf", "sock", "pem", "key",
 ];
 
 /// The file a token (in lower case) names, when it is a file of one of
@@ -624,10 +711,22 @@ mod tests {
             ))
         };
         assert_eq!(
-            pytest("rate = discounts_for(cart.user)[\"rate\"]").statement,
-            rate.statement
+            pytest("rate = discounts_for(cart.user)[\"rate\"]").statements,
+            rate.statements
         );
         assert!(pytest("tax = region_of(cart)[\"tax\"]").is_elsewhere_than(&rate));
+        // a middle frame's `>` line is placed by its own bare place line,
+        // not by the next frame's: cut from an excerpt, it is no
+        // statement of `total`'s
+        let middle = Place::named_in(
+            ">       assert total(guest_cart()) == 30\ntests/test_orders.py:12: \n\
+             _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _\n\
+             … app/orders.py:42: TypeError",
+        );
+        assert_eq!(
+            middle.statements.iter().collect::<Vec<_>>(),
+            ["assert total(guest_cart()) == 30"]
+        );
         // Node's uncaught error shows the line over a caret
         let node = |code: &str| {
             Place::named_in(&format!(
@@ -642,7 +741,7 @@ mod tests {
         let library = Place::named_in(
             "  File \"/x/.venv/lib/python3.12/site-packages/httpx/_client.py\", line 9, in post\n    return self.request()",
         );
-        assert_eq!(library.statement, None);
+        assert!(library.statements.is_empty());
         // one side shows no line: the function decides
         let cut = Place::named_in("app/orders.py:42: in total");
         assert!(!cut.is_elsewhere_than(&tax));
@@ -675,7 +774,10 @@ mod tests {
             place.functions.iter().collect::<Vec<_>>(),
             ["flow_table_insert", "handle_packet"]
         );
-        assert_eq!(place.statement.as_deref(), Some("e->next = *slot;"));
+        assert_eq!(
+            place.statements.iter().collect::<Vec<_>>(),
+            ["e->next = *slot;"]
+        );
         let asan = "    #0 0x55d4c1 in parse_ipv4_options /home/dario/src/pcapsum/src/ipv4.c:42:9\n\
             \x20   #1 0x7f3a2b in __libc_start_main (/lib/x86_64-linux-gnu/libc.so.6+0x29d90)";
         assert_eq!(functions(asan), ["parse_ipv4_options"]);
@@ -688,8 +790,8 @@ mod tests {
              \x20    # ./app/controllers/holds_controller.rb:31:in 'HoldsController#mine'",
         );
         assert_eq!(
-            rspec.statement.as_deref(),
-            Some("render json: { position: hold.position }")
+            rspec.statements.iter().collect::<Vec<_>>(),
+            ["render json: { position: hold.position }"]
         );
         let laravel = |at: &str| {
             Place::named_in(&format!(
@@ -699,16 +801,79 @@ mod tests {
         };
         assert_eq!(
             laravel("app/Services/TicketAssigner.php:52")
-                .statement
-                .as_deref(),
-            Some("$ticket->reporter->notify(new ticketreceived($ticket));")
+                .statements
+                .iter()
+                .collect::<Vec<_>>(),
+            ["$ticket->reporter->notify(new ticketreceived($ticket));"]
         );
         // the framework's line is not the user's
-        assert_eq!(
+        assert!(
             laravel("vendor/laravel/framework/src/Illuminate/Database/Connection.php:825")
-                .statement,
-            None
+                .statements
+                .is_empty()
         );
+    }
+
+    #[test]
+    fn each_trace_of_an_output_shows_its_own_failing_line() {
+        let failure = |test: &str, code: &str| {
+            format!(
+                "______________________________ {test} _______________________________\n\
+                 app/orders.py:42: in total\n    {code}\n\
+                 E   TypeError: 'NoneType' object is not subscriptable\n"
+            )
+        };
+        let rate = failure("test_total", "rate = discounts_for(cart.user)[\"rate\"]");
+        let tax = failure("test_tax", "tax = region_of(cart)[\"tax\"]");
+        // a run that fails one more test is still where the first failed
+        let both = Place::named_in(&format!("{rate}{tax}"));
+        assert_eq!(both.statements.len(), 2);
+        assert!(!both.is_elsewhere_than(&Place::named_in(&rate)));
+        assert!(Place::named_in(&tax).is_elsewhere_than(&Place::named_in(&rate)));
+    }
+
+    #[test]
+    fn a_recursion_is_placed_by_its_functions_not_where_the_stack_ran_out() {
+        let recursion = |code: &str| {
+            format!(
+                "Traceback (most recent call last):\n\
+                 \x20 File \"/home/kim/app/parity.py\", line 3, in is_even\n    return is_odd(n - 1)\n\
+                 \x20 File \"/home/kim/app/parity.py\", line 7, in is_odd\n    {code}\n\
+                 RecursionError: maximum recursion depth exceeded"
+            )
+        };
+        let a = recursion("return is_even(n - 1)");
+        let b = recursion("if n == 0:");
+        let place =
+            |out: &str| Place::of_error(&Signature::of(out).unwrap(), out, "python parity.py");
+        assert!(!place(&a).is_elsewhere_than(&Place::named_in(&b)));
+    }
+
+    #[test]
+    fn a_log_line_is_no_frame_and_a_users_folder_no_library() {
+        assert!(native_frame_function("error (job 42) at app/workers/sync.py:12").is_none());
+        assert_eq!(
+            native_frame_function(
+                "#0 0x4f3a1b in Parser::parse(char const*) /home/kim/src/parser.cpp:42:9"
+            )
+            .as_deref(),
+            Some("Parser::parse")
+        );
+        for users in [
+            "  file \"/home/kim/shop/app/vendor/payouts.py\", line 4, in pay",
+            "./app/controllers/vendor/payouts_controller.rb:9:in 'vendor::payoutscontroller#show'",
+            "/home/kim/src/gems/ledger/lib/ledger.rb:3:in 'post'",
+        ] {
+            assert!(!not_the_users(users), "{users}");
+        }
+        for library in [
+            "/home/kim/.gem/ruby/3.4.1/gems/actionpack-8.0.1/lib/x.rb:8:in 'send_action'",
+            "/usr/local/bundle/gems/rack-3.1.8/lib/rack.rb:1:in 'call'",
+            "  at vendor/laravel/framework/src/illuminate/database/connection.php:825",
+            "   at system.threading.tasks.task.innerinvoke()",
+        ] {
+            assert!(not_the_users(library), "{library}");
+        }
     }
 
     #[test]
