@@ -35,8 +35,14 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
     };
     // read as the index keeps a failed result (its two ends), so that it
     // is compared with past ones read the same way; one reading serves the
-    // once-per-session key, the search and the comparison
-    let Some(sig) = Signature::of_window(&output, ctx.cfg.index.tool_result_chars) else {
+    // once-per-session key, the search and the comparison, and the excerpt
+    // the place (a past error's is read from its excerpt: the middle of a
+    // long trace is in neither)
+    let kept = crate::platform::agents::transcript::error_excerpt(
+        &output,
+        ctx.cfg.index.tool_result_chars,
+    );
+    let Some(sig) = Signature::of_excerpt(&output, &kept) else {
         return Ok(None);
     };
     let sid = input.session_id();
@@ -55,12 +61,6 @@ pub fn run(ctx: &Context, input: &HookInput) -> Result<Option<Value>> {
     let here = input
         .transcript()
         .and_then(crate::memory::index::discover::transcript_uri);
-    // where, read from what the index keeps too: a past error's place is
-    // read from its excerpt, and the middle of a long trace is not in it
-    let kept = crate::platform::agents::transcript::error_excerpt(
-        &output,
-        ctx.cfg.index.tool_result_chars,
-    );
     let place = Place::of_error(&sig, &kept, full_command(input));
     let Some(fix) = errors::recall(&conn, &sig, &place, &sid, here.as_deref())? else {
         return Ok(None);

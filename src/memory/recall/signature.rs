@@ -270,9 +270,16 @@ impl Signature {
     /// status` is kept as `token: [REDACTED:password] status`, and a secret
     /// in a new output is in no word of its signature.
     pub fn of_window(output: &str, chars: usize) -> Option<Signature> {
-        use crate::platform::redact::redact;
         let excerpt = crate::platform::agents::transcript::error_excerpt(output, chars);
-        let cut = redact(&excerpt);
+        Signature::of_excerpt(output, &excerpt)
+    }
+
+    /// [`Signature::of_window`] for a caller that holds the excerpt
+    /// already (`transcript::error_excerpt` of `output`): the hook reads
+    /// the error's place from it too.
+    pub fn of_excerpt(output: &str, excerpt: &str) -> Option<Signature> {
+        use crate::platform::redact::redact;
+        let cut = redact(excerpt);
         Signature::of(&cut)
             .or_else(|| Signature::of(&redact(&read_ends(output))))
             .or_else(|| Signature::of_tail(&cut))
