@@ -204,23 +204,24 @@ impl Place {
         if self.read_from != other.read_from {
             return false;
         }
+        let equal = |a: &str, b: &str| a == b;
         if !self.files.is_empty() && !other.files.is_empty() {
-            return self.files.is_disjoint(&other.files)
-                || (!self.functions.is_empty()
-                    && !other.functions.is_empty()
-                    && self.functions.is_disjoint(&other.functions))
-                || (!self.statements.is_empty()
-                    && !other.statements.is_empty()
-                    && !self
-                        .statements
-                        .iter()
-                        .any(|a| other.statements.iter().any(|b| same_code(a, b))));
+            return share_none(&self.files, &other.files, equal)
+                || share_none(&self.functions, &other.functions, equal)
+                || share_none(&self.statements, &other.statements, same_code);
         }
-        if !self.hosts.is_empty() && !other.hosts.is_empty() {
-            return self.hosts.is_disjoint(&other.hosts);
-        }
-        false
+        share_none(&self.hosts, &other.hosts, equal)
     }
+}
+
+/// Whether both sides name some and none of one is `same` as one of the
+/// other's: a side that names none tells nothing.
+fn share_none(
+    a: &BTreeSet<String>,
+    b: &BTreeSet<String>,
+    same: impl Fn(&str, &str) -> bool,
+) -> bool {
+    !a.is_empty() && !b.is_empty() && !a.iter().any(|x| b.iter().any(|y| same(x, y)))
 }
 
 /// The function a frame names, in a line read in lower case: Python's
@@ -309,8 +310,7 @@ fn shown_statement(lines: &[String], i: usize) -> Option<String> {
     let next = lines.get(i + 1)?;
     // gdb's stop: `flow_table_insert (t=…) at src/flow.c:84` over `84\t…`
     if let Some((n, source)) = next.split_once('\t')
-        && !n.is_empty()
-        && n.bytes().all(|b| b.is_ascii_digit())
+        && is_number(n)
         && native_frame_function(trimmed).is_some()
     {
         return code(source);
@@ -322,9 +322,7 @@ fn shown_statement(lines: &[String], i: usize) -> Option<String> {
     let python = (trimmed.starts_with("file \"") && trimmed.contains("\", line "))
         || (is_pytest_place(line) && line.contains(": in "));
     let node = !line.starts_with(char::is_whitespace)
-        && line.rsplit_once(':').is_some_and(|(path, n)| {
-            !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && users_file(path).is_some()
-        })
+        && is_a_line_of_a_file(line)
         && lines
             .get(i + 2)
             .is_some_and(|l| l.trim() == "^" || l.trim_start().starts_with('^'));
@@ -379,10 +377,18 @@ fn is_pytest_place(line: &str) -> bool {
     else {
         return false;
     };
-    !line.starts_with(char::is_whitespace)
-        && path.rsplit_once(':').is_some_and(|(file, n)| {
-            !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && users_file(file).is_some()
-        })
+    !line.starts_with(char::is_whitespace) && is_a_line_of_a_file(path)
+}
+
+/// Whether `text` is a file's line, `app/orders.py:42`.
+fn is_a_line_of_a_file(text: &str) -> bool {
+    text.rsplit_once(':')
+        .is_some_and(|(file, n)| is_number(n) && users_file(file).is_some())
+}
+
+/// Whether `text` is digits, one or more.
+fn is_number(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Ruby's `./app/models/loan.rb:42:in 'Loan#notify_overdue!'` (before 3.4,
@@ -545,20 +551,14 @@ const NOT_THE_USERS: &[&str] = &[
     "at kotlinx.",
     "/.gem/",
     "vendor/bundle/",
-    " vendor/laravel/",
-    " vendor/symfony/",
-    " vendor/phpunit/",
-    " vendor/pestphp/",
-    " vendor/nunomaduro/",
-    " vendor/composer/",
-    "/vendor/laravel/",
-    "/vendor/symfony/",
-    "/vendor/phpunit/",
-    "/vendor/pestphp/",
-    "/vendor/nunomaduro/",
-    "/vendor/composer/",
-    "/vendor/github.com/",
-    "/vendor/golang.org/",
+    "vendor/laravel/",
+    "vendor/symfony/",
+    "vendor/phpunit/",
+    "vendor/pestphp/",
+    "vendor/nunomaduro/",
+    "vendor/composer/",
+    "vendor/github.com/",
+    "vendor/golang.org/",
     "at system.",
     "at microsoft.",
     "/lib/x86_64-linux-gnu/",
@@ -716,12 +716,12 @@ mod tests {
         );
         assert!(pytest("tax = region_of(cart)[\"tax\"]").is_elsewhere_than(&rate));
         // a middle frame's `>` line is placed by its own bare place line,
-        // not by the next frame's: cut from an excerpt, it is no
-        // statement of `total`'s
+        // not by the next frame's (here a library's, as an excerpt that
+        // cut the user's inner frame leaves it)
         let middle = Place::named_in(
             ">       assert total(guest_cart()) == 30\ntests/test_orders.py:12: \n\
              _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _\n\
-             … app/orders.py:42: TypeError",
+             … .venv/lib/python3.12/site-packages/pricing/rates.py:9: TypeError",
         );
         assert_eq!(
             middle.statements.iter().collect::<Vec<_>>(),
