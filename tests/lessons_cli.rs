@@ -513,10 +513,10 @@ fn a_reversal_replaces_its_rule_and_scope_and_guard_are_proposed() {
     let ws = pms::platform::workspace::Workspace::new(home.workspace());
     let repo = home.path("code/shop");
     std::fs::create_dir_all(repo.join(".git")).unwrap();
-    let known = vec![pms::memory::lessons::Known {
-        rule: Some(old.clone()),
-        text: "Always run the database migrations before the tests.".into(),
-    }];
+    let known = vec![pms::memory::lessons::Known::new(
+        Some(old.clone()),
+        "Always run the database migrations before the tests.",
+    )];
     let cand =
         |text: &str, project: Option<&std::path::Path>| pms::memory::lessons::pending::Candidate {
             kind: "rule".into(),

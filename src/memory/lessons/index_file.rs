@@ -58,7 +58,7 @@ use super::action::{self, ActionTerms};
 use super::action_match::{self, Profile};
 use super::guard::{Guard, GuardMode};
 use super::lesson_profile::LessonProfile;
-use super::{Rule, all_rules, rule_files};
+use super::{KeyTerms, Rule, all_rules, rule_files};
 use crate::memory::words::{self, Commonness};
 use crate::platform::host::durable;
 use crate::platform::workspace::Workspace;
@@ -294,6 +294,23 @@ fn current_index(ws: &Workspace) -> std::io::Result<String> {
         Err(e) => return Err(e),
     };
     Ok(index)
+}
+
+/// Each rule in force, its id and its key terms (the text's terms as the
+/// index holds them, and its text as shown), for staging to compare a new
+/// learning with.
+pub fn rules_with_terms(ws: &Workspace) -> std::io::Result<Vec<(String, KeyTerms)>> {
+    Ok(terms_of_rules(&current_index(ws)?))
+}
+
+fn terms_of_rules(index: &str) -> Vec<(String, KeyTerms)> {
+    entries(index)
+        .map(|e| {
+            let terms = e.text_terms.split(' ').filter(|t| !t.is_empty());
+            let terms = KeyTerms::analysed(terms.map(str::to_string).collect(), e.text);
+            (e.id.to_string(), terms)
+        })
+        .collect()
 }
 
 /// What the index file holds, for `pms verify`.
@@ -651,6 +668,31 @@ mod tests {
             scope: "me".into(),
             file: "_me/lessons.md".into(),
             line: 1,
+        }
+    }
+
+    /// Staging reads the rules' terms from the index: they must be what
+    /// analysing each rule's text gives, and the same rules compare alike.
+    #[test]
+    fn the_index_holds_each_rules_key_terms() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(dir.path());
+        let rules = [
+            rule("L-1", "Never force-push to the main branch.", &["git push"]),
+            rule("L-2", "用 UTC 记录日志时间\t(always UTC in logs)", &[]),
+            rule(
+                "L-3",
+                "Don't run `terraform apply` with -auto-approve.",
+                &[],
+            ),
+        ];
+        let read = terms_of_rules(&render(&ws, &rules));
+        assert_eq!(read.len(), rules.len());
+        for ((id, terms), r) in read.iter().zip(&rules) {
+            assert_eq!(id, &r.id);
+            let fresh = KeyTerms::of(&r.text);
+            assert!(terms.within(&fresh) && fresh.within(terms), "{id}");
+            assert_eq!(crate::memory::lessons::similarity_of(terms, &fresh), 1.0);
         }
     }
 

@@ -321,28 +321,51 @@ fn read(path: &Path) -> std::io::Result<String> {
 
 /// What a new learning must not restate: the rules in force, and Claude
 /// Code's auto-memories (when auto-memory is on), whose text already
-/// reaches the model.
+/// reaches the model. The rules' terms are read from the lessons index,
+/// analysed when it was written: analysing 500 rules again was a sixth of
+/// a session end (perf, the hook bench's 10 MB session after its Stop
+/// hooks).
 pub fn known_learnings(ctx: &crate::platform::workspace::context::Context) -> Vec<Known> {
-    let mut out: Vec<Known> = all_rules(&ctx.ws)
-        .into_iter()
-        .map(|r| Known {
-            rule: Some(r.id),
-            text: r.text,
-        })
-        .collect();
-    out.extend(auto_memories(ctx).into_iter().map(|m| Known {
-        rule: None,
-        text: m.summary(),
-    }));
+    let mut out: Vec<Known> = match index_file::rules_with_terms(&ctx.ws) {
+        Ok(rules) => rules
+            .into_iter()
+            .map(|(id, terms)| Known {
+                rule: Some(id),
+                terms,
+            })
+            .collect(),
+        Err(_) => all_rules(&ctx.ws)
+            .into_iter()
+            .map(|r| Known::new(Some(r.id), &r.text))
+            .collect(),
+    };
+    out.extend(
+        auto_memories(ctx)
+            .into_iter()
+            .map(|m| Known::new(None, &m.summary())),
+    );
     out
 }
 
 /// A learning already kept: a rule in force (its id), or one of Claude
-/// Code's auto-memories.
+/// Code's auto-memories, with its key terms.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Known {
     pub rule: Option<String>,
-    pub text: String,
+    pub terms: KeyTerms,
+}
+
+impl Known {
+    pub fn new(rule: Option<String>, text: &str) -> Known {
+        Known {
+            rule,
+            terms: KeyTerms::of(text),
+        }
+    }
+
+    pub fn text(&self) -> &str {
+        &self.terms.text
+    }
 }
 
 /// Claude Code's auto-memory files, when auto-memory is on.
@@ -393,7 +416,7 @@ pub fn similarity(a: &str, b: &str) -> f64 {
 /// learnings of a long session compares each with every pending item and
 /// every rule in force, and analysing both sides each time was a quarter of
 /// session-end's instructions (callgrind, 500 rules, a 10 MB transcript).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyTerms {
     terms: BTreeSet<String>,
     text: String,
@@ -401,8 +424,13 @@ pub struct KeyTerms {
 
 impl KeyTerms {
     pub fn of(text: &str) -> KeyTerms {
+        KeyTerms::analysed(terms(text), text)
+    }
+
+    /// A text's terms as [`terms`] analysed them before.
+    pub fn analysed(terms: BTreeSet<String>, text: &str) -> KeyTerms {
         KeyTerms {
-            terms: terms(text),
+            terms,
             text: text.trim().to_string(),
         }
     }

@@ -181,7 +181,6 @@ pub fn stage(
         return Ok(Vec::new());
     }
     let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    let known_terms: Vec<KeyTerms> = known.iter().map(|k| KeyTerms::of(&k.text)).collect();
     update(ws, |file| {
         let mut added = Vec::new();
         let mut item_terms: Vec<KeyTerms> =
@@ -190,9 +189,9 @@ pub fn stage(
             let mine = KeyTerms::of(&c.text);
             let near = |other: &KeyTerms| similarity_of(other, &mine) >= DUPLICATE_SIMILARITY;
             let mut replaces = None;
-            if let Some(k) = known_terms.iter().position(near) {
+            if let Some(k) = known.iter().position(|k| near(&k.terms)) {
                 match &known[k].rule {
-                    Some(id) if polarity(&known[k].text) != polarity(&c.text) => {
+                    Some(id) if polarity(known[k].text()) != polarity(&c.text) => {
                         replaces = Some(id.clone());
                     }
                     _ => continue,
@@ -295,10 +294,7 @@ mod tests {
                 cand("Use UTC timestamps in every log line, always"),
                 cand("Pin the Terraform provider version"),
             ],
-            &[Known {
-                rule: None,
-                text: rule,
-            }],
+            &[Known::new(None, &rule)],
         )
         .unwrap();
         assert_eq!(added.len(), 2, "{added:?}");
