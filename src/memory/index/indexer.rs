@@ -658,6 +658,7 @@ fn index_transcript(
         tool_result_chars: cfg.index.tool_result_chars,
         keep_sidechain: f.subagent,
         max_lines: None,
+        ..ReadOptions::default()
     };
     // Appended to since the last run: read only the new part.
     let append_from = match stored {

@@ -423,6 +423,7 @@ fn read_conversation(uri: &str, path: &Path, from: u64, count: u64) -> Result<Pa
         tool_result_chars: 2_000,
         keep_sidechain: uri.contains("/subagents/"),
         max_lines: Some(count),
+        ..ReadOptions::default()
     };
     let (turns, st) = transcript::read(&mut reader, offset, skipped, &opts);
     let mut shown_turns = Vec::new();

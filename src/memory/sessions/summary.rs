@@ -12,7 +12,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::state::extend_unique;
-use crate::platform::agents::transcript::{self, ReadOptions, ReadStats, Role, Turn, truncate};
+use crate::platform::agents::transcript::{
+    self, ReadOptions, ReadStats, Role, ToolResults, Turn, truncate,
+};
 use crate::platform::host::durable;
 use crate::platform::host::text::ascii_lowercase;
 use crate::platform::workspace::Workspace;
@@ -56,22 +58,28 @@ static OPEN_ITEM: LazyLock<Regex> = LazyLock::new(|| {
 /// once CI passes"); an instruction in a clause of its own after it
 /// ("…: I did it, please double-check it") leaves it news.
 // ASCII only: with `\w` repeated 60 times the automaton took 30 ms to
-// build, paid by every session start that reads summaries; now 0.5 ms
-// (0.15 ms before the clause and "I did it" forms; a scratch timing,
-// release build), and a match takes about a microsecond. Read in ASCII
-// lower case, as [`CONDITIONAL`] is: case folding doubled its build time.
-static DONE_ITEM: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?-u)(?:^|[,;] +)(?:(?:ok|okay|now|so|and|also|good|great),? +)?(?:the|that|this|our) +([a-z0-9_ ./-]{1,60}?) +(?:todo|item|task)s?(?: +(?:is|are|was|were|has been|have been) +(?:now +)?(?:done|closed|finished|complete|completed|fixed|resolved)\b|: +(?:i|we)(?:'ve| have)? +(?:did|done|finished|fixed|closed|handled) +(?:it|that|this)(?: +(?:in|on|via|with|already|now)\b| *(?:[,;.!]|$)))")
+// build, paid by every session start that reads summaries; then 0.5 ms
+// with regex (0.15 ms before the clause and "I did it" forms; a scratch
+// timing, release build). Read in ASCII lower case, as [`CONDITIONAL`]
+// is: case folding doubled its build time. With regex-lite, as the done
+// claims are read only for the few lines of a summary: building this,
+// [`DONE_ITEM_ZH`] and [`CONDITIONAL`] with regex was a fifth of a session
+// start with continuity (perf, the hook bench's kept workspace).
+static DONE_ITEM: LazyLock<regex_lite::Regex> = LazyLock::new(|| {
+    regex_lite::Regex::new(r"(?-u)(?:^|[,;] +)(?:(?:ok|okay|now|so|and|also|good|great),? +)?(?:the|that|this|our) +([a-z0-9_ ./-]{1,60}?) +(?:todo|item|task)s?(?: +(?:is|are|was|were|has been|have been) +(?:now +)?(?:done|closed|finished|complete|completed|fixed|resolved)\b|: +(?:i|we)(?:'ve| have)? +(?:did|done|finished|fixed|closed|handled) +(?:it|that|this)(?: +(?:in|on|via|with|already|now)\b| *(?:[,;.!]|$)))")
         .expect("valid")
 });
 /// [`DONE_ITEM`] in Chinese ("这个待办已经完成").
-static DONE_ITEM_ZH: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^这个待办(?:事项)?已(?:经)?(?:完成|搞定)").expect("valid"));
+static DONE_ITEM_ZH: LazyLock<regex_lite::Regex> = LazyLock::new(|| {
+    regex_lite::Regex::new(r"^这个待办(?:事项)?已(?:经)?(?:完成|搞定)").expect("valid")
+});
 
 /// Words that make a sentence a condition or an instruction, not news.
-static CONDITIONAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?-u)\b(?:once|when|until|unless|if|whether|make sure|check|before|after|wait)\b")
-        .expect("valid")
+static CONDITIONAL: LazyLock<regex_lite::Regex> = LazyLock::new(|| {
+    regex_lite::Regex::new(
+        r"(?-u)\b(?:once|when|until|unless|if|whether|make sure|check|before|after|wait)\b",
+    )
+    .expect("valid")
 });
 
 /// A sentence's claim that an item is done ([`done_item`]).
@@ -128,8 +136,9 @@ pub fn transcript_ref(transcript_path: &Path) -> Option<String> {
 pub fn facts_from_transcript(path: &Path, session_id: &str) -> std::io::Result<SessionFacts> {
     let file = std::fs::File::open(path)?;
     let mut reader = BufReader::with_capacity(1 << 16, file);
+    // the summary reads what was said, not what tools returned
     let opts = ReadOptions {
-        tool_result_chars: 200,
+        tool_results: ToolResults::Skipped,
         ..ReadOptions::default()
     };
     let (turns, st) = transcript::read(&mut reader, 0, 0, &opts);
@@ -543,6 +552,84 @@ pub fn prune(ws: &Workspace, keep: usize) -> usize {
 mod tests {
     use super::*;
     use crate::platform::workspace::summary_meta::SummaryMeta;
+
+    /// The summary reads a transcript without its tool results: it must be
+    /// the summary a read with them gives, to the session's last time.
+    #[test]
+    fn a_summary_read_without_tool_results_is_the_same() {
+        use serde_json::json;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s1.jsonl");
+        let line = |n: u32, kind: &str, content: serde_json::Value| {
+            json!({"type": kind, "sessionId": "s1", "cwd": "/home/u/app",
+                   "timestamp": format!("2026-11-20T10:{n:02}:00Z"),
+                   "message": {"role": kind, "id": format!("m{n}"), "content": content}})
+            .to_string()
+        };
+        let tool_use = |id: &str, cmd: &str| json!([{"type": "tool_use", "id": id, "name": "Bash", "input": {"command": cmd}}]);
+        let lines = [
+            line(
+                1,
+                "user",
+                json!("Fix the flaky checkout test. TODO: add the retry later."),
+            ),
+            line(2, "assistant", tool_use("t1", "npm test")),
+            // a result alone, as a string
+            line(
+                3,
+                "user",
+                json!([{"type": "tool_result", "tool_use_id": "t1",
+                                    "content": "FAIL checkout.test.ts\n\"type\":\"text\""}]),
+            ),
+            line(
+                4,
+                "assistant",
+                json!([{"type": "text", "text": "We decided to mock the clock."}]),
+            ),
+            line(5, "user", json!("No, that's wrong, use fake timers.")),
+            line(6, "assistant", tool_use("t2", "cat notes.md")),
+            // a result whose content is text blocks
+            line(
+                7,
+                "user",
+                json!([{"type": "tool_result", "tool_use_id": "t2",
+                                    "content": [{"type": "text", "text": "notes"}]}]),
+            ),
+            // a prompt sent with a result
+            line(
+                8,
+                "user",
+                json!([{"type": "tool_result", "tool_use_id": "t2", "content": "ok"},
+                                   {"type": "text", "text": "Also rename the spec file."}]),
+            ),
+            line(
+                9,
+                "assistant",
+                json!([{"type": "text", "text": "I'll use fake timers; the retry is still open."}]),
+            ),
+            line(10, "assistant", tool_use("t3", "npm test")),
+            // the session's last line: a result
+            line(
+                11,
+                "user",
+                json!([{"type": "tool_result", "tool_use_id": "t3", "content": "ok"}]),
+            ),
+        ];
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let skipped = facts_from_transcript(&path, "s1").unwrap();
+        let mut reader = BufReader::new(std::fs::File::open(&path).unwrap());
+        let (turns, st) = transcript::read(&mut reader, 0, 0, &ReadOptions::default());
+        let kept = facts_from_turns(&path, "s1", turns, st);
+        assert!(kept.turns.iter().any(|t| t.role == Role::Tool));
+        assert_eq!(skipped.end.as_deref(), Some("2026-11-20T10:11:00Z"));
+        assert_eq!(skipped.covers, kept.covers);
+        let rendered = render(&skipped);
+        assert_eq!(rendered, render(&kept));
+        assert!(
+            rendered.contains("Also rename the spec file."),
+            "{rendered}"
+        );
+    }
 
     #[test]
     fn sessions_whose_ids_start_alike_keep_their_own_summaries() {

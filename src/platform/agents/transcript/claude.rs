@@ -39,6 +39,61 @@ struct Message {
     content: Value,
 }
 
+/// What every conversation line says besides its message: read alone
+/// from a line whose message is not wanted ([`super::ToolResults::Skipped`]).
+#[derive(Deserialize)]
+pub(super) struct Head {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    timestamp: Option<String>,
+    #[serde(default, rename = "sessionId")]
+    session_id: Option<String>,
+    #[serde(default)]
+    cwd: Option<String>,
+}
+
+/// Whether a conversation line's message holds tool results and no text a
+/// person or the model wrote: it names a `tool_use_id` and holds no text
+/// block at all (not even one inside a result). Read from the bytes: in
+/// JSON a quote inside a string is escaped, so `"type":"text"` unescaped
+/// is a key and its value.
+pub(super) fn holds_only_tool_results(bytes: &[u8]) -> bool {
+    use memchr::memmem;
+    memmem::find(bytes, b"\"tool_use_id\"").is_some()
+        && memmem::find(bytes, b"\"type\":\"text\"").is_none()
+        && memmem::find(bytes, b"\"type\": \"text\"").is_none()
+}
+
+/// A line's time and ids into the read's stats ([`Head`]).
+pub(super) fn take_head(head: &Head, st: &mut ReadStats) {
+    if head.kind == "user" || head.kind == "assistant" {
+        note(st, &head.session_id, &head.cwd, &head.timestamp);
+    }
+}
+
+/// The first session id and cwd, and the first and last time, of the
+/// conversation lines read.
+fn note(
+    st: &mut ReadStats,
+    session_id: &Option<String>,
+    cwd: &Option<String>,
+    timestamp: &Option<String>,
+) {
+    if st.session_id.is_none() {
+        st.session_id = session_id.clone();
+    }
+    if st.cwd.is_none() {
+        st.cwd = cwd.clone();
+    }
+    if let Some(ts) = timestamp {
+        if st.first_timestamp.is_none() {
+            st.first_timestamp = Some(ts.clone());
+        }
+        st.last_timestamp = Some(ts.clone());
+    }
+}
+
 /// User and assistant lines carry `"type":"user"` / `"type":"assistant"`;
 /// checking the bytes first skips the (much larger) metadata lines without
 /// parsing them.
@@ -68,18 +123,7 @@ pub(super) fn take_line(
     if line.kind != "user" && line.kind != "assistant" {
         return;
     }
-    if st.session_id.is_none() {
-        st.session_id = line.session_id.clone();
-    }
-    if st.cwd.is_none() {
-        st.cwd = line.cwd.clone();
-    }
-    if let Some(ts) = &line.timestamp {
-        if st.first_timestamp.is_none() {
-            st.first_timestamp = Some(ts.clone());
-        }
-        st.last_timestamp = Some(ts.clone());
-    }
+    note(st, &line.session_id, &line.cwd, &line.timestamp);
     if (line.is_sidechain == Some(true) && !opts.keep_sidechain)
         || line.is_meta == Some(true)
         || line.is_api_error == Some(true)
