@@ -34,13 +34,14 @@ pub(super) enum Secret {
 }
 
 /// A cheap check, after a keyword is found and before the regex is compiled
-/// (0.1 to 0.6 ms a rule on the first text that wants it), that a match
-/// could be there at all. It must hold wherever the regex matches (a test
-/// checks it on the secret corpus). Gated: the rules whose keywords are
-/// parts of everyday words or of what pms itself writes (`sk` in "task",
-/// `://` in every `cc://` reference, "basic"), which compiled their
-/// regexes on most texts a hook injects: four of them at every session
-/// start with continuity.
+/// (0.1 to 0.6 ms a rule on a quiet machine, up to 2 ms on a busy one, on
+/// the first text that wants it), that a match could be there at all. It
+/// must hold wherever the regex matches (a test checks it on the secret
+/// corpus). Gated: the rules whose keywords are everyday words or parts
+/// of them, or of what pms itself writes (`sk` in "task", `://` in every
+/// `cc://` reference, "basic", "token", "machine", a time's `10:30`, "pass"
+/// in "pass secrets"), which compiled their regexes on most texts a hook
+/// injects: four of them at every session start with continuity.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Gate {
     /// The keyword is enough.
@@ -50,8 +51,22 @@ pub(super) enum Gate {
     CredentialsInUrl,
     /// `prefix`, in this case, followed by `digits` hex digits.
     HexAfter { prefix: &'static str, digits: usize },
-    /// A keyword in any case, white space, then `chars` base64 characters.
-    Base64AfterKeyword { chars: usize },
+    /// One of `words` in any case, white space, then `chars` characters of
+    /// the class `of`.
+    CharsAfterWord {
+        words: &'static [&'static str],
+        chars: usize,
+        of: fn(char) -> bool,
+    },
+    /// The text also says this word, in any case (the `.netrc` rules'
+    /// `password`).
+    AlsoSays(&'static str),
+    /// `host:port:database:user:password`: a `:port:` (or `:*:`), then two
+    /// more colons before white space.
+    PgpassFields,
+    /// `name = value`: a keyword, the rest of the name, a quote at most,
+    /// white space, then `=` or `:`.
+    AssignedAfterKeyword,
 }
 
 impl Gate {
@@ -73,29 +88,80 @@ impl Gate {
                     .get(from..from + digits)
                     .is_some_and(|w| w.iter().all(u8::is_ascii_hexdigit))
             }),
-            Gate::Base64AfterKeyword { chars } => keywords.iter().any(|k| {
-                let k = k.as_bytes();
-                (0..bytes.len().saturating_sub(k.len() - 1))
-                    .filter(|&i| bytes[i..i + k.len()].eq_ignore_ascii_case(k))
-                    .any(|i| base64_after_space(&text[i + k.len()..], chars))
+            Gate::CharsAfterWord { words, chars, of } => {
+                let lower = text.to_ascii_lowercase();
+                words.iter().any(|w| {
+                    memmem::find_iter(lower.as_bytes(), w.as_bytes())
+                        .any(|i| chars_after_space(&text[i + w.len()..], chars, of))
+                })
+            }
+            // a case-insensitive regex also reads the long s as `s` and the
+            // Kelvin sign as `k`: a text with either is let through
+            Gate::AlsoSays(word) => {
+                text.contains(['\u{17F}', '\u{212A}'])
+                    || memmem::find(text.to_ascii_lowercase().as_bytes(), word.as_bytes()).is_some()
+            }
+            Gate::PgpassFields => (0..bytes.len()).any(|i| {
+                let Some(rest) = port_field_end(&bytes[i..]) else {
+                    return false;
+                };
+                let colons = bytes[i + rest..]
+                    .iter()
+                    .take_while(|b| !b.is_ascii_whitespace())
+                    .filter(|b| **b == b':')
+                    .count();
+                colons >= 2
             }),
+            Gate::AssignedAfterKeyword => {
+                let lower = text.to_ascii_lowercase();
+                keywords.iter().any(|k| {
+                    memmem::find_iter(lower.as_bytes(), k.as_bytes())
+                        .any(|i| assigns_after(&text[i + k.len()..]))
+                })
+            }
         }
     }
 }
 
 /// Whether `rest` starts with white space and then `chars` characters of
-/// `[A-Za-z0-9+/]`, as a case-insensitive regex reads that class (the
-/// Kelvin sign and the long s fold into it).
-fn base64_after_space(rest: &str, chars: usize) -> bool {
+/// which `of` holds.
+fn chars_after_space(rest: &str, chars: usize, of: fn(char) -> bool) -> bool {
     let after = rest.trim_start();
-    after.len() < rest.len()
-        && after
-            .chars()
-            .take_while(|c| {
-                c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '\u{212A}' | '\u{17F}')
-            })
-            .count()
-            >= chars
+    after.len() < rest.len() && after.chars().take_while(|c| of(*c)).count() >= chars
+}
+
+/// `[A-Za-z0-9+/]` as a case-insensitive regex reads it: the Kelvin sign
+/// and the long s fold into it.
+fn is_base64(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '\u{212A}' | '\u{17F}')
+}
+
+/// `[A-Za-z0-9._~+/\-]`, case-insensitive as [`is_base64`].
+fn is_token_char(c: char) -> bool {
+    is_base64(c) || matches!(c, '.' | '_' | '~' | '-')
+}
+
+/// The length of a `:port:` or `:*:` at the start of `b` (1 to 5 digits).
+fn port_field_end(b: &[u8]) -> Option<usize> {
+    if b.first() != Some(&b':') {
+        return None;
+    }
+    let digits = b[1..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let field = if digits == 0 && b.get(1) == Some(&b'*') {
+        1
+    } else {
+        digits
+    };
+    ((1..=5).contains(&field) && b.get(1 + field) == Some(&b':')).then_some(field + 2)
+}
+
+/// Whether what follows a keyword in a name reads as an assignment: more
+/// of the name (`[A-Za-z0-9_-]`), a quote at most, white space, then `=`
+/// or `:`.
+fn assigns_after(rest: &str) -> bool {
+    let rest = rest.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    let rest = rest.strip_prefix(['"', '\'']).unwrap_or(rest);
+    rest.trim_start().starts_with(['=', ':'])
 }
 
 /// `$token` where a word starts: at an ASCII word boundary, after a
@@ -421,14 +487,22 @@ pub(super) const RULES: &[Rule] = &[
     Rule {
         kind: "bearer-token",
         keywords: &["bearer", "token "],
-        gate: Gate::Keyword,
+        gate: Gate::CharsAfterWord {
+            words: &["bearer", "token"],
+            chars: 20,
+            of: is_token_char,
+        },
         pattern: r"(?i)(?-u:\b)(?:bearer|token)\s+([A-Za-z0-9._~+/\-]{20,}=*)",
         secret: Secret::Value(1),
     },
     Rule {
         kind: "basic-auth",
         keywords: &["basic"],
-        gate: Gate::Base64AfterKeyword { chars: 16 },
+        gate: Gate::CharsAfterWord {
+            words: &["basic"],
+            chars: 16,
+            of: is_base64,
+        },
         pattern: r"(?i)(?-u:\b)basic\s+([A-Za-z0-9+/]{16,}={0,2})",
         secret: Secret::Value(1),
     },
@@ -478,7 +552,7 @@ pub(super) const RULES: &[Rule] = &[
             "default account",
             "default port",
         ],
-        gate: Gate::Keyword,
+        gate: Gate::AlsoSays("password"),
         pattern: r#"(?-u:\b)(?:(?i:machine)\s+[^\s#]+\s+|(?i:default) )(?i:login|account|port)\s+[^\s#]+(?:\s+(?i:login|account|port)\s+[^\s#]+)*\s+(?i:password)\s+("[^"\n]+"|[^\s"]+)"#,
         secret: Secret::Value(1),
     },
@@ -487,7 +561,7 @@ pub(super) const RULES: &[Rule] = &[
     Rule {
         kind: "netrc-password",
         keywords: &["machine"],
-        gate: Gate::Keyword,
+        gate: Gate::AlsoSays("password"),
         pattern: r#"(?m)^[ \t]*(?i:machine)[ \t]+[^\s#]+\s+(?i:password)[ \t]+("[^"\n]+"|[^\s"]+)(?:[ \t]+(?i:login|account|port)[ \t]+[^\s#]+)*[ \t]*\r?$"#,
         secret: Secret::Value(1),
     },
@@ -500,7 +574,7 @@ pub(super) const RULES: &[Rule] = &[
         keywords: &[
             ":0", ":1", ":2", ":3", ":4", ":5", ":6", ":7", ":8", ":9", ":*:",
         ],
-        gate: Gate::Keyword,
+        gate: Gate::PgpassFields,
         pattern: r#"(?m)(?:^|[\s"'`(=])[^\s:"'`#]+:(?:[0-9]{1,5}|\*):[^\s:"'`]+:[^\s:"'`]+:((?:[^\s:"'`\\]|\\.){3,})(?:$|[\s"'`])"#,
         secret: Secret::Value(1),
     },
@@ -538,7 +612,7 @@ pub(super) const RULES: &[Rule] = &[
             "signingkey",
             "_key",
         ],
-        gate: Gate::Keyword,
+        gate: Gate::AssignedAfterKeyword,
         pattern: assignment!(
             "passw(?:or)?d|pass|pwd|secret|token|api_?key|apikey|api-key|access_?key|private_?key|credentials?|auth_?key|signing_?key|_key"
         ),
