@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 use regex_lite::Regex;
 
 use crate::memory::sessions::summary::done_item_name;
-use crate::platform::host::text::ascii_lowercase;
+use crate::platform::host::text::{ascii_lowercase, holds_any};
 use crate::platform::workspace::Workspace;
 
 /// Sessions of the project whose open items are carried (an item stays
@@ -33,6 +33,47 @@ const MAX_ITEMS: usize = 8;
 static CLOSED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?-u)(?-u:\b)(?:done|finished|implemented|added|adds|in now|is in|are in|landed|merged|shipped|fixed|resolved|closed|completed|wired|rotated|removed|migrated|switched|upgraded|bumped|deployed|released|works now|no longer|took care|taken care|in place)(?-u:\b)|(?-u:\b)(?:is|are|was|were|got) [a-z]+ed now(?-u:\b)").expect("valid")
 });
+
+/// What every match of [`CLOSED`] holds ([`holds_any`]): its words, and
+/// `ed now` for "is wired now".
+const CLOSED_WORDS: &[&str] = &[
+    "done",
+    "finished",
+    "implemented",
+    "added",
+    "adds",
+    "in now",
+    "is in",
+    "are in",
+    "landed",
+    "merged",
+    "shipped",
+    "fixed",
+    "resolved",
+    "closed",
+    "completed",
+    "wired",
+    "rotated",
+    "removed",
+    "migrated",
+    "switched",
+    "upgraded",
+    "bumped",
+    "deployed",
+    "released",
+    "works now",
+    "no longer",
+    "took care",
+    "taken care",
+    "in place",
+    "ed now",
+];
+
+/// Whether a line says something was done ([`CLOSED`]), in ASCII lower
+/// case.
+fn says_closed(lower: &str) -> bool {
+    holds_any(lower, CLOSED_WORDS) && CLOSED.is_match(lower)
+}
 
 /// Words of an item that say it is one, not what it is.
 const ITEM_WORDS: &[&str] = &[
@@ -301,7 +342,7 @@ impl Closings {
         };
         Closings {
             lines: lines()
-                .filter(|l| CLOSED.is_match(&ascii_lowercase(l)))
+                .filter(|l| says_closed(&ascii_lowercase(l)))
                 .map(|l| key_words(l))
                 .collect(),
             named: lines()
@@ -336,6 +377,35 @@ impl Closings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The literal check before [`CLOSED`] must let through every line it
+    /// matches: each word of its pattern is in [`CLOSED_WORDS`], and lines
+    /// it matches pass both ways.
+    #[test]
+    fn the_closing_words_hold_every_word_the_pattern_matches() {
+        let pattern = CLOSED.as_str();
+        let words = pattern
+            .split("(?:")
+            .nth(1)
+            .unwrap()
+            .split(')')
+            .next()
+            .unwrap();
+        for w in words.split('|') {
+            assert!(CLOSED_WORDS.contains(&w), "{w}");
+        }
+        for line in [
+            "the dead-letter queue is in now",
+            "retry is wired now, and the flag got flipped now",
+            "sentry alerts were rerouted now",
+            "we took care of the backfill",
+            "nothing happened to the queue",
+            "the queue is in place",
+        ] {
+            assert_eq!(says_closed(line), CLOSED.is_match(line), "{line}");
+        }
+        assert!(says_closed("sentry alerts were rerouted now"));
+    }
 
     #[test]
     fn a_later_session_that_says_it_is_done_closes_an_item() {

@@ -16,7 +16,7 @@ use crate::platform::agents::transcript::{
     self, ReadOptions, ReadStats, Role, ToolResults, Turn, truncate,
 };
 use crate::platform::host::durable;
-use crate::platform::host::text::ascii_lowercase;
+use crate::platform::host::text::{ascii_lowercase, holds_any};
 use crate::platform::workspace::Workspace;
 
 /// What the summary is made from.
@@ -107,6 +107,9 @@ pub fn done_item(sentence: &str) -> Option<DoneClaim<'_>> {
     }
     // read in lower case, its spans the same in `s`
     let lower = ascii_lowercase(s);
+    if !holds_any(&lower, &["todo", "item", "task"]) || !holds_any(&lower, DONE_VERBS) {
+        return done_item_zh(s, &lower);
+    }
     if let Some(c) = DONE_ITEM.captures(&lower) {
         let whole = c.get(0)?;
         // what leads to the claim and the rest of its clause
@@ -120,10 +123,21 @@ pub fn done_item(sentence: &str) -> Option<DoneClaim<'_>> {
             before: &s[..whole.start()],
         });
     }
-    (DONE_ITEM_ZH.is_match(s) && !CONDITIONAL.is_match(&lower)).then_some(DoneClaim {
-        name: "",
-        before: "",
-    })
+    done_item_zh(s, &lower)
+}
+
+/// The verbs one of which every [`DONE_ITEM`] claim holds ([`holds_any`]).
+const DONE_VERBS: &[&str] = &[
+    "done", "closed", "finished", "complete", "fixed", "resolved", "did", "handled",
+];
+
+/// [`done_item`] in Chinese ([`DONE_ITEM_ZH`]).
+fn done_item_zh<'s>(s: &'s str, lower: &str) -> Option<DoneClaim<'s>> {
+    (s.starts_with("这个待办") && DONE_ITEM_ZH.is_match(s) && !CONDITIONAL.is_match(lower))
+        .then_some(DoneClaim {
+            name: "",
+            before: "",
+        })
 }
 
 /// The address of a transcript path: `cc://<project folder>/<file>` for
@@ -552,6 +566,30 @@ pub fn prune(ws: &Workspace, keep: usize) -> usize {
 mod tests {
     use super::*;
     use crate::platform::workspace::summary_meta::SummaryMeta;
+
+    /// The verbs checked before [`DONE_ITEM`] must let through every claim
+    /// it matches: each verb of its pattern's groups holds one of them.
+    #[test]
+    fn the_done_verbs_hold_every_verb_the_pattern_matches() {
+        let pattern = DONE_ITEM.as_str();
+        let groups: Vec<&str> = pattern
+            .split("(?:")
+            .filter_map(|g| g.split(')').next())
+            .filter(|g| g.contains("done"))
+            .collect();
+        assert_eq!(groups.len(), 2, "{groups:?}");
+        for verb in groups.iter().flat_map(|g| g.split('|')) {
+            assert!(holds_any(verb, DONE_VERBS), "{verb}");
+        }
+        for (sentence, name) in [
+            ("The Sentry TODO is done.", Some("Sentry")),
+            ("OK, the backfill task is completed now", Some("backfill")),
+            ("the DLQ item: we handled it", Some("DLQ")),
+            ("the DLQ item is still open", None),
+        ] {
+            assert_eq!(done_item_name(sentence), name, "{sentence}");
+        }
+    }
 
     /// The summary reads a transcript without its tool results: it must be
     /// the summary a read with them gives, to the session's last time.

@@ -48,6 +48,17 @@ pub fn ascii_lowercase(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// Whether `text` holds any of `words`: the literals a regex-lite pattern
+/// cannot match without, checked first, as regex-lite has no prefilter of
+/// its own and its engine steps through every state of a large
+/// alternation at every byte (a session start read 53 summary lines for
+/// closing words in 1.0 ms of regex-lite against 0.05 ms with this first).
+pub fn holds_any(text: &str, words: &[&str]) -> bool {
+    words
+        .iter()
+        .any(|w| memchr::memmem::find(text.as_bytes(), w.as_bytes()).is_some())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
