@@ -41,6 +41,9 @@ struct Message {
 
 /// What every conversation line says besides its message: read alone
 /// from a line whose message is not wanted ([`super::ToolResults::Skipped`]).
+/// [`Line`] declares these fields again rather than `#[serde(flatten)]`
+/// this: flattening makes serde buffer each whole line into a value of its
+/// own before reading it, the cost this struct is here to avoid.
 #[derive(Deserialize)]
 pub(super) struct Head {
     #[serde(rename = "type")]
