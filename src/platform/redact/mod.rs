@@ -37,7 +37,7 @@ pub use lines::Lines;
 use names::{name_holds_a_secret, names_a_variable, reads_as_words};
 use rules::{RULES, Rule, Secret};
 
-use memchr::memmem;
+use crate::platform::host::text::holds_any;
 
 /// The keywords of all rules in one automaton of `kind`, and the rule each
 /// belongs to.
@@ -83,16 +83,15 @@ const BULK: usize = 1 << 20;
 const SCANNED: usize = 16 * 1024;
 
 /// Which rules a text holds a keyword of.
-fn rules_with_keywords(text: &str) -> Vec<bool> {
+/// `lower`: the text in ASCII lower case, made here when the scan needs it
+/// and kept for the rules' gates.
+fn rules_with_keywords(text: &str, lower: &mut Option<String>) -> Vec<bool> {
     let mut wanted = vec![false; RULES.len()];
     let searched = SEARCHED.fetch_add(text.len(), Ordering::Relaxed);
     if searched <= BULK && text.len() <= SCANNED {
-        let lower = text.to_ascii_lowercase();
+        let lower = lower.get_or_insert_with(|| text.to_ascii_lowercase());
         for (w, rule) in wanted.iter_mut().zip(RULES) {
-            *w = rule
-                .keywords
-                .iter()
-                .any(|k| memmem::find(lower.as_bytes(), k.as_bytes()).is_some());
+            *w = holds_any(lower, rule.keywords);
         }
         return wanted;
     }
@@ -144,9 +143,16 @@ fn secrets_out(text: &str) -> Cow<'_, str> {
     }) {
         out = Cow::Owned(PRIVATE.replace_all(&out, "[private]").into_owned());
     }
-    let wanted = rules_with_keywords(&out);
+    // `out` in ASCII lower case, made once for the keywords and the gates,
+    // and again only after a rule changed `out`
+    let mut lower = None;
+    let wanted = rules_with_keywords(&out, &mut lower);
     for (i, rule) in RULES.iter().enumerate() {
-        if !wanted[i] || !rule.gate.may_match(&out, rule.keywords) {
+        if !wanted[i] {
+            continue;
+        }
+        let lowered = lower.get_or_insert_with(|| out.to_ascii_lowercase());
+        if !rule.gate.may_match(&out, lowered, rule.keywords) {
             continue;
         }
         let re = regex(i);
@@ -157,6 +163,7 @@ fn secrets_out(text: &str) -> Cow<'_, str> {
             .replace_all(&out, |caps: &regex::Captures| replacement(rule, caps))
             .into_owned();
         out = Cow::Owned(replaced);
+        lower = None;
     }
     out
 }
@@ -209,7 +216,7 @@ mod tests {
             rules
         };
         let scanned = |text: &str| -> Vec<usize> {
-            rules_with_keywords(text)
+            rules_with_keywords(text, &mut None)
                 .iter()
                 .enumerate()
                 .filter_map(|(i, w)| w.then_some(i))
@@ -272,7 +279,8 @@ mod tests {
                 if regex(i).is_match(&line) {
                     checked += 1;
                     assert!(
-                        rule.gate.may_match(&line, rule.keywords),
+                        rule.gate
+                            .may_match(&line, &line.to_ascii_lowercase(), rule.keywords),
                         "{}: {line}",
                         rule.kind
                     );
@@ -282,12 +290,13 @@ mod tests {
         assert!(checked > 300, "{checked}");
         // whether a rule of `kind` would compile its regex for `text`
         let gated = |kind: &str, text: &str| {
-            let wanted = rules_with_keywords(text);
+            let wanted = rules_with_keywords(text, &mut None);
+            let lower = text.to_ascii_lowercase();
             RULES
                 .iter()
                 .enumerate()
                 .filter(|(i, r)| r.kind == kind && wanted[*i])
-                .any(|(_, r)| r.gate.may_match(text, r.keywords))
+                .any(|(_, r)| r.gate.may_match(text, &lower, r.keywords))
         };
         // what the gates are for: the everyday words pass no regex
         assert!(!gated(

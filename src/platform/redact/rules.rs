@@ -70,9 +70,10 @@ pub(super) enum Gate {
 }
 
 impl Gate {
-    /// Whether a match of the rule could be in `text` (`keywords`: the
+    /// Whether a match of the rule could be in `text` (`lower`: the text
+    /// in ASCII lower case, every byte where it was; `keywords`: the
     /// rule's, one of which is in it).
-    pub(super) fn may_match(self, text: &str, keywords: &[&str]) -> bool {
+    pub(super) fn may_match(self, text: &str, lower: &str, keywords: &[&str]) -> bool {
         let bytes = text.as_bytes();
         match self {
             Gate::Keyword => true,
@@ -88,18 +89,15 @@ impl Gate {
                     .get(from..from + digits)
                     .is_some_and(|w| w.iter().all(u8::is_ascii_hexdigit))
             }),
-            Gate::CharsAfterWord { words, chars, of } => {
-                let lower = text.to_ascii_lowercase();
-                words.iter().any(|w| {
-                    memmem::find_iter(lower.as_bytes(), w.as_bytes())
-                        .any(|i| chars_after_space(&text[i + w.len()..], chars, of))
-                })
-            }
+            Gate::CharsAfterWord { words, chars, of } => words.iter().any(|w| {
+                memmem::find_iter(lower.as_bytes(), w.as_bytes())
+                    .any(|i| chars_after_space(&text[i + w.len()..], chars, of))
+            }),
             // a case-insensitive regex also reads the long s as `s` and the
             // Kelvin sign as `k`: a text with either is let through
             Gate::AlsoSays(word) => {
                 text.contains(['\u{17F}', '\u{212A}'])
-                    || memmem::find(text.to_ascii_lowercase().as_bytes(), word.as_bytes()).is_some()
+                    || memmem::find(lower.as_bytes(), word.as_bytes()).is_some()
             }
             Gate::PgpassFields => (0..bytes.len()).any(|i| {
                 let Some(rest) = port_field_end(&bytes[i..]) else {
@@ -112,13 +110,10 @@ impl Gate {
                     .count();
                 colons >= 2
             }),
-            Gate::AssignedAfterKeyword => {
-                let lower = text.to_ascii_lowercase();
-                keywords.iter().any(|k| {
-                    memmem::find_iter(lower.as_bytes(), k.as_bytes())
-                        .any(|i| assigns_after(&text[i + k.len()..]))
-                })
-            }
+            Gate::AssignedAfterKeyword => keywords.iter().any(|k| {
+                memmem::find_iter(lower.as_bytes(), k.as_bytes())
+                    .any(|i| assigns_after(&text[i + k.len()..]))
+            }),
         }
     }
 }
