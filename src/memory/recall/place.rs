@@ -490,23 +490,54 @@ fn says_what_every_run_says(line: &str) -> bool {
         .any(|o| line.starts_with(o))
 }
 
-/// The host of an address (`https://api.kim.dev/v1/orders` → `api.kim.dev`;
-/// the machine itself, however written, `localhost`). None for what is no
-/// host: a user name left before a redacted password (`postgres://app:`).
+/// The host of an address (`https://api.kim.dev/v1/orders` → `api.kim.dev`).
+/// The machine itself, however written, is `localhost` with the port: it
+/// runs one service per port (the API on 3000, the admin on 8000), where
+/// another host's name names its service. A port left out is the
+/// scheme's ([`default_port`]). None for what is no host: a user name
+/// left before a redacted password (`postgres://app:`).
 fn host_of(token: &str) -> Option<String> {
-    let (_, rest) = token.split_once("://")?;
-    let host = rest.split(['/', '?', '#']).next()?;
-    let host = host.rsplit('@').next()?;
-    let host = if host.starts_with('[') {
-        host.split(']').next()?.trim_start_matches('[')
-    } else {
-        host.split(':').next()?
+    let (scheme, rest) = token.split_once("://")?;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let authority = authority.rsplit('@').next()?;
+    let (host, port) = match authority.strip_prefix('[') {
+        Some(bracketed) => {
+            let (host, after) = bracketed.split_once(']')?;
+            (host, after.strip_prefix(':'))
+        }
+        None => match authority.split_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (authority, None),
+        },
     };
     match host {
-        "localhost" | "127.0.0.1" | "::1" | "0.0.0.0" => Some("localhost".into()),
+        "localhost" | "127.0.0.1" | "::1" | "0.0.0.0" => {
+            let port = port
+                .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+                .or_else(|| default_port(scheme));
+            Some(match port {
+                Some(port) => format!("localhost:{port}"),
+                None => "localhost".into(),
+            })
+        }
         _ if host.contains('.') => Some(host.to_string()),
         _ => None,
     }
+}
+
+/// The port a scheme's address means when it names none.
+fn default_port(scheme: &str) -> Option<&'static str> {
+    Some(match scheme {
+        "http" | "ws" => "80",
+        "https" | "wss" => "443",
+        "postgres" | "postgresql" => "5432",
+        "mysql" | "mariadb" => "3306",
+        "redis" => "6379",
+        "rediss" => "6380",
+        "mongodb" => "27017",
+        "amqp" => "5672",
+        _ => return None,
+    })
 }
 
 /// Folders and packages that hold a language's or a tool's own code, not
@@ -940,6 +971,19 @@ mod tests {
         let local = Place::named_in_command("curl -f http://localhost:8000/api/orders/17");
         let loopback = Place::named_in_command("curl -f http://127.0.0.1:8000/api/orders/18");
         assert!(!local.is_elsewhere_than(&loopback));
+        // the machine itself runs one service per port
+        let admin = Place::named_in_command("curl -f http://localhost:3000/admin");
+        assert!(local.is_elsewhere_than(&admin));
+        let v6 = Place::named_in_command("curl -f http://[::1]:3000/admin/users");
+        assert!(!admin.is_elsewhere_than(&v6));
+        let bare = Place::named_in_command("curl -f http://localhost/health");
+        let eighty = Place::named_in_command("curl -f http://0.0.0.0:80/health");
+        assert!(!bare.is_elsewhere_than(&eighty));
+        let db = Place::named_in_command("psql postgres://app@localhost/shop");
+        let db_port = Place::named_in_command("psql postgres://app@127.0.0.1:5432/shop");
+        let other_db = Place::named_in_command("psql postgres://app@localhost:5433/shop");
+        assert!(!db.is_elsewhere_than(&db_port));
+        assert!(db.is_elsewhere_than(&other_db));
         let source = Place::named_in("    at total (src/orders.ts:10:3)");
         let compiled = Place::named_in("    at total (dist/orders.js:12:5)");
         assert!(!source.is_elsewhere_than(&compiled));
