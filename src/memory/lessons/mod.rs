@@ -109,6 +109,22 @@ pub fn parse_detail(line: &str) -> Option<Detail> {
     })
 }
 
+/// Where a rule's reason starts: its first `, because`, ` because `, `. `,
+/// `; `, `，因为`, `因为` or `。`; else its end. One pass that stops there,
+/// each byte checked first for a marker's first: a session start titles
+/// every rule, and a search per marker over each took 3.6 M instructions
+/// for 500 rules (callgrind), a sixth of the hook.
+fn title_end(t: &str) -> usize {
+    const MARKERS: [&str; 7] = [", because", " because ", ". ", "; ", "，因为", "因为", "。"];
+    let bytes = t.as_bytes();
+    (0..bytes.len())
+        .find(|&i| {
+            matches!(bytes[i], b',' | b' ' | b'.' | b';' | 0xE3 | 0xE5 | 0xEF)
+                && MARKERS.iter().any(|m| bytes[i..].starts_with(m.as_bytes()))
+        })
+        .unwrap_or(t.len())
+}
+
 impl Rule {
     /// Whether the rule is in force in a session working in `cwd` (None:
     /// anywhere, as the page shows it): a project's rule only inside it.
@@ -122,12 +138,7 @@ impl Rule {
     /// A short title for the lesson index: the rule up to its reason.
     pub fn title(&self) -> String {
         let t = self.text.as_str();
-        let cut = [", because", " because ", ". ", "; ", "，因为", "因为", "。"]
-            .iter()
-            .filter_map(|m| t.find(m))
-            .min()
-            .unwrap_or(t.len());
-        let title = t[..cut].trim().trim_end_matches('.');
+        let title = t[..title_end(t)].trim().trim_end_matches('.');
         crate::platform::agents::transcript::truncate(title, 110)
     }
 
@@ -580,6 +591,32 @@ mod tests {
             rules[0].render().contains("npm (install"),
             "written back as it was"
         );
+    }
+
+    #[test]
+    fn a_title_ends_where_the_first_reason_marker_starts() {
+        // what searching for each marker and taking the first gives
+        let by_search = |t: &str| {
+            [", because", " because ", ". ", "; ", "，因为", "因为", "。"]
+                .iter()
+                .filter_map(|m| t.find(m))
+                .min()
+                .unwrap_or(t.len())
+        };
+        for t in [
+            "Use pnpm, because npm rewrites the lock.",
+            "Use pnpm because npm rewrites the lock; always.",
+            "Pin versions; the 3.2 release broke us. Really.",
+            "Run v1.2.3 first.",
+            "No marker at all",
+            "部署前先备份，因为上次丢了数据。",
+            "先跑测试因为它快。然后提交",
+            "Always check café… then “quote” it. Done",
+            "",
+            "becausebecause , because",
+        ] {
+            assert_eq!(title_end(t), by_search(t), "{t:?}");
+        }
     }
 
     #[test]
