@@ -160,20 +160,26 @@ fn main() {
             }
         })
         .collect();
+    // each guard under the lesson it enforces (the lesson's words, then its guard)
     let guards = [
-        r"git\s+push\b.*(--force|\s-f\b)",
-        r"\bterraform\s+apply\b",
-        r"\bprisma\s+migrate\s+reset\b",
+        ("force-push", r"git\s+push\b.*(--force|\s-f\b)"),
+        ("terraform apply", r"\bterraform\s+apply\b"),
+        ("prisma migrate reset", r"\bprisma\s+migrate\s+reset\b"),
     ];
     let mut added = 0;
     for l in action_set["lesson"].as_array_of_tables().unwrap() {
         let text = l["text"].as_str().unwrap();
         bullets.push_str(&format!("- [L-a{added:05x}] {text} _(2026-11-01)_\n"));
-        if let Some(g) = guards.get(added) {
+        if let Some((_, g)) = guards.iter().find(|(words, _)| text.contains(words)) {
             bullets.push_str(&format!("  - guard: {g}\n"));
         }
         added += 1;
     }
+    assert_eq!(
+        bullets.matches("  - guard: ").count(),
+        guards.len(),
+        "each guard found its lesson in tests/data/action_lessons/dev.toml"
+    );
     for i in added..500 {
         let topic = g.sentence(10);
         bullets.push_str(&format!("- [L-{i:06x}] Always check {topic} before release, because rule {i} mattered. _(2026-11-01)_\n"));
