@@ -29,6 +29,7 @@ impl Signature {
     ) -> bool {
         let sum = |words: &mut dyn Iterator<Item = &String>| words.map(|w| weight(w)).sum::<f64>();
         let past_lines = past.what();
+        let (all_ours, all_theirs) = (self.words(), past.words());
         self.what().into_iter().any(|l| {
             past_lines.iter().any(|m| {
                 let ours = l.words.difference(&m.words).count();
@@ -52,6 +53,18 @@ impl Signature {
                     && m.words
                         .difference(&l.words)
                         .all(|w| their_labels.contains(w))
+                {
+                    return false;
+                }
+                // what each line says of its own, the other error names
+                // in another line (or it is a label): the same things told
+                // in another order, not another thing
+                if l.words
+                    .difference(&m.words)
+                    .all(|w| all_theirs.contains(w) || our_labels.contains(w))
+                    && m.words
+                        .difference(&l.words)
+                        .all(|w| all_ours.contains(w) || their_labels.contains(w))
                 {
                     return false;
                 }
@@ -458,5 +471,21 @@ mod tests {
             "{}",
             alike(hikari, &refused)
         );
+    }
+
+    #[test]
+    fn a_line_that_names_what_the_other_error_names_elsewhere_names_nothing_else() {
+        let weight = |_: &str| 1.0;
+        // gem install names the gem in its label line, Bundler on a line
+        // of its own under the build error's class
+        let gem = Signature::of("ERROR:  Error installing pg:\nERROR: Failed to build gem native extension.\n*** extconf.rb failed ***").unwrap();
+        let bundler = Signature::of("Gem::Ext::BuildError: ERROR: Failed to build gem native extension.\n*** extconf.rb failed ***\nAn error occurred while installing pg (1.5.9), and Bundler cannot continue.").unwrap();
+        assert!(!gem.names_another_in_a_line(&bundler, &weight));
+        // another gem, named nowhere in the other error
+        let mysql = Signature::of("Gem::Ext::BuildError: ERROR: Failed to build gem native extension.\n*** extconf.rb failed ***\nAn error occurred while installing mysql2 (0.5.6), and Bundler cannot continue.").unwrap();
+        assert!(gem.names_another_in_a_line(&mysql, &weight));
+        let polars = Signature::of("ModuleNotFoundError: No module named 'polars'").unwrap();
+        let pyarrow = Signature::of("ModuleNotFoundError: No module named 'pyarrow'").unwrap();
+        assert!(polars.names_another_in_a_line(&pyarrow, &weight));
     }
 }
