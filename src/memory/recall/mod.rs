@@ -14,6 +14,7 @@
 //! byte-identical. Its classes are ASCII ones (`\w`, `\d`, `\s`, `\b`)
 //! and it nests none: a no-break or ideographic space is not `\s` here.
 
+mod address;
 mod boilerplate;
 pub mod continuity;
 mod distinct;

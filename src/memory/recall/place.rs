@@ -178,7 +178,7 @@ impl Place {
             }
             for token in lower.split(|c: char| c.is_whitespace() || "\"'`()[]{},;<>|=".contains(c))
             {
-                if let Some(host) = host_of(token) {
+                if let Some(host) = super::address::host_of(token) {
                     place.hosts.insert(host);
                 }
                 if let Some(file) = users_file(token) {
@@ -488,56 +488,6 @@ fn says_what_every_run_says(line: &str) -> bool {
     ["rootdir:", "configfile:", "running ", "node.js v"]
         .iter()
         .any(|o| line.starts_with(o))
-}
-
-/// The host of an address (`https://api.kim.dev/v1/orders` → `api.kim.dev`).
-/// The machine itself, however written, is `localhost` with the port: it
-/// runs one service per port (the API on 3000, the admin on 8000), where
-/// another host's name names its service. A port left out is the
-/// scheme's ([`default_port`]). None for what is no host: a user name
-/// left before a redacted password (`postgres://app:`).
-fn host_of(token: &str) -> Option<String> {
-    let (scheme, rest) = token.split_once("://")?;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let authority = authority.rsplit('@').next()?;
-    let (host, port) = match authority.strip_prefix('[') {
-        Some(bracketed) => {
-            let (host, after) = bracketed.split_once(']')?;
-            (host, after.strip_prefix(':'))
-        }
-        None => match authority.split_once(':') {
-            Some((host, port)) => (host, Some(port)),
-            None => (authority, None),
-        },
-    };
-    match host {
-        "localhost" | "127.0.0.1" | "::1" | "0.0.0.0" => {
-            let port = port
-                .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
-                .or_else(|| default_port(scheme));
-            Some(match port {
-                Some(port) => format!("localhost:{port}"),
-                None => "localhost".into(),
-            })
-        }
-        _ if host.contains('.') => Some(host.to_string()),
-        _ => None,
-    }
-}
-
-/// The port a scheme's address means when it names none.
-fn default_port(scheme: &str) -> Option<&'static str> {
-    Some(match scheme {
-        "http" | "ws" => "80",
-        "https" | "wss" => "443",
-        "postgres" | "postgresql" => "5432",
-        "mysql" | "mariadb" => "3306",
-        "redis" => "6379",
-        "rediss" => "6380",
-        "mongodb" => "27017",
-        "amqp" => "5672",
-        _ => return None,
-    })
 }
 
 /// Folders and packages that hold a language's or a tool's own code, not
