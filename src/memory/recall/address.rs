@@ -57,32 +57,20 @@ mod tests {
 
     #[test]
     fn the_machine_itself_is_a_host_per_port() {
-        let host = |t: &str| host_of(t);
-        assert_eq!(
-            host("https://api.kim.dev/v1/orders").as_deref(),
-            Some("api.kim.dev")
-        );
-        assert_eq!(
-            host("https://api.kim.dev:8443/v1").as_deref(),
-            Some("api.kim.dev")
-        );
-        assert_eq!(
-            host("http://127.0.0.1:8000/x").as_deref(),
-            Some("localhost:8000")
-        );
-        assert_eq!(
-            host("http://[::1]:3000/x").as_deref(),
-            Some("localhost:3000")
-        );
-        assert_eq!(
-            host("http://localhost/health").as_deref(),
-            Some("localhost:80")
-        );
-        assert_eq!(host("https://0.0.0.0/").as_deref(), Some("localhost:443"));
-        assert_eq!(host("redis://localhost").as_deref(), Some("localhost:6379"));
-        assert_eq!(host("ftp://localhost/a").as_deref(), Some("localhost"));
-        // a redacted password leaves a user name, no host
-        assert_eq!(host("postgres://app:"), None);
-        assert_eq!(host("no address"), None);
+        for (address, host) in [
+            ("https://api.kim.dev/v1/orders", Some("api.kim.dev")),
+            ("https://api.kim.dev:8443/v1", Some("api.kim.dev")),
+            ("http://127.0.0.1:8000/x", Some("localhost:8000")),
+            ("http://[::1]:3000/x", Some("localhost:3000")),
+            ("http://localhost/health", Some("localhost:80")),
+            ("https://0.0.0.0/", Some("localhost:443")),
+            ("redis://localhost", Some("localhost:6379")),
+            ("ftp://localhost/a", Some("localhost")),
+            // a redacted password leaves a user name, no host
+            ("postgres://app:", None),
+            ("no address", None),
+        ] {
+            assert_eq!(host_of(address).as_deref(), host, "{address}");
+        }
     }
 }
